@@ -1,0 +1,56 @@
+// The `podbench` command line: one file per subcommand, each adding itself to
+// the CLI11 app. A subcommand parses its flags into an options struct, then its
+// callback runs it and stores the process exit code in the CliContext.
+//
+// Exit codes shared by every subcommand:
+//   0 success, 1 a negative verdict (a failing log, a regression), 2 usage or
+//   I/O error, 3 the subcommand is not available in this build yet.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace podbench::cli {
+
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitVerdict = 1,
+  kExitUsage = 2,
+  kExitUnavailable = 3,
+};
+
+// Where every subcommand writes and reports its exit code.
+struct CliContext {
+  std::ostream& out;
+  std::ostream& err;
+  int exit_code = kExitOk;
+};
+
+// The result formats: `--format text|json` for every subcommand that prints results.
+enum class OutputFormat { kText, kJson, kCsv };
+
+// Adds `--format` to `sub`. `allow_csv` adds csv to the accepted values.
+void AddFormatOption(CLI::App* sub, OutputFormat* format, bool allow_csv = false);
+
+// Marks `sub` as not available yet: running it prints which issue brings it and
+// exits kExitUnavailable.
+void MarkUnavailable(CLI::App* sub, CliContext& ctx, const std::string& issue);
+
+// One per subcommand (harness/cli/cmd_<name>.cc).
+void AddRunCommand(CLI::App& app, CliContext& ctx);
+void AddScalingCommand(CLI::App& app, CliContext& ctx);
+void AddCheckCommand(CLI::App& app, CliContext& ctx);
+void AddScoreCommand(CLI::App& app, CliContext& ctx);
+void AddRunsCommand(CLI::App& app, CliContext& ctx);
+void AddShowCommand(CLI::App& app, CliContext& ctx);
+void AddCompareCommand(CLI::App& app, CliContext& ctx);
+void AddBenchCommand(CLI::App& app, CliContext& ctx);
+void AddTopologyCommand(CLI::App& app, CliContext& ctx);
+void AddReportCommand(CLI::App& app, CliContext& ctx);
+
+// Builds the whole app. Exposed for tests of the command line itself.
+void BuildApp(CLI::App& app, CliContext& ctx);
+
+}  // namespace podbench::cli

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package podbench needs to build, test and benchmark.
+# Idempotent: packages already present are left alone, and apt is only called
+# when something is missing. Run as root (or with sudo available).
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake ninja-build ccache clang libclang-rt-14-dev git pkg-config
+  libcli11-dev libyaml-cpp-dev libsqlite3-dev sqlite3
+  libbenchmark-dev libgtest-dev libgmock-dev
+  nlohmann-json3-dev libsimdjson-dev libfmt-dev
+  libopenmpi-dev openmpi-bin
+  libdnnl-dev libopenblas-dev
+  libjpeg-dev
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

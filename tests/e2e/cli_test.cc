@@ -1,0 +1,60 @@
+// Drives the real podbench binary: help, version, usage errors.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/testing/shared_dir.h"
+#include "tests/testing/temp_dir.h"
+
+namespace podbench::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
+
+std::string Podbench(const std::string& args, int* rc) {
+  std::string out;
+  *rc = RunCommand(PodbenchBinary().string() + " " + args, &out);
+  return out;
+}
+
+TEST(CliTest, VersionPrintsVersionAndGitHash) {
+  int rc = 0;
+  std::string out = Podbench("--version", &rc);
+  EXPECT_EQ(rc, 0);
+  EXPECT_THAT(out, MatchesRegex("podbench [0-9]+\\.[0-9]+\\.[0-9]+ \\(git ([0-9a-f]+(-dirty)?|unknown)\\)\n"));
+}
+
+TEST(CliTest, EverySubcommandHasHelp) {
+  for (const char* cmd : {"run", "scaling", "check", "score", "runs", "show", "compare", "bench",
+                          "topology", "report"}) {
+    int rc = 0;
+    std::string out = Podbench(std::string(cmd) + " --help", &rc);
+    EXPECT_EQ(rc, 0) << cmd;
+    EXPECT_THAT(out, HasSubstr("Usage:")) << cmd;
+    EXPECT_THAT(out, HasSubstr(cmd)) << cmd;
+  }
+}
+
+TEST(CliTest, NoSubcommandIsAUsageError) {
+  int rc = 0;
+  std::string out = Podbench("", &rc);
+  EXPECT_EQ(rc, 2);
+  EXPECT_THAT(out, HasSubstr("subcommand"));
+}
+
+TEST(CliTest, UnknownFlagIsAUsageError) {
+  int rc = 0;
+  std::string out = Podbench("topology --no-such-flag", &rc);
+  EXPECT_EQ(rc, 2);
+  EXPECT_THAT(out, HasSubstr("--no-such-flag"));
+}
+
+TEST(CliTest, BadFormatIsAUsageError) {
+  int rc = 0;
+  std::string out = Podbench("topology --format xml", &rc);
+  EXPECT_EQ(rc, 2);
+  EXPECT_THAT(out, HasSubstr("xml"));
+}
+
+}  // namespace
+}  // namespace podbench::testing
