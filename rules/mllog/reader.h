@@ -1,0 +1,77 @@
+// Streaming reader of MLPerf log files, with the official parsers' semantics.
+//
+// The file is decoded as latin-1. A line takes part when it contains the
+// format's token (":::MLL" or ":::MLLOG"); everything before the LAST token on
+// the line is dropped (prefixes such as "[1,0]<stdout>:"). Such lines are
+// numbered 0,1,2,... (Record::index) as the official checker numbers them.
+// A taking-part line that does not parse is collected as a LineError; reading
+// goes on. Other lines are skipped and counted. The file is read in blocks, so
+// logs of hundreds of MB stream in constant memory.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "rules/mllog/record.h"
+
+namespace podbench::mllog {
+
+class LogReader {
+ public:
+  // Opens `path` for reading records of `format`.
+  static Result<std::unique_ptr<LogReader>> Open(const std::filesystem::path& path, Format format);
+  // Reads records of `format` from an in-memory log; `name` is used in messages.
+  static std::unique_ptr<LogReader> FromString(std::string text, Format format,
+                                               std::string name = "<string>");
+  ~LogReader();
+
+  // Reads the next record into *out. Returns false at end of file or on an
+  // I/O error (see status()). Unparsable lines go to errors(), not here.
+  bool Next(Record* out);
+
+  // OK, or the I/O error that stopped reading.
+  Status status() const { return status_; }
+  const std::vector<LineError>& errors() const { return errors_; }
+  const std::string& name() const { return name_; }
+  int64_t lines_read() const { return physical_line_; }
+  int64_t token_lines() const { return next_index_; }
+  int64_t bytes_read() const { return bytes_read_; }
+
+ private:
+  LogReader(std::string name, Format format);
+  bool ReadLine(std::string* line);
+
+  std::string name_;
+  Format format_;
+  std::unique_ptr<std::istream> in_;
+  std::string buffer_;
+  size_t buffer_pos_ = 0;
+  bool eof_ = false;
+  Status status_;
+  std::vector<LineError> errors_;
+  int64_t physical_line_ = 0;
+  int64_t next_index_ = 0;
+  int64_t bytes_read_ = 0;
+};
+
+// Reads a whole file. Parse errors land in *errors (if given); I/O errors in
+// the returned status.
+Result<std::vector<Record>> ReadLog(const std::filesystem::path& path, Format format,
+                                    std::vector<LineError>* errors = nullptr);
+
+// Which format a file uses: the first token found within the first `probe_bytes`
+// bytes decides; kMll when the file has ":::MLL " lines, kMllog when it has
+// ":::MLLOG". NotFound when it has neither.
+Result<Format> DetectFormat(const std::filesystem::path& path, size_t probe_bytes = 1 << 20);
+
+// Parses one line in `format` (token and prefix handling as in the reader).
+// `index` and `file_line` are copied into the record.
+bool ParseLine(std::string_view line, Format format, int64_t index, int64_t file_line,
+               Record* out, std::string* error);
+
+}  // namespace podbench::mllog
