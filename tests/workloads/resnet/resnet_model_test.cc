@@ -75,3 +75,33 @@ TEST(ResNetModelTest, SmallConfigurationsForFunctionalMode) {
 
 }  // namespace
 }  // namespace podbench::resnet
+
+#include "workloads/resnet/google_v06.h"
+
+namespace podbench::resnet {
+namespace {
+
+TEST(GoogleV06Test, ConfigsAreConsistent) {
+  ASSERT_EQ(GoogleV06Configs().size(), 6u);
+  for (const auto& c : GoogleV06Configs()) {
+    EXPECT_EQ(c.per_core_batch * c.cores, c.global_batch) << c.slice;
+    // A block is 4 epochs of ImageNet (1,281,167 images), rounded up.
+    EXPECT_EQ(c.steps_per_eval, (4 * 1281167 + c.global_batch - 1) / c.global_batch) << c.slice;
+    EXPECT_EQ(c.train_steps % c.steps_per_eval, 0) << c.slice;
+    EXPECT_GE(c.eval_steps * c.eval_batch, 50000) << c.slice;
+  }
+  EXPECT_EQ(GoogleV06ConfigFor("tpu-v3-2048")->bn_group, 8);
+  EXPECT_FALSE(GoogleV06ConfigFor("tpu-v3-8").has_value());
+}
+
+TEST(GoogleV06Test, ConvergenceNeedsMoreEpochsAtLargerBatch) {
+  EXPECT_DOUBLE_EQ(ConvergenceFor(4096).MeanEpochs(), 60.8);
+  EXPECT_DOUBLE_EQ(ConvergenceFor(16384).MeanEpochs(), 64.8);
+  EXPECT_NEAR(ConvergenceFor(32768).MeanEpochs(), (72.0 * 11 + 76 * 8) / 19, 1e-12);
+  EXPECT_EQ(ConvergenceFor(8192).global_batch, 4096);
+  EXPECT_EQ(ConvergenceFor(256).global_batch, 4096);
+  EXPECT_EQ(ConvergenceFor(65536).global_batch, 32768);
+}
+
+}  // namespace
+}  // namespace podbench::resnet
