@@ -54,6 +54,10 @@ struct Case {
   double bytes;
 };
 
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.algo << " on " << c.slice << (c.wrap ? " torus " : " mesh ") << c.bytes << " B";
+}
+
 std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
   std::string s = std::string(info.param.algo) + "_" + info.param.slice + (info.param.wrap ? "_torus" : "_mesh");
   std::replace(s.begin(), s.end(), '-', '_');

@@ -134,6 +134,8 @@ struct SliceCase {
   const char* slice;
 };
 
+void PrintTo(const SliceCase& c, std::ostream* os) { *os << c.algo << " on " << c.slice; }
+
 class EverySliceTest : public ::testing::TestWithParam<SliceCase> {};
 
 TEST_P(EverySliceTest, MatchesTheReferenceExactlyInFp32AndBf16) {

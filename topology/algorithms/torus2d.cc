@@ -61,8 +61,10 @@ class Torus2dAllReduce final : public CollectiveAlgorithm {
       const double tx = RingChainTime(lt.torus(), row, g.w - 1, xb);
       const double ty = RingChainTime(lt.torus(), col, g.h - 1, yb);
       worst = std::max(worst, 2 * tx + 2 * ty);
-      x_busy = 2 * tx;
-      y_busy = 2 * ty;
+      // Time one chunk holds the X (Y) links: its bytes only, since the
+      // next chunk's messages fill the latency gaps.
+      x_busy = 2 * (g.w - 1) * xb * lt.torus().ici().beta();
+      y_busy = 2 * (g.h - 1) * yb * lt.torus().ici().beta();
     }
     double rings = worst;
     if (variant_ == Variant::kPipelined) rings += (chunks_ - 1) * std::max(x_busy, y_busy);
