@@ -123,6 +123,7 @@ class DictObj : public Object {
 // The official checker's LogLine dataclass.
 struct LineObj : Object {
   Val full_string, timestamp, key, value, lineno;
+  int64_t file_line = 0;  // physical line in the log, for messages (not visible to rule code)
 };
 
 // Python truthiness.
