@@ -1,6 +1,7 @@
-# cmake -DOUT=file.cc -DPREFIX=training_0.6.0 -DFILES="a.yaml;b.yaml" -P EmbedRules.cmake
+# cmake -DOUT=file.cc -DPREFIX=training_0.6.0 -DFILES="a.yaml|b.yaml" -P EmbedRules.cmake
 # Writes a .cc that defines podbench::rules::EmbeddedRuleFiles() with the
 # bytes of each file, so the rule files ship inside the binary.
+string(REPLACE "|" ";" FILES "${FILES}")
 set(body "")
 set(table "")
 set(i 0)
