@@ -41,14 +41,11 @@ Result<RunTime> ScoreRun(const std::filesystem::path& log, const std::string& be
   PODBENCH_RETURN_IF_ERROR(reader->status());
   if (!start) {
     rt.note = "no run_start";
-  } else if (!stop) {
-    rt.note = "no run_stop";
-  } else if (status != "success") {
-    rt.note = "run_stop status '" + status + "'";
-    rt.stopped = true;
-    rt.minutes = (*stop - *start) / 60.0;
   } else if (benchmark == "minigo") {
-    if (!eval_result) {
+    // MiniGo ends at the first model that beats the target; run_stop is optional.
+    if (stop && status != "success") {
+      rt.note = "run_stop status '" + status + "'";
+    } else if (!eval_result) {
       rt.note = "no eval_result timestamp";
     } else {
       // v0.6 MiniGo logs give seconds since run_start; accept an absolute time too.
@@ -56,6 +53,12 @@ Result<RunTime> ScoreRun(const std::filesystem::path& log, const std::string& be
       rt.converged = true;
       rt.minutes = seconds / 60.0;
     }
+  } else if (!stop) {
+    rt.note = "no run_stop";
+  } else if (status != "success") {
+    rt.note = "run_stop status '" + status + "'";
+    rt.stopped = true;
+    rt.minutes = (*stop - *start) / 60.0;
   } else {
     rt.converged = true;
     rt.minutes = (*stop - *start) / 60.0;
