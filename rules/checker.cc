@@ -89,6 +89,14 @@ class LogRun {
  public:
   LogRun(RuleSet* rules, const CheckOptions& opt, const std::vector<mllog::Record>& records, std::string name)
       : rules_(rules), opt_(opt), records_(records), name_(std::move(name)), cache_(records.size()) {}
+  LogRun(const LogRun&) = delete;
+  LogRun& operator=(const LogRun&) = delete;
+  // Every value of this log dies here, so cycles made by rule code are broken.
+  ~LogRun() {
+    roots_.insert(roots_.end(), cache_.begin(), cache_.end());
+    roots_.push_back(loglines_);
+    py::BreakCycles(roots_);
+  }
 
   void Run(size_t parse_errors, CheckResult* result) {
     if (parse_errors > 0) {
@@ -163,6 +171,14 @@ class LogRun {
         [this](const std::string& s) {
           if (printed_.size() < (1u << 20)) printed_ += s;
         }});
+    struct KeepGlobals {
+      py::Interpreter& in;
+      std::vector<Val>& roots;
+      ~KeepGlobals() {
+        auto g = in.Globals();
+        roots.insert(roots.end(), g.begin(), g.end());
+      }
+    } keep{interp, roots_};
     Val s = Val::NewDict();
     interp.SetGlobal("s", s);
     interp.SetGlobal("enqueue_config", Val::Of(py::Builtin::kEnqueueConfig));
@@ -247,10 +263,13 @@ class LogRun {
         case Req::kExactlyOne:
           if (values.size() != 1) {
             bool all_same = !values.empty();
-            for (size_t i = 1; i < values.size() && all_same; ++i) {
-              all_same = values[i].identity() == values[0].identity() && values[0].identity() != nullptr
-                             ? true
-                             : py::Equal(values[i], values[0]);
+            try {
+              for (size_t i = 1; i < values.size() && all_same; ++i) {
+                all_same = (values[i].identity() != nullptr && values[i].identity() == values[0].identity()) ||
+                           py::Equal(values[i], values[0]);
+              }
+            } catch (const py::PyError&) {
+              all_same = false;  // values made recursive by rule code: Python would raise here too
             }
             std::string msg = "Required EXACTLY_ONE occurrence of '" + rule.name + "' but found " + count;
             if (all_same) {
@@ -349,6 +368,7 @@ class LogRun {
   std::string name_;
   std::vector<Val> cache_;
   Val loglines_;
+  std::vector<Val> roots_;  // globals of finished files, freed with the log
   std::deque<std::string> queue_;
   Messages messages_;
   bool crashed_ = false;

@@ -401,7 +401,8 @@ void YamlScalar(const Val& v, std::string* out) {
 }
 
 void YamlDump(const Val& v, int indent, std::string* out, int depth) {
-  if (depth > 50) Raise("RecursionError", "structure nested too deeply");
+  if (depth > 50) Raise("RecursionError", "structure nested too deeply (or recursive)");
+  if (out->size() > kMaxContainer) Raise("MemoryError", "yaml output too large");
   std::string pad(static_cast<size_t>(indent), ' ');
   if (v.kind() == Kind::kDict) {
     if (v.dict().size() == 0) {
@@ -1299,6 +1300,12 @@ Status ErrorStatus(const PyError& e, int line) {
   return Status::FailedPrecondition("line " + std::to_string(line) + ": " + e.what());
 }
 }  // namespace
+
+std::vector<Val> Interpreter::Globals() const {
+  std::vector<Val> out;
+  for (const auto& [name, v] : globals_) out.push_back(v);
+  return out;
+}
 
 Result<Val> Interpreter::Eval(const Program& program) {
   Evaluator ev(this);

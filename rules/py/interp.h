@@ -55,6 +55,9 @@ class Interpreter {
   // Runs a statements program (an expression program is evaluated and its value dropped).
   Status Exec(const Program& program);
 
+  // The global values, for BreakCycles once nothing needs them.
+  std::vector<Val> Globals() const;
+
  private:
   friend class Evaluator;
   Host host_;

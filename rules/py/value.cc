@@ -133,8 +133,22 @@ int CompareNumbers(const Val& a, const Val& b) {
 
 }  // namespace
 
+namespace {
+thread_local int compare_depth = 0;
+struct CompareDepth {
+  CompareDepth() {
+    if (++compare_depth > 500) {
+      --compare_depth;
+      throw PyError("RecursionError", "maximum recursion depth exceeded in comparison");
+    }
+  }
+  ~CompareDepth() { --compare_depth; }
+};
+}  // namespace
+
 bool Equal(const Val& a, const Val& b) {
   if (a.is_number() && b.is_number()) return CompareNumbers(a, b) == 0;
+  CompareDepth depth_guard;
   if (a.kind() != b.kind()) return false;
   switch (a.kind()) {
     case Kind::kNone: return true;
@@ -166,6 +180,7 @@ bool Equal(const Val& a, const Val& b) {
 
 bool Less(const Val& a, const Val& b) {
   if (a.is_number() && b.is_number()) return CompareNumbers(a, b) == -1;
+  CompareDepth depth_guard;
   if (a.kind() == Kind::kStr && b.kind() == Kind::kStr) return a.str() < b.str();
   if (a.kind() == Kind::kList && b.kind() == Kind::kList) {
     const auto &x = a.list(), &y = b.list();
@@ -303,13 +318,33 @@ const char* BuiltinName(Builtin b) {
   return "?";
 }
 
+constexpr size_t kMaxRepr = 1 << 20;  // longer reprs are cut with "..."
+
 void ReprInto(const Val& v, std::string* out, int depth);
 
+// Containers being printed, so a container inside itself prints as [...]
+// or {...}, as Python prints it.
+thread_local std::vector<const Object*> repr_stack;
+
+struct ReprGuard {
+  explicit ReprGuard(const Object* o) { repr_stack.push_back(o); }
+  ~ReprGuard() { repr_stack.pop_back(); }
+};
+
 void ReprInto(const Val& v, std::string* out, int depth) {
-  if (depth > 100) {
+  if (depth > 100 || out->size() > kMaxRepr) {
     *out += "...";
     return;
   }
+  if (v.identity() != nullptr && v.kind() != Kind::kStr) {
+    for (const Object* o : repr_stack) {
+      if (o == v.identity()) {
+        *out += v.kind() == Kind::kList ? "[...]" : "{...}";
+        return;
+      }
+    }
+  }
+  ReprGuard guard(v.identity());
   switch (v.kind()) {
     case Kind::kStr: *out += StrRepr(v.str()); return;
     case Kind::kList: {
@@ -404,6 +439,42 @@ std::string Repr(const Val& v) {
   std::string out;
   ReprInto(v, &out, 0);
   return out;
+}
+
+void BreakCycles(const std::vector<Val>& roots) {
+  std::vector<Val> stack(roots.begin(), roots.end());
+  std::vector<Val> containers;
+  std::unordered_map<const Object*, bool> seen;
+  while (!stack.empty()) {
+    Val v = std::move(stack.back());
+    stack.pop_back();
+    Kind k = v.kind();
+    if (k != Kind::kList && k != Kind::kDict && k != Kind::kSet && k != Kind::kLine) continue;
+    if (!seen.emplace(v.identity(), true).second) continue;
+    if (k == Kind::kList) {
+      for (const auto& x : v.list()) stack.push_back(x);
+    } else if (k == Kind::kLine) {
+      const LineObj& l = v.line();
+      for (const Val* f : {&l.full_string, &l.timestamp, &l.key, &l.value, &l.lineno}) stack.push_back(*f);
+    } else {
+      for (const auto& [key, x] : v.dict().entries()) {
+        stack.push_back(key);
+        stack.push_back(x);
+      }
+    }
+    containers.push_back(std::move(v));
+  }
+  for (auto& c : containers) {
+    switch (c.kind()) {
+      case Kind::kList: c.list().clear(); break;
+      case Kind::kLine: {
+        LineObj& l = c.line();
+        l.full_string = l.timestamp = l.key = l.value = l.lineno = Val();
+        break;
+      }
+      default: c.dict().Clear(); break;
+    }
+  }
 }
 
 Val FromJson(const mllog::Value& j) {

@@ -114,6 +114,10 @@ class DictObj : public Object {
   void Set(const Val& key, Val value);
   size_t size() const { return entries_.size(); }
   const std::vector<std::pair<Val, Val>>& entries() const { return entries_; }
+  void Clear() {
+    entries_.clear();
+    index_.clear();
+  }
 
  private:
   std::vector<std::pair<Val, Val>> entries_;
@@ -141,6 +145,12 @@ std::string Str(const Val& v);
 std::string Repr(const Val& v);
 // Python's repr of a float ("1.0", "1e-05", "inf").
 std::string FloatRepr(double d);
+
+// Values are reference counted, so rule code can make cycles (s['me'] = s)
+// that would never be freed. Empties every list, dict, set and line reachable
+// from `roots`, breaking all cycles; call it when none of these values is
+// needed any more.
+void BreakCycles(const std::vector<Val>& roots);
 
 // Conversion from a log value (JSON) to an interpreter value: fresh lists and
 // dicts, so rule code may mutate them.

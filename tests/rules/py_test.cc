@@ -19,6 +19,7 @@ class PyTest : public ::testing::Test {
     interp_.SetGlobal("is_integer", Val::Of(Builtin::kIsInteger));
     interp_.SetGlobal("enqueue_config", Val::Of(Builtin::kEnqueueConfig));
   }
+  ~PyTest() override { BreakCycles(interp_.Globals()); }
 
   // repr() of the value of `expr`, or "ERROR: <status>".
   std::string E(const std::string& expr) {
@@ -168,6 +169,18 @@ TEST_F(PyTest, StatementsMutateState) {
   EXPECT_EQ(X("enqueue_config('training_0.6.0/{}.yaml'.format('resnet'))"), "ok");
   ASSERT_EQ(enqueued_.size(), 1u);
   EXPECT_EQ(enqueued_[0], "training_0.6.0/resnet.yaml");
+}
+
+TEST_F(PyTest, CyclesAreAllowedAndBroken) {
+  EXPECT_EQ(X("s['me'] = s\nl = [1]\nl.append(l)"), "ok");
+  EXPECT_EQ(E("s['me']['me'] == s"), "True");
+  EXPECT_EQ(E("l"), "[1, [...]]");
+  EXPECT_EQ(X("d = {}\nd['a'] = d\nd['b'] = d"), "ok");
+  EXPECT_EQ(E("d"), "{'a': {...}, 'b': {...}}");
+  EXPECT_EQ(X("m = [l]\nm.append(m)\nk = [l]\nk.append(k)"), "ok");
+  EXPECT_EQ(E("m == k").substr(0, 29), "ERROR: line 1: RecursionError");
+  BreakCycles(interp_.Globals());  // under ASan, a leak here would fail the test
+  EXPECT_EQ(E("len(s)"), "0");
 }
 
 TEST_F(PyTest, MultiLineDictLiteral) {
