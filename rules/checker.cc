@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <functional>
 
 #include "rules/mllog/reader.h"
 #include "rules/py/interp.h"
@@ -24,18 +25,25 @@ using py::Val;
 // last one wins, insertion order kept as in a Python dict), others, warnings.
 class Messages {
  public:
+  // The text is rendered only if the message survives (most failures are
+  // overwritten by a later failure of the same key).
+  using Render = std::function<std::string()>;
+
   void Put(const std::string& key, std::string text) {
+    PutLazy(key, [t = std::move(text)] { return t; });
+  }
+  void PutLazy(const std::string& key, Render render) {
     if (key.empty()) {
-      other_.push_back({"", std::move(text)});
+      other_.push_back({"", std::move(render)});
       return;
     }
     for (auto& m : keyed_) {
       if (m.key == key) {
-        m.text = std::move(text);
+        m.render = std::move(render);
         return;
       }
     }
-    keyed_.push_back({key, std::move(text)});
+    keyed_.push_back({key, std::move(render)});
   }
   void Warn(const std::string& key, std::string text, bool werror) {
     if (werror) {
@@ -51,13 +59,13 @@ class Messages {
     warnings_.push_back({key, std::move(text)});
   }
   void Drop(const std::string& key) {
-    keyed_.erase(std::remove_if(keyed_.begin(), keyed_.end(), [&](const CheckMessage& m) { return m.key == key; }),
+    keyed_.erase(std::remove_if(keyed_.begin(), keyed_.end(), [&](const Entry& m) { return m.key == key; }),
                  keyed_.end());
   }
   void Fill(CheckResult* r) const {
     r->pass = keyed_.empty() && other_.empty();
-    r->errors = keyed_;
-    r->errors.insert(r->errors.end(), other_.begin(), other_.end());
+    for (const auto& m : keyed_) r->errors.push_back({m.key, m.render()});
+    for (const auto& m : other_) r->errors.push_back({"", m.render()});
     for (const auto& m : keyed_) r->error_keys.push_back(m.key);
     std::sort(r->error_keys.begin(), r->error_keys.end());
     r->warnings = warnings_;
@@ -66,7 +74,12 @@ class Messages {
   }
 
  private:
-  std::vector<CheckMessage> keyed_, other_, warnings_;
+  struct Entry {
+    std::string key;
+    Render render;
+  };
+  std::vector<Entry> keyed_, other_;
+  std::vector<CheckMessage> warnings_;
 };
 
 std::string FullString(const py::LineObj& l, mllog::Format format) {
@@ -93,6 +106,7 @@ class LogRun {
   LogRun& operator=(const LogRun&) = delete;
   // Every value of this log dies here, so cycles made by rule code are broken.
   ~LogRun() {
+    if (!may_have_cycles_) return;
     roots_.insert(roots_.end(), cache_.begin(), cache_.end());
     roots_.push_back(loglines_);
     py::BreakCycles(roots_);
@@ -174,11 +188,14 @@ class LogRun {
     struct KeepGlobals {
       py::Interpreter& in;
       std::vector<Val>& roots;
+      bool& cycles;
       ~KeepGlobals() {
+        if (!in.may_have_cycles()) return;
+        cycles = true;
         auto g = in.Globals();
         roots.insert(roots.end(), g.begin(), g.end());
       }
-    } keep{interp, roots_};
+    } keep{interp, roots_, may_have_cycles_};
     Val s = Val::NewDict();
     interp.SetGlobal("s", s);
     interp.SetGlobal("enqueue_config", Val::Of(py::Builtin::kEnqueueConfig));
@@ -206,7 +223,7 @@ class LogRun {
       auto it = file.by_name.find(line.key.str());
       if (it == file.by_name.end()) return;
       if (line.value.kind() != py::Kind::kDict) return;
-      Val* payload = line.value.dict().Find(Val::Str("value"));
+      Val* payload = line.value.dict().FindStr("value");
       if (payload == nullptr) return;
       const size_t ki = it->second;
       const KeyRule& rule = file.keys[ki];
@@ -217,10 +234,10 @@ class LogRun {
       interp.SetGlobal("v", line.value);
       interp.SetGlobal("ll", line_val);
       const std::string& key = rule.name;
-      if (rule.pre) RunExec(interp, file, *rule.pre, "PRE", line);
-      if (first && rule.first_check) RunCheck(interp, file, *rule.first_check, line, key);
-      for (const auto& c : rule.checks) RunCheck(interp, file, c, line, key);
-      if (rule.post) RunExec(interp, file, *rule.post, "POST", line);
+      if (rule.pre) RunExec(interp, file, *rule.pre, "PRE", line_val);
+      if (first && rule.first_check) RunCheck(interp, file, *rule.first_check, line_val, key);
+      for (const auto& c : rule.checks) RunCheck(interp, file, c, line_val, key);
+      if (rule.post) RunExec(interp, file, *rule.post, "POST", line_val);
       if (rule.atleast_one_check) {
         if (atleast_hits[ki] < 0) atleast_hits[ki] = 0;
         auto ok = interp.EvalTruth(*rule.atleast_one_check->program);
@@ -338,28 +355,27 @@ class LogRun {
     }
   }
 
-  void RunExec(py::Interpreter& interp, const RuleFile& file, const Code& code, const char* what, const py::LineObj& line) {
+  void RunExec(py::Interpreter& interp, const RuleFile& file, const Code& code, const char* what, const Val& line_val) {
     Status st = interp.Exec(*code.program);
-    if (!st.ok()) {
-      messages_.Put(line.key.str(), std::string("Failed executing ") + what + " code triggered by line :" +
-                                        LineDetails(line) + "\n  rule: " + Where(file, code) + ": " + code.source +
-                                        "\n  error: " + st.message());
-    }
+    if (st.ok()) return;
+    messages_.PutLazy(line_val.line().key.str(), [this, &file, &code, what, line_val, error = st.message()] {
+      return std::string("Failed executing ") + what + " code triggered by line :" + LineDetails(line_val.line()) +
+             "\n  rule: " + Where(file, code) + ": " + code.source + "\n  error: " + error;
+    });
   }
 
-  void RunCheck(py::Interpreter& interp, const RuleFile& file, const Code& code, const py::LineObj& line,
+  void RunCheck(py::Interpreter& interp, const RuleFile& file, const Code& code, const Val& line_val,
                 const std::string& key) {
     auto ok = interp.EvalTruth(*code.program);
     if (ok.ok() && *ok) return;
-    std::string details = LineDetails(line) + "\n  rule: " + Where(file, code) + ": " + code.source +
-                          "\n  v = " + Truncate(py::Repr(line.value));
-    if (const Val* s = interp.FindGlobal("s")) details += "\n  s = " + Truncate(py::Repr(*s));
-    if (!ok.ok()) {
-      messages_.Put(key, "Failed executing CHECK code:" + details + "\n  error: " + ok.status().message());
-    } else {
-      messages_.Put(key, "CHECK for '" + key + "' failed in line " + py::Str(line.lineno) +
-                             ":" + details);
-    }
+    std::string error = ok.ok() ? "" : ok.status().message();
+    messages_.PutLazy(key, [this, &file, &code, line_val, key, error] {
+      const py::LineObj& line = line_val.line();
+      std::string details = LineDetails(line) + "\n  rule: " + Where(file, code) + ": " + code.source +
+                            "\n  v = " + Truncate(py::Repr(line.value));
+      if (!error.empty()) return "Failed executing CHECK code:" + details + "\n  error: " + error;
+      return "CHECK for '" + key + "' failed in line " + py::Str(line.lineno) + ":" + details;
+    });
   }
 
   RuleSet* rules_;
@@ -368,7 +384,8 @@ class LogRun {
   std::string name_;
   std::vector<Val> cache_;
   Val loglines_;
-  std::vector<Val> roots_;  // globals of finished files, freed with the log
+  std::vector<Val> roots_;  // globals of finished files that may hold cycles
+  bool may_have_cycles_ = false;
   std::deque<std::string> queue_;
   Messages messages_;
   bool crashed_ = false;

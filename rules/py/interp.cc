@@ -636,6 +636,14 @@ class Evaluator {
   int current_line() const { return line_; }
 
  private:
+  // Records that `v` is being stored into an existing container.
+  void NoteStore(const Val& v) {
+    Kind k = v.kind();
+    if (k == Kind::kList || k == Kind::kDict || k == Kind::kSet || k == Kind::kLine) in_->may_have_cycles_ = true;
+  }
+  void NoteStoreAll(const std::vector<Val>& items) {
+    for (const auto& v : items) NoteStore(v);
+  }
   void Step(const Node& n) {
     line_ = n.line;
     if (--steps_ < 0) Raise("RuntimeError", "execution budget exceeded (rule code runs too long)");
@@ -706,6 +714,7 @@ class Evaluator {
       case NodeKind::kSubscript: {
         Val obj = Eval(*target.kids[0]);
         Val idx = Eval(*target.kids[1]);
+        NoteStore(value);
         if (obj.kind() == Kind::kDict) {
           obj.dict().Set(idx, value);
         } else if (obj.kind() == Kind::kList) {
@@ -719,6 +728,7 @@ class Evaluator {
         Val obj = Eval(*target.kids[0]);
         if (obj.kind() == Kind::kLine) {
           if (Val* f = LineField(obj.line(), target.name)) {
+            NoteStore(value);
             *f = value;
             return;
           }
@@ -754,8 +764,10 @@ class Evaluator {
         }
         Val rhs = Eval(*n.kids[1]);
         Val result;
+        NoteStore(rhs);
         if (n.op == Op::kAdd && current.kind() == Kind::kList) {
           std::vector<Val> extra = Iterate(rhs);  // list += iterable extends in place
+          NoteStoreAll(extra);
           if (current.list().size() + extra.size() > kMaxContainer) Raise("MemoryError", "list too large");
           current.list().insert(current.list().end(), extra.begin(), extra.end());
           result = current;
@@ -1185,8 +1197,12 @@ class Evaluator {
             if (args[0].kind() != Kind::kDict) Raise("TypeError", "update() needs a dict here, not " + TypeName(args[0]));
             // Copy first: d.update(d) must not iterate a vector it grows.
             auto entries = args[0].dict().entries();
-            for (const auto& e : entries) d.Set(e.first, e.second);
+            for (const auto& e : entries) {
+              NoteStore(e.second);
+              d.Set(e.first, e.second);
+            }
           }
+          NoteStoreAll(kw);
           for (size_t i = 0; i < kw.size(); ++i) d.Set(Val::Str(n.kw_names[i]), kw[i]);
           return Val();
         }
@@ -1207,6 +1223,7 @@ class Evaluator {
           ArgCount(args, 1, 2, name);
           if (Val* v = d.Find(args[0])) return *v;
           Val dflt = args.size() == 2 ? args[1] : Val();
+          NoteStore(dflt);
           d.Set(args[0], dflt);
           return dflt;
         }
@@ -1218,6 +1235,7 @@ class Evaluator {
         if (name == "append") {
           ArgCount(args, 1, 1, name);
           if (items.size() >= kMaxContainer) Raise("MemoryError", "list too large");
+          NoteStore(args[0]);
           items.push_back(args[0]);
           return Val();
         }
@@ -1225,6 +1243,7 @@ class Evaluator {
           ArgCount(args, 1, 1, name);
           std::vector<Val> extra = Iterate(args[0]);
           if (items.size() + extra.size() > kMaxContainer) Raise("MemoryError", "list too large");
+          NoteStoreAll(extra);
           items.insert(items.end(), extra.begin(), extra.end());
           return Val();
         }

@@ -57,12 +57,16 @@ class Interpreter {
 
   // The global values, for BreakCycles once nothing needs them.
   std::vector<Val> Globals() const;
+  // True once rule code stored a list/dict/set/line into an existing
+  // container: only then can it have made a reference cycle.
+  bool may_have_cycles() const { return may_have_cycles_; }
 
  private:
   friend class Evaluator;
   Host host_;
   std::unordered_map<std::string, Val> globals_;
   int64_t budget_ = kDefaultBudget;
+  bool may_have_cycles_ = false;
 };
 
 }  // namespace podbench::rules::py

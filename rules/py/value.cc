@@ -1,5 +1,6 @@
 #include "rules/py/value.h"
 
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -46,7 +47,7 @@ uint64_t Hash(const Val& v) {
       std::memcpy(&bits, &d, sizeof bits);
       return bits * 0x9E3779B97F4A7C15ull;
     }
-    case Kind::kStr: return std::hash<std::string>{}(v.str());
+    case Kind::kStr: return std::hash<std::string_view>{}(v.str());
     case Kind::kBuiltin:
     case Kind::kModule: return HashInt(v.as_int() + 1000 * static_cast<int>(v.kind()));
     case Kind::kLine: return std::hash<const void*>{}(v.identity());
@@ -69,6 +70,21 @@ Val* DictObj::Find(const Val& key) {
   auto [lo, hi] = index_.equal_range(h);
   for (auto it = lo; it != hi; ++it) {
     if (Equal(entries_[it->second].first, key)) return &entries_[it->second].second;
+  }
+  return nullptr;
+}
+
+Val* DictObj::FindStr(std::string_view key) {
+  if (entries_.size() < kIndexThreshold) {
+    for (auto& e : entries_) {
+      if (e.first.kind() == Kind::kStr && e.first.str() == key) return &e.second;
+    }
+    return nullptr;
+  }
+  auto [lo, hi] = index_.equal_range(std::hash<std::string_view>{}(key));
+  for (auto it = lo; it != hi; ++it) {
+    const Val& k = entries_[it->second].first;
+    if (k.kind() == Kind::kStr && k.str() == key) return &entries_[it->second].second;
   }
   return nullptr;
 }
@@ -442,15 +458,18 @@ std::string Repr(const Val& v) {
 }
 
 void BreakCycles(const std::vector<Val>& roots) {
+  static std::atomic<uint64_t> epoch{0};
+  const uint64_t stamp = ++epoch;
   std::vector<Val> stack(roots.begin(), roots.end());
   std::vector<Val> containers;
-  std::unordered_map<const Object*, bool> seen;
   while (!stack.empty()) {
     Val v = std::move(stack.back());
     stack.pop_back();
     Kind k = v.kind();
     if (k != Kind::kList && k != Kind::kDict && k != Kind::kSet && k != Kind::kLine) continue;
-    if (!seen.emplace(v.identity(), true).second) continue;
+    auto* obj = const_cast<Object*>(v.identity());
+    if (obj->mark == stamp) continue;  // visited in this pass
+    obj->mark = stamp;
     if (k == Kind::kList) {
       for (const auto& x : v.list()) stack.push_back(x);
     } else if (k == Kind::kLine) {

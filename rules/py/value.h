@@ -42,6 +42,7 @@ enum class Module : int64_t { kMath, kYaml, kSys, kSysStdout };
 
 struct Object {
   virtual ~Object() = default;
+  uint64_t mark = 0;  // BreakCycles' visit stamp
 };
 
 class Val;
@@ -111,6 +112,8 @@ class DictObj : public Object {
  public:
   // nullptr when absent. Throws PyError for an unhashable key.
   Val* Find(const Val& key);
+  // Find for a str key, without building a Val.
+  Val* FindStr(std::string_view key);
   void Set(const Val& key, Val value);
   size_t size() const { return entries_.size(); }
   const std::vector<std::pair<Val, Val>>& entries() const { return entries_; }

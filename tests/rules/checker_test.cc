@@ -158,6 +158,17 @@ TEST_F(CheckerTest, LogLinesCanBeExtendedByBeginCode) {
   EXPECT_FALSE(Check(Line(1, "x", "4")).pass);
 }
 
+TEST_F(CheckerTest, ReferenceCyclesMadeByRuleCodeAreFreed) {
+  // Under ASan (leak detection) this test fails if the cycles leak.
+  Write(dir_ / "t/common.yaml",
+        "- BEGIN:\n    CODE: \"s['me'] = s; s['l'] = [s]\"\n"
+        "- KEY:\n    NAME: x\n    POST: \"v['self'] = v; s['last'] = ll; ll.value['line'] = ll\"\n"
+        "    CHECK: \"v['value'] == 1\"\n");
+  auto r = Check(Line(1, "x", "1") + Line(2, "x", "2"));
+  EXPECT_EQ(r.error_keys, std::vector<std::string>{"x"});
+  EXPECT_NE(r.errors[0].text.find("{...}"), std::string::npos) << r.errors[0].text;  // v printed with its cycle
+}
+
 TEST_F(CheckerTest, NoLinesAndParseErrorsFail) {
   Write(dir_ / "t/common.yaml", "- KEY:\n    NAME: x\n");
   auto r = Check("no mlperf lines here\n");
