@@ -351,14 +351,20 @@ Result<std::vector<RunRecord>> ResultsStore::ListRuns(const RunFilter& f) {
   std::string sql = std::string("SELECT ") + kRunColumns +
                     " WHERE (?1 = '' OR r.workload = ?1) AND (?2 = '' OR r.label = ?2)"
                     " AND (?3 = '' OR sl.name = ?3) AND (?4 = '' OR r.mode = ?4)";
-  if (!f.ids.empty()) {
-    sql += " AND r.id IN (";
-    for (size_t i = 0; i < f.ids.size(); ++i) sql += (i ? "," : "") + std::to_string(f.ids[i]);
-    sql += ")";
+  if (!f.git_hash.empty()) sql += " AND substr(r.git_hash, 1, length(?5)) = ?5";
+  if (!f.ids.empty() || !f.id_ranges.empty()) {
+    std::string any;
+    for (int64_t id : f.ids) any += (any.empty() ? "" : " OR ") + ("r.id = " + std::to_string(id));
+    for (auto [lo, hi] : f.id_ranges) {
+      any += (any.empty() ? "" : " OR ") +
+             ("r.id BETWEEN " + std::to_string(lo) + " AND " + std::to_string(hi));
+    }
+    sql += " AND (" + any + ")";
   }
   sql += " ORDER BY r.id";
   PODBENCH_ASSIGN_OR_RETURN(Stmt s, db_->Prepare(sql, "listing runs"));
   s.Bind(1, f.workload).Bind(2, f.label).Bind(3, f.slice).Bind(4, f.mode);
+  if (!f.git_hash.empty()) s.Bind(5, f.git_hash);
   std::vector<RunRecord> out;
   for (;;) {
     PODBENCH_ASSIGN_OR_RETURN(bool row, s.Step());

@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -130,7 +131,11 @@ struct RunFilter {
   std::string label;      // empty = any
   std::string slice;      // empty = any
   std::string mode;       // empty = any
-  std::vector<int64_t> ids;  // empty = any
+  std::string git_hash;    // prefix of the git hash; empty = any
+  // Runs whose id is in `ids` or in one of the inclusive `id_ranges`; both
+  // empty = any id.
+  std::vector<int64_t> ids;
+  std::vector<std::pair<int64_t, int64_t>> id_ranges;
 };
 
 class ResultsStore {
