@@ -172,6 +172,9 @@ ResultsStore::~ResultsStore() = default;
 
 Result<std::unique_ptr<ResultsStore>> ResultsStore::Open(const std::filesystem::path& path,
                                                          const StoreOptions& options) {
+  if (!options.create_if_missing && !std::filesystem::exists(path)) {
+    return Status::NotFound(path.string() + ": no such results database");
+  }
   PODBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Db> db,
                             Db::Open(path.string(), options.vfs, options.busy_timeout_ms));
   // Switching to WAL needs a moment of exclusive access; another process

@@ -40,6 +40,9 @@ struct StoreOptions {
   std::string vfs;
   // How long a writer waits for another process's lock, in milliseconds.
   int busy_timeout_ms = 60000;
+  // When false, a missing file is NotFound instead of a new empty store
+  // (query commands use this).
+  bool create_if_missing = true;
 };
 
 // What a run is, recorded when it starts.
