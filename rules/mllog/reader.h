@@ -45,13 +45,23 @@ class LogReader {
  private:
   LogReader(std::string name, Format format);
   bool ReadLine(std::string* line);
+  bool FillBuffer();
+  // Index of the next `c` at or after block_pos_, kNone when the block has none.
+  size_t NextInBlock(char c, size_t* cache);
+
+  static constexpr size_t kUnknown = static_cast<size_t>(-1);
+  static constexpr size_t kNone = static_cast<size_t>(-2);
 
   std::string name_;
   Format format_;
   std::unique_ptr<std::istream> in_;
-  std::string buffer_;
-  size_t buffer_pos_ = 0;
+  std::unique_ptr<char[]> block_;
+  size_t block_len_ = 0;
+  size_t block_pos_ = 0;
+  size_t next_lf_ = kUnknown;
+  size_t next_cr_ = kUnknown;
   bool eof_ = false;
+  bool skip_lf_ = false;  // the last line ended with '\r': a '\n' next belongs to it
   Status status_;
   std::vector<LineError> errors_;
   int64_t physical_line_ = 0;

@@ -4,6 +4,8 @@
 // line carries metadata {"file": ..., "lineno": ...} (the caller's source
 // position) merged with the event's own metadata. Timestamps must not go
 // backwards: a timestamp earlier than the previous line's is raised to it.
+// A ":::MLL" inside a string value is written with "M" escaped, so that it
+// cannot be taken for the line's token.
 #pragma once
 
 #include <cstdint>

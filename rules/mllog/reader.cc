@@ -1,0 +1,325 @@
+#include "rules/mllog/reader.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstring>
+#include <sstream>
+
+namespace podbench::mllog {
+
+namespace {
+
+constexpr size_t kBlockSize = 1 << 20;
+constexpr std::string_view kMllToken = ":::MLL";
+constexpr std::string_view kMllogToken = ":::MLLOG ";
+
+std::string_view TokenOf(Format f) { return f == Format::kMll ? kMllToken : kMllogToken; }
+
+// Python's str.strip() on a latin-1 decoded string: Unicode white space in
+// the 0-255 range.
+bool IsPyStripSpace(unsigned char c) {
+  return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1C && c <= 0x1F) || c == 0x85 ||
+         c == 0xA0;
+}
+// Python's \s in a str pattern, restricted to code points 0-255 (the same set).
+bool IsPyRegexSpace(unsigned char c) { return IsPyStripSpace(c); }
+
+std::string_view PyStrip(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && IsPyStripSpace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && IsPyStripSpace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+std::string Latin1ToUtf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c < 0x80) {
+      out.push_back(ch);
+    } else {
+      out.push_back(static_cast<char>(0xC0 | (c >> 6)));
+      out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+    }
+  }
+  return out;
+}
+
+// Python float() of a str that matched [\d.]+ after a digit: one optional dot.
+bool PyFloatFromDigits(std::string_view s, double* out) {
+  if (std::count(s.begin(), s.end(), '.') > 1) return false;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && ptr == s.data() + s.size();
+}
+
+// ^:::MLL (\d[\d.]*) ([A-Za-z0-9_]+) ?:\s+(.+)$ on a stripped line.
+bool ParseMll(std::string_view line, Record* out, std::string* error) {
+  auto fail = [&](const char* msg) {
+    *error = msg;
+    return false;
+  };
+  if (line.substr(0, 7) != ":::MLL ") return fail("does not match the :::MLL line pattern");
+  size_t p = 7;
+  size_t ts_begin = p;
+  if (p >= line.size() || !(line[p] >= '0' && line[p] <= '9')) {
+    return fail("does not match the :::MLL line pattern (timestamp)");
+  }
+  while (p < line.size() && ((line[p] >= '0' && line[p] <= '9') || line[p] == '.')) ++p;
+  std::string_view ts = line.substr(ts_begin, p - ts_begin);
+  if (p >= line.size() || line[p] != ' ') return fail("does not match the :::MLL line pattern");
+  ++p;
+  size_t key_begin = p;
+  while (p < line.size() && (std::isalnum(static_cast<unsigned char>(line[p])) != 0 || line[p] == '_') &&
+         static_cast<unsigned char>(line[p]) < 0x80) {
+    ++p;
+  }
+  if (p == key_begin) return fail("does not match the :::MLL line pattern (key)");
+  std::string_view key = line.substr(key_begin, p - key_begin);
+  if (p < line.size() && line[p] == ' ') ++p;
+  if (p >= line.size() || line[p] != ':') return fail("does not match the :::MLL line pattern (':')");
+  ++p;
+  size_t ws = p;
+  while (p < line.size() && IsPyRegexSpace(static_cast<unsigned char>(line[p]))) ++p;
+  if (p == ws) return fail("does not match the :::MLL line pattern (space after ':')");
+  // (.+)$: the regex backtracks so that at least one character is left; white
+  // space after ':' then belongs to the value, which json.loads skips anyway.
+  if (p >= line.size()) {
+    if (p - ws < 2) return fail("does not match the :::MLL line pattern (no value)");
+    p = line.size() - 1;
+  }
+  std::string_view json = line.substr(p);
+  double t = 0;
+  if (!PyFloatFromDigits(ts, &t)) return fail("could not convert timestamp to float");
+  Value v;
+  std::string jerr;
+  if (!ParseJson(json, &v, &jerr)) {
+    *error = "invalid JSON value: " + jerr;
+    return false;
+  }
+  out->timestamp = t;
+  out->key.assign(key);
+  out->value = std::move(v);
+  out->ns.clear();
+  out->event_type.clear();
+  return true;
+}
+
+// ":::MLLOG " + JSON object with time_ms, key, value, metadata.
+bool ParseMllog(std::string_view line, Record* out, std::string* error) {
+  if (line.substr(0, kMllogToken.size()) != kMllogToken) {
+    *error = "does not start with ':::MLLOG '";
+    return false;
+  }
+  Value obj;
+  std::string jerr;
+  if (!ParseJson(line.substr(kMllogToken.size()), &obj, &jerr)) {
+    *error = "invalid JSON: " + jerr;
+    return false;
+  }
+  // The official parser raises (and crashes) on a non-object or a missing
+  // field; podbench reports those lines as unparsable instead.
+  if (!obj.is_dict()) {
+    *error = "the :::MLLOG payload is not a JSON object";
+    return false;
+  }
+  const Value* tms = obj.Find("time_ms");
+  const Value* key = obj.Find("key");
+  const Value* value = obj.Find("value");
+  const Value* meta = obj.Find("metadata");
+  if (tms == nullptr || key == nullptr || value == nullptr || meta == nullptr) {
+    *error = "missing one of time_ms, key, value, metadata";
+    return false;
+  }
+  double t = 0;
+  if (tms->is_int() || tms->is_float() || tms->is_bool()) {
+    t = tms->as_number();
+  } else if (tms->is_string()) {
+    std::string_view s = PyStrip(tms->as_string());
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), t);
+    if (ec != std::errc() || ptr != s.data() + s.size() || s.empty()) {
+      *error = "could not convert time_ms to float";
+      return false;
+    }
+  } else {
+    *error = "time_ms is not a number";
+    return false;
+  }
+  if (!key->is_string()) {
+    *error = "key is not a string";
+    return false;
+  }
+  out->timestamp = t;
+  out->key = key->as_string();
+  Value v = Value::Dict();
+  v.Set("value", *value);
+  v.Set("metadata", *meta);
+  out->value = std::move(v);
+  const Value* ns = obj.Find("namespace");
+  out->ns = ns && ns->is_string() ? ns->as_string() : "";
+  const Value* et = obj.Find("event_type");
+  out->event_type = et && et->is_string() ? et->as_string() : "";
+  return true;
+}
+
+}  // namespace
+
+const char* FormatName(Format f) { return f == Format::kMll ? "MLL" : "MLLOG"; }
+
+const Value& Record::payload() const {
+  static const Value kNull;
+  const Value* v = value.is_dict() ? value.Find("value") : nullptr;
+  return v ? *v : kNull;
+}
+
+const Value& Record::metadata() const {
+  static const Value kNull;
+  const Value* v = value.is_dict() ? value.Find("metadata") : nullptr;
+  return v ? *v : kNull;
+}
+
+bool ParseLine(std::string_view line, Format format, int64_t index, int64_t file_line,
+               Record* out, std::string* error) {
+  std::string_view token = TokenOf(format);
+  size_t at = line.rfind(token);
+  if (at == std::string_view::npos) {
+    *error = "no " + std::string(token) + " token";
+    return false;
+  }
+  std::string_view rest = PyStrip(line.substr(at));
+  out->index = index;
+  out->file_line = file_line;
+  return format == Format::kMll ? ParseMll(rest, out, error) : ParseMllog(rest, out, error);
+}
+
+LogReader::LogReader(std::string name, Format format) : name_(std::move(name)), format_(format) {}
+LogReader::~LogReader() = default;
+
+Result<std::unique_ptr<LogReader>> LogReader::Open(const std::filesystem::path& path,
+                                                   Format format) {
+  auto in = std::make_unique<std::ifstream>(path, std::ios::binary);
+  if (!in->is_open()) {
+    return Status::IOError(path.string() + ": cannot open (" + std::strerror(errno) + ")");
+  }
+  std::unique_ptr<LogReader> r(new LogReader(path.string(), format));
+  r->in_ = std::move(in);
+  return r;
+}
+
+std::unique_ptr<LogReader> LogReader::FromString(std::string text, Format format,
+                                                 std::string name) {
+  std::unique_ptr<LogReader> r(new LogReader(std::move(name), format));
+  r->in_ = std::make_unique<std::istringstream>(std::move(text));
+  return r;
+}
+
+bool LogReader::FillBuffer() {
+  if (eof_) return false;
+  if (!block_) block_ = std::make_unique_for_overwrite<char[]>(kBlockSize);
+  in_->read(block_.get(), static_cast<std::streamsize>(kBlockSize));
+  block_len_ = static_cast<size_t>(in_->gcount());
+  block_pos_ = 0;
+  next_lf_ = next_cr_ = kUnknown;
+  bytes_read_ += static_cast<int64_t>(block_len_);
+  if (in_->bad()) {
+    status_ = Status::IOError(name_ + ": read failed after " + std::to_string(bytes_read_) +
+                              " bytes (line " + std::to_string(physical_line_ + 1) + ")");
+    block_len_ = 0;
+  }
+  if (block_len_ == 0) eof_ = true;
+  return block_len_ != 0;
+}
+
+size_t LogReader::NextInBlock(char c, size_t* cache) {
+  if (*cache == kUnknown || (*cache != kNone && *cache < block_pos_)) {
+    const void* hit = std::memchr(block_.get() + block_pos_, c, block_len_ - block_pos_);
+    *cache = hit ? static_cast<size_t>(static_cast<const char*>(hit) - block_.get()) : kNone;
+  }
+  return *cache;
+}
+
+// Universal newlines, as Python's text mode: "\n", "\r\n" and "\r" end a line.
+// The next '\n' and '\r' of the block are cached, so a log with thousands of
+// carriage returns per line (progress bars) is still read in one pass.
+bool LogReader::ReadLine(std::string* line) {
+  line->clear();
+  bool any = false;
+  while (true) {
+    if (block_pos_ >= block_len_ && !FillBuffer()) {
+      if (!any) return false;
+      ++physical_line_;
+      return true;  // last line without a line end
+    }
+    if (skip_lf_) {
+      skip_lf_ = false;
+      if (block_[block_pos_] == '\n') {
+        ++block_pos_;
+        continue;
+      }
+    }
+    size_t lf = NextInBlock('\n', &next_lf_);
+    size_t cr = NextInBlock('\r', &next_cr_);
+    size_t end = std::min(lf, cr);
+    if (end == kNone) {
+      line->append(block_.get() + block_pos_, block_len_ - block_pos_);
+      block_pos_ = block_len_;
+      any = true;
+      continue;
+    }
+    line->append(block_.get() + block_pos_, end - block_pos_);
+    skip_lf_ = (end == cr);
+    block_pos_ = end + 1;
+    ++physical_line_;
+    return true;
+  }
+}
+
+bool LogReader::Next(Record* out) {
+  std::string line;
+  std::string_view token = TokenOf(format_);
+  while (ReadLine(&line)) {
+    if (line.find(token) == std::string::npos) continue;
+    int64_t index = next_index_++;
+    std::string error;
+    if (ParseLine(line, format_, index, physical_line_, out, &error)) return true;
+    LineError e;
+    e.file_line = physical_line_;
+    e.index = index;
+    e.text = Latin1ToUtf8(PyStrip(std::string_view(line).substr(line.rfind(token))));
+    e.message = std::move(error);
+    errors_.push_back(std::move(e));
+  }
+  return false;
+}
+
+Result<std::vector<Record>> ReadLog(const std::filesystem::path& path, Format format,
+                                    std::vector<LineError>* errors) {
+  PODBENCH_ASSIGN_OR_RETURN(auto reader, LogReader::Open(path, format));
+  std::vector<Record> records;
+  Record r;
+  while (reader->Next(&r)) records.push_back(std::move(r));
+  PODBENCH_RETURN_IF_ERROR(reader->status());
+  if (errors != nullptr) *errors = reader->errors();
+  return records;
+}
+
+Result<Format> DetectFormat(const std::filesystem::path& path, size_t probe_bytes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in.is_open()) {
+    return Status::IOError(path.string() + ": cannot open (" + std::strerror(errno) + ")");
+  }
+  std::string head(probe_bytes, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(probe_bytes));
+  head.resize(static_cast<size_t>(in.gcount()));
+  size_t pos = 0;
+  while ((pos = head.find(kMllToken, pos)) != std::string::npos) {
+    if (head.compare(pos, kMllogToken.size(), kMllogToken) == 0) return Format::kMllog;
+    if (head.compare(pos, 7, ":::MLL ") == 0) return Format::kMll;
+    pos += kMllToken.size();
+  }
+  return Status::NotFound(path.string() + ": no :::MLL or :::MLLOG lines in the first " +
+                          std::to_string(head.size()) + " bytes");
+}
+
+}  // namespace podbench::mllog
