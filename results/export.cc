@@ -153,7 +153,7 @@ void WriteRunDetailText(std::ostream& out, const RunDetail& d) {
   if (!d.evals.empty()) {
     out << "  evals\n";
     for (const EvalRecord& e : d.evals) {
-      out << fmt::format("    epoch {:>6.4g}  {:<10} {:.5g}  at {:.4g} s emulated\n", e.epoch,
+      out << fmt::format("    epoch {:>6.4g}  {:<10} {:.5g}  at {:.3f} s emulated\n", e.epoch,
                          e.metric, e.value, e.ts_emulated_s);
     }
   }
