@@ -2,8 +2,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <memory>
 #include <ostream>
 
@@ -17,6 +15,7 @@
 #include "harness/run/log_check.h"
 #include "harness/run/reporters.h"
 #include "harness/run/settings.h"
+#include "results/scaling.h"
 #include "results/store.h"
 
 namespace podbench::cli {
@@ -32,25 +31,6 @@ struct RunCliOptions {
 std::string HostName() {
   char buf[256] = {};
   return gethostname(buf, sizeof buf - 1) == 0 ? buf : "unknown";
-}
-
-// The v0.6 score: drop the fastest and the slowest run, mean of the rest, in
-// minutes; an aborted run counts as the slowest. Fewer than 3 runs: the plain
-// mean. No score when an aborted run would still be averaged.
-std::optional<double> ScoreMinutes(std::vector<double> ttt_s) {
-  if (ttt_s.empty()) return std::nullopt;
-  std::sort(ttt_s.begin(), ttt_s.end());
-  size_t lo = 0, hi = ttt_s.size();
-  if (ttt_s.size() >= 3) {
-    ++lo;
-    --hi;
-  }
-  double sum = 0;
-  for (size_t i = lo; i < hi; ++i) {
-    if (!std::isfinite(ttt_s[i])) return std::nullopt;
-    sum += ttt_s[i];
-  }
-  return sum / static_cast<double>(hi - lo) / 60.0;
 }
 
 void Execute(const RunCliOptions& opt, CliContext& ctx) {
@@ -69,7 +49,7 @@ void Execute(const RunCliOptions& opt, CliContext& ctx) {
                            s.base_seed, s.base_seed + static_cast<uint64_t>(s.runs) - 1);
   }
   nlohmann::json runs_json = nlohmann::json::array();
-  std::vector<double> ttt;
+  std::vector<std::optional<double>> ttt;
   std::string check_note;
   bool invalid_log = false;
   for (int i = 0; i < s.runs; ++i) {
@@ -121,7 +101,7 @@ void Execute(const RunCliOptions& opt, CliContext& ctx) {
         invalid_log = true;
       }
     }
-    ttt.push_back(sum->success ? sum->ttt_emulated_s : std::numeric_limits<double>::infinity());
+    ttt.push_back(sum->success ? std::optional<double>(sum->ttt_emulated_s) : std::nullopt);
     const char* status = sum->success ? "success" : "aborted";
     if (text) {
       ctx.out << fmt::format(
@@ -142,7 +122,7 @@ void Execute(const RunCliOptions& opt, CliContext& ctx) {
                          {"log", nr.log_path},
                          {"log_check", checked}});
   }
-  std::optional<double> score = ScoreMinutes(ttt);
+  std::optional<double> score = results::OlympicMeanMinutes(ttt);
   if (text) {
     if (score) {
       ctx.out << fmt::format("score: {:.3f} min ({} of {} runs, {})\n", *score,
