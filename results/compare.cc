@@ -18,12 +18,20 @@ const std::vector<MetricDef>& Metrics() {
   return kMetrics;
 }
 
+// Rounds to 12 significant digits, so last-bit differences of arithmetic
+// (a mean over 384 steps vs over 768) are ties, not evidence.
+double Significant(double v) {
+  if (v == 0) return 0;
+  double scale = std::pow(10.0, 11 - std::floor(std::log10(std::fabs(v))));
+  return std::round(v * scale) / scale;
+}
+
 std::vector<double> Values(const std::vector<RunRecord>& runs, const MetricDef& m) {
   std::vector<double> out;
   for (const RunRecord& r : runs) {
     if (!r.complete) continue;
     if (m.success_only && r.status != "success") continue;
-    if (auto v = m.get(r); v && std::isfinite(*v)) out.push_back(*v);
+    if (auto v = m.get(r); v && std::isfinite(*v)) out.push_back(Significant(*v));
   }
   return out;
 }
