@@ -67,6 +67,11 @@ TEST_F(RunE2eTest, RunStoreShowScalingCompare) {
   EXPECT_GT(show["step_breakdown"]["compute_s"].get<double>(), 0);
   EXPECT_GT(show["log_events"].get<int>(), 20);
 
+  nlohmann::json report = Json("report --db r.db --format json");
+  ASSERT_EQ(report.size(), 3u);
+  EXPECT_EQ(report[2]["label"], "slow");
+  EXPECT_EQ(report[2]["success"], 5);
+
   std::string same = Podbench("compare base same --db r.db", &rc);
   EXPECT_EQ(rc, 0) << same;
   EXPECT_THAT(same, HasSubstr("PASS"));
