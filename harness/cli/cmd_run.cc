@@ -68,17 +68,18 @@ void Execute(const RunCliOptions& opt, CliContext& ctx) {
     nr.git_hash = GitHash();
     nr.host = HostName();
     nr.log_path = s.LogPath(i);
-    auto id = (*store)->BeginRun(nr);
-    if (!id.ok()) return Fail(ctx, "run", id.status());
-
-    std::vector<harness::RunObserver*> observers;
+    // The log file first: a path that cannot be written stops before the run is recorded.
     std::unique_ptr<harness::MllLogReporter> log;
     if (!nr.log_path.empty()) {
       auto l = harness::MllLogReporter::Create(nr.log_path);
       if (!l.ok()) return Fail(ctx, "run", l.status());
       log = std::move(l).value();
-      observers.push_back(log.get());
     }
+    auto id = (*store)->BeginRun(nr);
+    if (!id.ok()) return Fail(ctx, "run", id.status());
+
+    std::vector<harness::RunObserver*> observers;
+    if (log) observers.push_back(log.get());
     harness::StoreReporter store_reporter(**store, *id);
     observers.push_back(&store_reporter);
     harness::ProgressReporter bar(ctx.err, i, s.runs);

@@ -127,6 +127,20 @@ TEST(StoreTest, RunLifecycleRoundTrips) {
   EXPECT_DOUBLE_EQ((*bd)->total_s(), 1.5);
 }
 
+TEST(StoreTest, KernelBenchResultsRoundTrip) {
+  TempDir dir;
+  auto store = OpenOrDie(dir / "r.db");
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->AddKernelBench({"bf16_gemm__avx512bf16_16x32", "512x512x512", "avx512bf16",
+                                     1234.5, 100, "abc", ""}).ok());
+  auto k = store->KernelBenches();
+  ASSERT_TRUE(k.ok());
+  ASSERT_EQ(k->size(), 1u);
+  EXPECT_EQ((*k)[0].kernel, "bf16_gemm__avx512bf16_16x32");
+  EXPECT_EQ((*k)[0].median_ns, 1234.5);
+  EXPECT_FALSE((*k)[0].host.empty());  // filled in with this host
+}
+
 TEST(StoreTest, UnknownRunIsNotFoundAndNamesTheFile) {
   TempDir dir;
   auto store = OpenOrDie(dir / "r.db");
