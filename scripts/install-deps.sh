@@ -11,7 +11,7 @@ PACKAGES=(
   nlohmann-json3-dev libsimdjson-dev libfmt-dev
   libopenmpi-dev openmpi-bin
   libdnnl-dev libopenblas-dev
-  libjpeg-dev
+  libturbojpeg0-dev
 )
 
 missing=()
