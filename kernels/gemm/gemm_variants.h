@@ -1,0 +1,12 @@
+// Private to kernels/gemm: one declaration per line of gemm_manifest.inc.
+#pragma once
+
+#include "kernels/gemm/gemm.h"
+
+namespace podbench::kernels {
+
+#define PODBENCH_GEMM(name, dtype, isa, mr, nr) void name(const GemmProblem& p, int threads);
+#include "kernels/gemm/gemm_manifest.inc"
+#undef PODBENCH_GEMM
+
+}  // namespace podbench::kernels
