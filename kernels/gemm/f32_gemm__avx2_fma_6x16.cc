@@ -16,6 +16,10 @@ void MicroKernel6x16(int64_t kc, const void* ap, const void* bp, float* c, int64
                      bool accumulate) {
   const float* a = static_cast<const float*>(ap);
   const float* b = static_cast<const float*>(bp);
+  for (int r = 0; r < 6; ++r) {
+    _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + 15), _MM_HINT_T0);
+  }
   __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
   __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
   __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
