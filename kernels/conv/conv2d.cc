@@ -1,7 +1,10 @@
-// Convolution through im2col + the selected GEMM. Rows of the lowered matrix
-// (output positions) are processed in chunks so the column buffer stays in
-// cache-sized pieces; forward chunks run in parallel, one GEMM thread each.
+// Convolution lowered to the selected GEMM. Forward: implicit GEMM (the
+// GEMM's packing step reads the input windows directly) when the selected
+// variant packs fp32 panels, else explicit im2col. Backward passes: explicit
+// im2col / col2im, rows of the lowered matrix (output positions) in chunks so
+// the column buffer stays cache-sized.
 #include "kernels/conv/conv2d.h"
+#include "kernels/conv/conv2d_internal.h"
 
 #include <algorithm>
 #include <cassert>
@@ -11,6 +14,7 @@
 
 #include "kernels/bf16.h"
 #include "kernels/gemm/gemm.h"
+#include "kernels/gemm/gemm_driver.h"
 #include "kernels/thread_pool.h"
 
 namespace podbench::kernels {
@@ -104,8 +108,78 @@ std::vector<T> Converted(const float* src, int64_t n) {
   return out;
 }
 
+// Implicit GEMM: the A operand is the lowered input, packed straight from x
+// by the packing step of a blocked GEMM variant (no column buffer).
+struct ImplicitA {
+  const Conv2dShape* s;
+  const float* x;
+};
+
+// PackAFn over ImplicitA; Round = true rounds to bf16 (the MXU input) and
+// stores the widened value, for fp32 micro-kernels running the bf16 contract.
+template <bool Round>
+void PackAIm2Col(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_t kc, int64_t kcp,
+                 int mr, void* dst) {
+  const ImplicitA& a = *static_cast<const ImplicitA*>(p.a);
+  const Conv2dShape& s = *a.s;
+  const int64_t oh = s.OutH(), ow = s.OutW();
+  float* panel = static_cast<float*>(dst);
+  for (int64_t ir = 0; ir < mc; ir += mr, panel += kcp * mr) {
+    const int64_t rows = std::min<int64_t>(mr, mc - ir);
+    for (int64_t r = 0; r < mr; ++r) {
+      float* out = panel + r;
+      if (r >= rows) {
+        for (int64_t q = 0; q < kcp; ++q) out[q * mr] = 0.0f;
+        continue;
+      }
+      const int64_t row = i0 + ir + r;
+      const int64_t b = row / (oh * ow), i = (row / ow) % oh, j = row % ow;
+      int64_t tap = k0 / s.c, ci = k0 % s.c, q = 0;
+      while (q < kc) {
+        const int64_t len = std::min(s.c - ci, kc - q);
+        const int64_t hi = i * s.stride + tap / s.kw - s.pad, wi = j * s.stride + tap % s.kw - s.pad;
+        if (hi < 0 || hi >= s.h || wi < 0 || wi >= s.w) {
+          for (int64_t t = 0; t < len; ++t) out[(q + t) * mr] = 0.0f;
+        } else {
+          const float* src = a.x + ((b * s.h + hi) * s.w + wi) * s.c + ci;
+          for (int64_t t = 0; t < len; ++t) out[(q + t) * mr] = Round ? RoundToBf16(src[t]) : src[t];
+        }
+        q += len;
+        ci = 0;
+        ++tap;
+      }
+      for (; q < kcp; ++q) out[q * mr] = 0.0f;
+    }
+  }
+}
+
+// True when the selected GEMM for T packs A into fp32 panels (then the
+// implicit path ran and y is written).
 template <typename T>
-void Forward(const Conv2dShape& s, const float* x, const float* filter, float* y, int threads) {
+bool TryImplicitForward(const Conv2dShape& s, const float* x, const T* f, float* y, int threads) {
+  const GemmVariant& v = SelectedGemm(std::is_same_v<T, float> ? GemmDtype::kF32 : GemmDtype::kBf16);
+  const gemm_internal::BlockedGemmConfig* base = v.blocked_config ? v.blocked_config() : nullptr;
+  if (base == nullptr || base->k_granule != 1 || base->packed_elem_size != sizeof(float)) return false;
+  gemm_internal::BlockedGemmConfig cfg = *base;
+  cfg.pack_a = PackAIm2Col<!std::is_same_v<T, float>>;
+  const ImplicitA a{&s, x};
+  GemmProblem p;
+  p.m = s.n * s.OutH() * s.OutW();
+  p.n = s.oc;
+  p.k = s.kh * s.kw * s.c;
+  p.a = &a;
+  p.b = f;
+  p.rsb = s.oc;
+  p.csb = 1;
+  p.c = y;
+  p.ldc = s.oc;
+  gemm_internal::RunBlockedGemm(cfg, p, threads);
+  return true;
+}
+
+template <typename T>
+void Forward(const Conv2dShape& s, const float* x, const float* filter, float* y, int threads,
+             bool allow_implicit) {
   const int64_t m = s.n * s.OutH() * s.OutW(), k = s.kh * s.kw * s.c;
   std::vector<T> fconv;
   const T* f;
@@ -115,6 +189,7 @@ void Forward(const Conv2dShape& s, const float* x, const float* filter, float* y
     fconv = Converted<T>(filter, k * s.oc);
     f = fconv.data();
   }
+  if (allow_implicit && TryImplicitForward<T>(s, x, f, y, threads)) return;
   const int t = ResolveThreads(threads);
   int64_t chunk = ChunkRows(m, k, sizeof(T));
   int64_t chunks = (m + chunk - 1) / chunk;
@@ -206,11 +281,23 @@ void Conv2dForward(const Conv2dShape& s, const float* x, const float* filter, fl
     return;
   }
   if (prec == Precision::kF32) {
-    Forward<float>(s, x, filter, y, threads);
+    Forward<float>(s, x, filter, y, threads, true);
   } else {
-    Forward<Bf16>(s, x, filter, y, threads);
+    Forward<Bf16>(s, x, filter, y, threads, true);
   }
 }
+
+namespace conv_internal {
+void Conv2dForwardExplicitIm2Col(const Conv2dShape& s, const float* x, const float* filter, float* y,
+                                 Precision prec, int threads) {
+  assert(s.Valid());
+  if (prec == Precision::kF32) {
+    Forward<float>(s, x, filter, y, threads, false);
+  } else {
+    Forward<Bf16>(s, x, filter, y, threads, false);
+  }
+}
+}  // namespace conv_internal
 
 void Conv2dBackwardData(const Conv2dShape& s, const float* dy, const float* filter, float* dx,
                         Precision prec, int threads) {

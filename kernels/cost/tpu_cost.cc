@@ -59,6 +59,13 @@ OpCost MatMulCost(const CoreSpec& spec, int64_t m, int64_t n, int64_t k, double 
 }
 
 namespace {
+// Padded contraction of a convolution contracting `depth` channels over
+// `taps` filter taps: per tap when depth fills the MXU, else the taps are
+// folded into the contraction (an im2col-style lowering of shallow inputs).
+int64_t ConvContraction(int64_t taps, int64_t depth, int64_t d) {
+  return depth >= d ? taps * RoundUp(depth, d) : RoundUp(taps * depth, d);
+}
+
 double ConvBytes(const Conv2dShape& s, double elem_bytes) {
   return elem_bytes * (double(s.n * s.h * s.w * s.c) + double(s.kh * s.kw * s.c * s.oc) +
                        double(s.n * s.OutH() * s.OutW() * s.oc));
@@ -68,7 +75,7 @@ double ConvBytes(const Conv2dShape& s, double elem_bytes) {
 OpCost Conv2dForwardCost(const CoreSpec& spec, const Conv2dShape& s, double elem_bytes) {
   assert(s.Valid());
   const int64_t d = spec.mxu_dim, taps = s.kh * s.kw;
-  return Tiled(spec, Conv2dFlops(s), s.n * s.OutH() * s.OutW(), taps * RoundUp(s.c, d), RoundUp(s.oc, d),
+  return Tiled(spec, Conv2dFlops(s), s.n * s.OutH() * s.OutW(), ConvContraction(taps, s.c, d), RoundUp(s.oc, d),
                ConvBytes(s, elem_bytes));
 }
 
@@ -76,7 +83,7 @@ OpCost Conv2dBackwardDataCost(const CoreSpec& spec, const Conv2dShape& s, double
   assert(s.Valid());
   // Contract over output channels per tap, produce input channels.
   const int64_t d = spec.mxu_dim, taps = s.kh * s.kw;
-  return Tiled(spec, Conv2dFlops(s), s.n * s.OutH() * s.OutW(), taps * RoundUp(s.oc, d), RoundUp(s.c, d),
+  return Tiled(spec, Conv2dFlops(s), s.n * s.OutH() * s.OutW(), ConvContraction(taps, s.oc, d), RoundUp(s.c, d),
                ConvBytes(s, elem_bytes));
 }
 

@@ -5,8 +5,10 @@
 //   contraction (k) and output-feature (n) dimensions are padded up to
 //   multiples of mxu_dim, the streamed rows (m) up to a multiple of
 //   vector_sublanes. Time = padded FLOPs / (mxu_peak_flops * mxu_efficiency).
-//   A convolution contracts over input channels per filter tap (as XLA maps
-//   it), so k pads per tap: kh * kw * roundup(c, mxu_dim).
+//   A convolution contracts over input channels per filter tap, so k pads
+//   per tap, kh * kw * roundup(c, mxu_dim), when c >= mxu_dim; shallower
+//   inputs fold the taps into the contraction, roundup(kh * kw * c, mxu_dim)
+//   (a modelling choice: an im2col-style lowering, not a documented XLA fact).
 // - Vector unit: elementwise work in fp32 ops / (vector_peak_ops).
 // - HBM: bytes read + written / (hbm_bandwidth * hbm_efficiency).
 // - Total = max(mxu, vector, hbm) + op_overhead_s (the units overlap; the

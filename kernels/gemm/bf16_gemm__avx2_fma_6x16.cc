@@ -8,11 +8,15 @@ namespace podbench::kernels {
 
 gemm_internal::MicroKernelFn Avx2Fma6x16MicroKernel();  // f32_gemm__avx2_fma_6x16.cc
 
-void bf16_gemm__avx2_fma_6x16(const GemmProblem& p, int threads) {
-  const gemm_internal::BlockedGemmConfig config = {
+const gemm_internal::BlockedGemmConfig* bf16_gemm__avx2_fma_6x16_config() {
+  static const gemm_internal::BlockedGemmConfig config = {
       6, 16, 168, 256, 4080, 1, sizeof(float),
       gemm_internal::PackA_Bf16ToF32, gemm_internal::PackB_Bf16ToF32, Avx2Fma6x16MicroKernel()};
-  gemm_internal::RunBlockedGemm(config, p, threads);
+  return &config;
+}
+
+void bf16_gemm__avx2_fma_6x16(const GemmProblem& p, int threads) {
+  gemm_internal::RunBlockedGemm(*bf16_gemm__avx2_fma_6x16_config(), p, threads);
 }
 
 }  // namespace podbench::kernels

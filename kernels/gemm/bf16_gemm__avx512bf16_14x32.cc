@@ -50,6 +50,8 @@ constexpr gemm_internal::BlockedGemmConfig kConfig = {
 
 }  // namespace
 
+const gemm_internal::BlockedGemmConfig* bf16_gemm__avx512bf16_14x32_config() { return &kConfig; }
+
 void bf16_gemm__avx512bf16_14x32(const GemmProblem& p, int threads) {
   gemm_internal::RunBlockedGemm(kConfig, p, threads);
 }

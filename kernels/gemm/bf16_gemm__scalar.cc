@@ -19,4 +19,6 @@ void bf16_gemm__scalar(const GemmProblem& p, int /*threads*/) {
   }
 }
 
+const gemm_internal::BlockedGemmConfig* bf16_gemm__scalar_config() { return nullptr; }
+
 }  // namespace podbench::kernels

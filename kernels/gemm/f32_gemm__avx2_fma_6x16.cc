@@ -91,6 +91,8 @@ constexpr gemm_internal::BlockedGemmConfig kConfig = {
 
 gemm_internal::MicroKernelFn Avx2Fma6x16MicroKernel() { return MicroKernel6x16; }
 
+const gemm_internal::BlockedGemmConfig* f32_gemm__avx2_fma_6x16_config() { return &kConfig; }
+
 void f32_gemm__avx2_fma_6x16(const GemmProblem& p, int threads) {
   gemm_internal::RunBlockedGemm(kConfig, p, threads);
 }

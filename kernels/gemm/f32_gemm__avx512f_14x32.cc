@@ -47,6 +47,8 @@ constexpr gemm_internal::BlockedGemmConfig kConfig = {
 
 }  // namespace
 
+const gemm_internal::BlockedGemmConfig* f32_gemm__avx512f_14x32_config() { return &kConfig; }
+
 void f32_gemm__avx512f_14x32(const GemmProblem& p, int threads) {
   gemm_internal::RunBlockedGemm(kConfig, p, threads);
 }

@@ -16,4 +16,6 @@ void f32_gemm__scalar(const GemmProblem& p, int /*threads*/) {
   }
 }
 
+const gemm_internal::BlockedGemmConfig* f32_gemm__scalar_config() { return nullptr; }
+
 }  // namespace podbench::kernels

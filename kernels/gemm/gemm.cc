@@ -9,7 +9,7 @@ namespace {
 
 constexpr GemmVariant kVariants[] = {
 #define PODBENCH_GEMM(name, dtype, isa, mr, nr) \
-  {#name, GemmDtype::dtype, Isa::isa, mr, nr, name},
+  {#name, GemmDtype::dtype, Isa::isa, mr, nr, name, name##_config},
 #include "kernels/gemm/gemm_manifest.inc"
 #undef PODBENCH_GEMM
 };

@@ -13,6 +13,10 @@
 
 namespace podbench::kernels {
 
+namespace gemm_internal {
+struct BlockedGemmConfig;  // gemm_driver.h
+}
+
 enum class GemmDtype { kF32, kBf16 };
 
 // A and B are strided views: A(i, p) = a[i * rsa + p * csa], B(p, j) = b[p *
@@ -39,6 +43,9 @@ struct GemmVariant {
   Isa isa;
   int mr, nr;        // register tile (1 x 1 for scalar)
   GemmFn fn;
+  // The packing and micro-kernel setup of a blocked variant, for callers that
+  // pack their own operand (implicit-GEMM convolution); null for scalar ones.
+  const gemm_internal::BlockedGemmConfig* (*blocked_config)();
 };
 
 // Every variant of gemm_manifest.inc, in manifest order (slowest first per dtype).

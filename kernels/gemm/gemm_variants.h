@@ -5,7 +5,9 @@
 
 namespace podbench::kernels {
 
-#define PODBENCH_GEMM(name, dtype, isa, mr, nr) void name(const GemmProblem& p, int threads);
+#define PODBENCH_GEMM(name, dtype, isa, mr, nr)      \
+  void name(const GemmProblem& p, int threads); \
+  const gemm_internal::BlockedGemmConfig* name##_config();
 #include "kernels/gemm/gemm_manifest.inc"
 #undef PODBENCH_GEMM
 

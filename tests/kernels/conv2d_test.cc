@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "kernels/conv/conv2d.h"
+#include "kernels/conv/conv2d_internal.h"
 #include "tests/kernels/grad_check.h"
 
 namespace podbench::kernels {
@@ -63,6 +64,9 @@ TEST_P(Conv2dTest, FastPathMatchesReference) {
   Conv2dForward(s, x.data(), f.data(), y.data(), prec, c.threads);
   Conv2dForwardRef(s, x.data(), f.data(), y_ref.data(), prec);
   ExpectClose(y, y_ref, tol, "forward");
+  std::vector<float> y_explicit(ny);
+  conv_internal::Conv2dForwardExplicitIm2Col(s, x.data(), f.data(), y_explicit.data(), prec, c.threads);
+  ExpectClose(y_explicit, y_ref, tol, "forward (explicit im2col)");
   std::vector<float> dx(nx, 7.0f), dx_ref(nx);
   Conv2dBackwardData(s, dy.data(), f.data(), dx.data(), prec, c.threads);
   Conv2dBackwardDataRef(s, dy.data(), f.data(), dx_ref.data(), prec);

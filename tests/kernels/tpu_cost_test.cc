@@ -41,16 +41,24 @@ TEST(TpuCostTest, PaddingToTilesAndSublanes) {
   EXPECT_NEAR(c.mxu_s, 2.0 * 104 * 256 * 256 / kMxuPeak, 1e-15);
 }
 
-TEST(TpuCostTest, ConvolutionPadsChannelsPerTap) {
+TEST(TpuCostTest, ConvolutionPadsChannelsPerTapOrFoldsShallowInputs) {
   Conv2dShape s;
-  s.h = s.w = 56;
-  s.c = s.oc = 64;
+  s.h = s.w = 28;
+  s.c = 192;
+  s.oc = 64;
   s.kh = s.kw = 3;
   s.pad = 1;
+  // 192 channels fill a tile: per tap 256, 9 taps; 64 outputs pad to 128.
+  const OpCost deep = Conv2dForwardCost(CoreSpec{}, s);
+  EXPECT_DOUBLE_EQ(deep.padded_flops, 2.0 * 784 * (9 * 256) * 128);
+  EXPECT_DOUBLE_EQ(deep.mxu_utilisation(), (192.0 * 64) / (256 * 128));
+  s.h = s.w = 56;
+  s.c = 64;
+  // 64 channels: the 9 taps fold into one contraction of 576 -> 640.
   const OpCost f = Conv2dForwardCost(CoreSpec{}, s);
   EXPECT_DOUBLE_EQ(f.flops, 2.0 * 3136 * 64 * 576);
-  EXPECT_DOUBLE_EQ(f.padded_flops, 2.0 * 3136 * (9 * 128) * 128);
-  EXPECT_DOUBLE_EQ(f.mxu_utilisation(), 0.25);
+  EXPECT_DOUBLE_EQ(f.padded_flops, 2.0 * 3136 * 640 * 128);
+  EXPECT_DOUBLE_EQ(f.mxu_utilisation(), 576.0 * 64 / (640 * 128));
   // Backward filter contracts over the 3136 positions (padded to 3200) and
   // streams 9 x 64 = 576 rows.
   const OpCost bf = Conv2dBackwardFilterCost(CoreSpec{}, s);
@@ -103,7 +111,7 @@ TEST(TpuCostTest, ResNet50Layers) {
   EXPECT_LT(flops, 8.4e9);
   const auto costs = ResNet50ConvCosts(CoreSpec{}, 32);
   ASSERT_EQ(costs.size(), 53u);
-  EXPECT_LT(costs[0].forward.mxu_utilisation(), 0.05);  // 3 input channels on 128-wide tiles
+  EXPECT_NEAR(costs[0].forward.mxu_utilisation(), 147.0 * 64 / (256 * 128), 1e-12);  // 7x7x3 folded
   const std::string table = FormatResNet50CostTable(CoreSpec{}, 32);
   EXPECT_NE(table.find("res4f_branch2c"), std::string::npos);
   EXPECT_NE(table.find("total"), std::string::npos);
