@@ -130,6 +130,25 @@ void PackAGeneric(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int6
                   int64_t kcp, int mr, void* dst, Cvt cvt) {
   const In* a = static_cast<const In*>(p.a);
   Out* out = static_cast<Out*>(dst);
+  if (p.csa == 1) {
+    // Row-major A: read each row sequentially, scatter into the panel (in L1).
+    for (int64_t ir = 0; ir < mc; ir += mr, out += kcp * mr) {
+      const int64_t rows = std::min<int64_t>(mr, mc - ir);
+      for (int64_t r = 0; r < mr; ++r) {
+        Out* o = out + r;
+        if (r >= rows) {
+          for (int64_t q = 0; q < kcp; ++q) o[q * mr] = Out{};
+          continue;
+        }
+        const In* src = a + (i0 + ir + r) * p.rsa + k0;
+        // The next row is read next: have its lines on the way.
+        for (int64_t q = 0; q < kc; q += 64 / int64_t(sizeof(In))) __builtin_prefetch(src + p.rsa + q);
+        for (int64_t q = 0; q < kc; ++q) o[q * mr] = cvt(src[q]);
+        for (int64_t q = kc; q < kcp; ++q) o[q * mr] = Out{};
+      }
+    }
+    return;
+  }
   for (int64_t ir = 0; ir < mc; ir += mr) {
     const int64_t rows = std::min<int64_t>(mr, mc - ir);
     for (int64_t q = 0; q < kc; ++q) {
@@ -148,6 +167,29 @@ void PackBGeneric(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int6
                   int64_t kcp, int nr, void* dst, Cvt cvt) {
   const In* b = static_cast<const In*>(p.b);
   Out* out = static_cast<Out*>(dst);
+  if (p.csb == 1) {
+    // Row-major B: walk each row once, sequentially (prefetch-friendly),
+    // dealing its nr-wide pieces to the micro-panels.
+    const int64_t full = nc / nr * nr;
+    for (int64_t q = 0; q < kcp; ++q) {
+      const In* row = b + (k0 + q) * p.rsb + j0;
+      Out* o = out + q * nr;
+      if (q >= kc) {
+        for (int64_t jr = 0; jr < nc; jr += nr, o += kcp * nr) std::fill_n(o, nr, Out{});
+        continue;
+      }
+      int64_t jr = 0;
+      for (; jr < full; jr += nr, o += kcp * nr) {
+        for (int j = 0; j < nr; ++j) o[j] = cvt(row[jr + j]);
+      }
+      if (jr < nc) {
+        int64_t j = 0;
+        for (; jr + j < nc; ++j) o[j] = cvt(row[jr + j]);
+        for (; j < nr; ++j) o[j] = Out{};
+      }
+    }
+    return;
+  }
   for (int64_t jr = 0; jr < nc; jr += nr) {
     const int64_t cols = std::min<int64_t>(nr, nc - jr);
     for (int64_t q = 0; q < kc; ++q) {
@@ -165,8 +207,15 @@ void PackBGeneric(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int6
   }
 }
 
-float Widen(Bf16 x) { return std::bit_cast<float>(std::uint32_t(x.bits) << 16); }
-float Same(float x) { return x; }
+// Functors (not function pointers) so the packing loops inline and vectorise.
+struct WidenFn {
+  float operator()(Bf16 x) const { return std::bit_cast<float>(std::uint32_t(x.bits) << 16); }
+};
+struct SameFn {
+  float operator()(float x) const { return x; }
+};
+constexpr WidenFn Widen;
+constexpr SameFn Same;
 std::uint16_t Bits(Bf16 x) { return x.bits; }
 
 }  // namespace
