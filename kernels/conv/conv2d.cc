@@ -113,7 +113,46 @@ std::vector<T> Converted(const float* src, int64_t n) {
 struct ImplicitA {
   const Conv2dShape* s;
   const float* x;
+  const float* zeros;  // s->c zeros: the source of padding
 };
+
+// Packs one micro-panel of MR output positions starting at `row0` (rows
+// past m are zero) over depth [k0, k0 + kc). The walk over (tap, channel) is
+// the same for every row, so each contiguous channel run is copied for all MR
+// rows at once and the panel is written sequentially.
+template <bool Round, int MR>
+void PackIm2ColPanel(const Conv2dShape& s, const float* x, const float* zeros, int64_t row0,
+                     int64_t rows, int64_t k0, int64_t kc, int64_t kcp, float* out) {
+  const int64_t oh = s.OutH(), ow = s.OutW();
+  int64_t bi[MR], ii[MR], jj[MR];
+  for (int r = 0; r < MR; ++r) {
+    const int64_t row = row0 + (r < rows ? r : 0);
+    bi[r] = row / (oh * ow);
+    ii[r] = (row / ow) % oh;
+    jj[r] = row % ow;
+  }
+  int64_t tap = k0 / s.c, ci = k0 % s.c, q = 0;
+  while (q < kc) {
+    const int64_t len = std::min(s.c - ci, kc - q);
+    const int64_t dr = tap / s.kw - s.pad, dq = tap % s.kw - s.pad;
+    const float* src[MR];
+    for (int r = 0; r < MR; ++r) {
+      const int64_t hi = ii[r] * s.stride + dr, wi = jj[r] * s.stride + dq;
+      src[r] = (r >= rows || hi < 0 || hi >= s.h || wi < 0 || wi >= s.w)
+                   ? zeros
+                   : x + ((bi[r] * s.h + hi) * s.w + wi) * s.c + ci;
+    }
+    float* o = out + q * MR;
+    for (int64_t t = 0; t < len; ++t, o += MR) {
+#pragma GCC unroll 16
+      for (int r = 0; r < MR; ++r) o[r] = Round ? RoundToBf16(src[r][t]) : src[r][t];
+    }
+    q += len;
+    ci = 0;
+    ++tap;
+  }
+  std::fill(out + kc * MR, out + kcp * MR, 0.0f);
+}
 
 // PackAFn over ImplicitA; Round = true rounds to bf16 (the MXU input) and
 // stores the widened value, for fp32 micro-kernels running the bf16 contract.
@@ -121,34 +160,13 @@ template <bool Round>
 void PackAIm2Col(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_t kc, int64_t kcp,
                  int mr, void* dst) {
   const ImplicitA& a = *static_cast<const ImplicitA*>(p.a);
-  const Conv2dShape& s = *a.s;
-  const int64_t oh = s.OutH(), ow = s.OutW();
   float* panel = static_cast<float*>(dst);
   for (int64_t ir = 0; ir < mc; ir += mr, panel += kcp * mr) {
     const int64_t rows = std::min<int64_t>(mr, mc - ir);
-    for (int64_t r = 0; r < mr; ++r) {
-      float* out = panel + r;
-      if (r >= rows) {
-        for (int64_t q = 0; q < kcp; ++q) out[q * mr] = 0.0f;
-        continue;
-      }
-      const int64_t row = i0 + ir + r;
-      const int64_t b = row / (oh * ow), i = (row / ow) % oh, j = row % ow;
-      int64_t tap = k0 / s.c, ci = k0 % s.c, q = 0;
-      while (q < kc) {
-        const int64_t len = std::min(s.c - ci, kc - q);
-        const int64_t hi = i * s.stride + tap / s.kw - s.pad, wi = j * s.stride + tap % s.kw - s.pad;
-        if (hi < 0 || hi >= s.h || wi < 0 || wi >= s.w) {
-          for (int64_t t = 0; t < len; ++t) out[(q + t) * mr] = 0.0f;
-        } else {
-          const float* src = a.x + ((b * s.h + hi) * s.w + wi) * s.c + ci;
-          for (int64_t t = 0; t < len; ++t) out[(q + t) * mr] = Round ? RoundToBf16(src[t]) : src[t];
-        }
-        q += len;
-        ci = 0;
-        ++tap;
-      }
-      for (; q < kcp; ++q) out[q * mr] = 0.0f;
+    switch (mr) {
+      case 6: PackIm2ColPanel<Round, 6>(*a.s, a.x, a.zeros, i0 + ir, rows, k0, kc, kcp, panel); break;
+      case 14: PackIm2ColPanel<Round, 14>(*a.s, a.x, a.zeros, i0 + ir, rows, k0, kc, kcp, panel); break;
+      default: assert(false && "no im2col packer for this register tile");
     }
   }
 }
@@ -162,7 +180,9 @@ bool TryImplicitForward(const Conv2dShape& s, const float* x, const T* f, float*
   if (base == nullptr || base->k_granule != 1 || base->packed_elem_size != sizeof(float)) return false;
   gemm_internal::BlockedGemmConfig cfg = *base;
   cfg.pack_a = PackAIm2Col<!std::is_same_v<T, float>>;
-  const ImplicitA a{&s, x};
+  if (base->mr != 6 && base->mr != 14) return false;
+  const std::vector<float> zeros(static_cast<std::size_t>(s.c), 0.0f);
+  const ImplicitA a{&s, x, zeros.data()};
   GemmProblem p;
   p.m = s.n * s.OutH() * s.OutW();
   p.n = s.oc;
