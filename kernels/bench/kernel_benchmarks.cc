@@ -27,6 +27,13 @@
 #include "kernels/conv/conv2d.h"
 #include "kernels/cpu_features.h"
 #include "kernels/gemm/gemm.h"
+#include "kernels/ops/attention.h"
+#include "kernels/ops/batch_norm.h"
+#include "kernels/ops/elementwise.h"
+#include "kernels/ops/layer_norm.h"
+#include "kernels/ops/lstm_cell.h"
+#include "kernels/ops/optimizers.h"
+#include "kernels/ops/softmax_xent.h"
 #include "kernels/thread_pool.h"
 
 namespace podbench::kernels::bench {
@@ -186,6 +193,65 @@ void AddConvCases(std::vector<Case>& cases, const std::vector<int>& thread_count
   }
 }
 
+// Memory-bound kernels, reported in GB/s of their compulsory traffic (fp32),
+// and the GEMM-based attention and LSTM cell in GFLOP/s. No peers.
+void AddOpCases(std::vector<Case>& cases) {
+  auto bytes_case = [&](std::string name, double bytes, std::function<void()> op) {
+    cases.push_back({std::move(name), 0, 1, [bytes, op](benchmark::State& state) {
+                       op();
+                       const auto t0 = std::chrono::steady_clock::now();
+                       for (auto _ : state) op();
+                       const double secs =
+                           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                       state.counters["GB/s"] = bytes * double(state.iterations()) / 1e9 / std::max(secs, 1e-9);
+                     }});
+  };
+  // ResNet-50 res2 activations for 4 images: 4 x 56 x 56 rows x 256 channels.
+  {
+    const std::int64_t rows = 4 * 56 * 56, c = 256, n = rows * c;
+    auto x = std::make_shared<std::vector<float>>(Filled<float>(n));
+    auto y = std::make_shared<std::vector<float>>(std::size_t(n));
+    auto g = std::make_shared<std::vector<float>>(std::size_t(c), 1.0f);
+    auto st = std::make_shared<std::vector<float>>(std::size_t(4 * c), 1.0f);
+    bytes_case(fmt::format("batch_norm_fwd/rows{}c{}/podbench:batch_norm/threads:1", rows, c), 8.0 * double(n), [=] {
+      BatchNormForwardTraining(x->data(), rows, c, g->data(), g->data(), BatchNormParams{}, y->data(), st->data(),
+                               st->data() + c, st->data() + 2 * c, st->data() + 3 * c);
+    });
+    bytes_case(fmt::format("relu/n{}/podbench:relu/threads:1", n), 8.0 * double(n),
+               [=] { Relu(x->data(), y->data(), n); });
+  }
+  {
+    const std::int64_t rows = 256, classes = 1001;
+    auto z = std::make_shared<std::vector<float>>(Filled<float>(rows * classes));
+    auto d = std::make_shared<std::vector<float>>(std::size_t(rows * classes));
+    auto labels = std::make_shared<std::vector<std::int32_t>>(std::size_t(rows), 7);
+    bytes_case(fmt::format("softmax_xent/rows{}c{}/podbench:softmax_xent/threads:1", rows, classes),
+               8.0 * double(rows * classes),
+               [=] { (void)SoftmaxCrossEntropy(z->data(), labels->data(), rows, classes, 0.1f, d->data()); });
+  }
+  {
+    const std::int64_t rows = 4096, cols = 1024;
+    auto x = std::make_shared<std::vector<float>>(Filled<float>(rows * cols));
+    auto y = std::make_shared<std::vector<float>>(std::size_t(rows * cols));
+    auto g = std::make_shared<std::vector<float>>(std::size_t(cols), 1.0f);
+    auto st = std::make_shared<std::vector<float>>(std::size_t(2 * rows));
+    bytes_case(fmt::format("layer_norm_fwd/rows{}c{}/podbench:layer_norm/threads:1", rows, cols), 8.0 * double(rows * cols),
+               [=] { LayerNormForward(x->data(), rows, cols, g->data(), g->data(), 1e-6f, y->data(), st->data(),
+                                      st->data() + rows); });
+  }
+  {
+    const std::int64_t n = 1 << 22;
+    auto w = std::make_shared<std::vector<float>>(Filled<float>(n));
+    auto gr = std::make_shared<std::vector<float>>(Filled<float>(n));
+    auto m = std::make_shared<std::vector<float>>(std::size_t(n));
+    auto v = std::make_shared<std::vector<float>>(std::size_t(n));
+    bytes_case(fmt::format("adam/n{}/podbench:adam/threads:1", n), 28.0 * double(n),
+               [=] { AdamUpdate(w->data(), gr->data(), m->data(), v->data(), n, AdamParams{}, 10); });
+    bytes_case(fmt::format("sgd_momentum/n{}/podbench:sgd_momentum/threads:1", n), 20.0 * double(n),
+               [=] { SgdMomentumUpdate(w->data(), gr->data(), m->data(), n, 0.1f, 0.9f, 1e-4f); });
+  }
+}
+
 // Collects the GFLOP/s of every row (medians when repeated) while the wrapped
 // reporter prints, then prints ours / peer for rows of the same op, shape and threads.
 class RatioCollector : public benchmark::ConsoleReporter {
@@ -256,6 +322,7 @@ int RunBenchmarks(const BenchRequest& req, std::ostream& out, std::ostream& err)
   if (cases.empty()) {
     AddGemmCases(cases, thread_counts);
     AddConvCases(cases, thread_counts);
+    AddOpCases(cases);
     for (const Case& c : cases) {
       benchmark::RegisterBenchmark(c.name.c_str(), c.body)
           ->UseRealTime()
