@@ -26,6 +26,11 @@ void ThreadPool::Run(int n, const std::function<void(int)>& fn) {
     fn(0);
     return;
   }
+  std::unique_lock<std::mutex> region(run_mu_, std::try_to_lock);
+  if (!region.owns_lock()) {
+    for (int t = 0; t < n; ++t) fn(t);
+    return;
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     job_ = &fn;

@@ -1,5 +1,7 @@
 // A fixed pool of worker threads for the kernels (no OpenMP). One parallel
-// region at a time; the calling thread takes part as worker 0.
+// region at a time; the calling thread takes part as worker 0. Safe to call
+// from several threads (emulated cores) and from inside a task: a call that
+// finds the pool busy runs its tasks one after another on the caller.
 #pragma once
 
 #include <condition_variable>
@@ -20,14 +22,15 @@ class ThreadPool {
 
   int threads() const { return int(workers_.size()) + 1; }
 
-  // Runs fn(t) for t in [0, n) with n <= threads(), each on its own thread,
-  // and returns when all have finished. Not reentrant.
+  // Runs fn(t) for t in [0, n) with n <= threads(), each on its own thread
+  // when the pool is free, and returns when all have finished.
   void Run(int n, const std::function<void(int)>& fn);
 
  private:
   void WorkerLoop(int index);
 
   std::vector<std::thread> workers_;
+  std::mutex run_mu_;  // held by the caller whose region the workers serve
   std::mutex mu_;
   std::condition_variable start_cv_, done_cv_;
   const std::function<void(int)>* job_ = nullptr;

@@ -21,6 +21,8 @@ struct Case {
   int threads;
 };
 
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name << "_t" << c.threads; }
+
 Conv2dShape Make(std::int64_t n, std::int64_t h, std::int64_t w, std::int64_t c, std::int64_t oc,
                  std::int64_t k, std::int64_t stride, std::int64_t pad) {
   Conv2dShape s;

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -23,6 +24,8 @@ std::string ShapeName(const Shape& s) {
          (s.trans_a ? "_ta" : "") + (s.trans_b ? "_tb" : "") + (s.accumulate ? "_acc" : "") +
          "_t" + std::to_string(s.threads);
 }
+
+void PrintTo(const Shape& s, std::ostream* os) { *os << ShapeName(s); }
 
 // Awkward sizes around the register tiles (6, 14, 16, 32) and the depth block
 // (256, 512), plus a few medium ones that exercise several cache blocks.
@@ -158,6 +161,34 @@ TEST(GemmSelectionTest, SelectedVariantRunsHere) {
     EXPECT_EQ(SelectedGemm(d).dtype, d);
     EXPECT_EQ(ReferenceGemm(d).isa, Isa::kScalar);
   }
+}
+
+}  // namespace
+}  // namespace podbench::kernels
+
+namespace podbench::kernels {
+namespace {
+
+TEST(GemmThreadingTest, ConcurrentCallersGetCorrectResults) {
+  // Two emulated cores calling the threaded GEMM at once share one pool.
+  const std::int64_t n = 96;
+  std::vector<float> a(n * n), b(n * n);
+  for (std::int64_t i = 0; i < n * n; ++i) {
+    a[std::size_t(i)] = float(i % 7) - 3;
+    b[std::size_t(i)] = float(i % 5) - 2;
+  }
+  std::vector<float> want(n * n);
+  ReferenceGemm(GemmDtype::kF32).fn(
+      GemmProblem{n, n, n, a.data(), n, 1, b.data(), n, 1, want.data(), n, false}, 1);
+  std::vector<std::vector<float>> got(4, std::vector<float>(n * n));
+  std::vector<std::thread> callers;
+  for (auto& c : got) {
+    callers.emplace_back([&, out = c.data()] {
+      for (int rep = 0; rep < 5; ++rep) GemmF32(n, n, n, a.data(), n, false, b.data(), n, false, out, n, false, 2);
+    });
+  }
+  for (auto& t : callers) t.join();
+  for (const auto& c : got) EXPECT_EQ(c, want);  // small integers: exact in any order
 }
 
 }  // namespace
