@@ -120,7 +120,7 @@ struct ImplicitA {
 // past m are zero) over depth [k0, k0 + kc). The walk over (tap, channel) is
 // the same for every row, so each contiguous channel run is copied for all MR
 // rows at once and the panel is written sequentially.
-template <bool Round, int MR>
+template <int MR>
 void PackIm2ColPanel(const Conv2dShape& s, const float* x, const float* zeros, int64_t row0,
                      int64_t rows, int64_t k0, int64_t kc, int64_t kcp, float* out) {
   const int64_t oh = s.OutH(), ow = s.OutW();
@@ -145,7 +145,7 @@ void PackIm2ColPanel(const Conv2dShape& s, const float* x, const float* zeros, i
     float* o = out + q * MR;
     for (int64_t t = 0; t < len; ++t, o += MR) {
 #pragma GCC unroll 16
-      for (int r = 0; r < MR; ++r) o[r] = Round ? RoundToBf16(src[r][t]) : src[r][t];
+      for (int r = 0; r < MR; ++r) o[r] = src[r][t];
     }
     q += len;
     ci = 0;
@@ -154,9 +154,8 @@ void PackIm2ColPanel(const Conv2dShape& s, const float* x, const float* zeros, i
   std::fill(out + kc * MR, out + kcp * MR, 0.0f);
 }
 
-// PackAFn over ImplicitA; Round = true rounds to bf16 (the MXU input) and
-// stores the widened value, for fp32 micro-kernels running the bf16 contract.
-template <bool Round>
+// PackAFn over ImplicitA (fp32 panels; a bf16 run passes an input already
+// rounded to bf16, which fp32 micro-kernels then multiply exactly).
 void PackAIm2Col(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_t kc, int64_t kcp,
                  int mr, void* dst) {
   const ImplicitA& a = *static_cast<const ImplicitA*>(p.a);
@@ -164,8 +163,8 @@ void PackAIm2Col(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64
   for (int64_t ir = 0; ir < mc; ir += mr, panel += kcp * mr) {
     const int64_t rows = std::min<int64_t>(mr, mc - ir);
     switch (mr) {
-      case 6: PackIm2ColPanel<Round, 6>(*a.s, a.x, a.zeros, i0 + ir, rows, k0, kc, kcp, panel); break;
-      case 14: PackIm2ColPanel<Round, 14>(*a.s, a.x, a.zeros, i0 + ir, rows, k0, kc, kcp, panel); break;
+      case 6: PackIm2ColPanel<6>(*a.s, a.x, a.zeros, i0 + ir, rows, k0, kc, kcp, panel); break;
+      case 14: PackIm2ColPanel<14>(*a.s, a.x, a.zeros, i0 + ir, rows, k0, kc, kcp, panel); break;
       default: assert(false && "no im2col packer for this register tile");
     }
   }
@@ -178,9 +177,16 @@ bool TryImplicitForward(const Conv2dShape& s, const float* x, const T* f, float*
   const GemmVariant& v = SelectedGemm(std::is_same_v<T, float> ? GemmDtype::kF32 : GemmDtype::kBf16);
   const gemm_internal::BlockedGemmConfig* base = v.blocked_config ? v.blocked_config() : nullptr;
   if (base == nullptr || base->k_granule != 1 || base->packed_elem_size != sizeof(float)) return false;
-  gemm_internal::BlockedGemmConfig cfg = *base;
-  cfg.pack_a = PackAIm2Col<!std::is_same_v<T, float>>;
   if (base->mr != 6 && base->mr != 14) return false;
+  gemm_internal::BlockedGemmConfig cfg = *base;
+  // bf16: round the input once (each element is packed kh * kw times).
+  std::vector<float> rounded;
+  if constexpr (!std::is_same_v<T, float>) {
+    rounded.resize(static_cast<std::size_t>(s.n * s.h * s.w * s.c));
+    for (std::size_t i = 0; i < rounded.size(); ++i) rounded[i] = RoundToBf16(x[i]);
+    x = rounded.data();
+  }
+  cfg.pack_a = PackAIm2Col;
   const std::vector<float> zeros(static_cast<std::size_t>(s.c), 0.0f);
   const ImplicitA a{&s, x, zeros.data()};
   GemmProblem p;
