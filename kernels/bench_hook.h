@@ -1,0 +1,27 @@
+// How `podbench bench` reaches the kernel benchmarks without the harness (or
+// the tests) linking Google Benchmark, oneDNN and OpenBLAS: the optional
+// benchmark library (kernels/bench, built when PODBENCH_BENCHMARKS=ON and
+// linked only into the podbench executable) installs a runner at static
+// initialisation. No runner means the build has no benchmarks.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+namespace podbench::kernels {
+
+struct BenchRequest {
+  std::string filter = ".";  // regex over benchmark names
+  bool json = false;         // Google Benchmark's JSON reporter instead of text
+  int repetitions = 1;       // > 1: report medians (and mean, stddev) only
+  double min_time_s = 0.2;   // minimum measuring time per benchmark and repetition
+};
+
+// Returns a process exit code (0 ok, 2 bad request).
+using BenchRunner = int (*)(const BenchRequest& request, std::ostream& out, std::ostream& err);
+
+void SetBenchRunner(BenchRunner runner);
+// Null when the build has no benchmarks.
+BenchRunner GetBenchRunner();
+
+}  // namespace podbench::kernels

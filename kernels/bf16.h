@@ -1,0 +1,54 @@
+// bfloat16 with TPU semantics: 1 sign, 8 exponent, 7 mantissa bits (the top
+// half of an IEEE fp32). Conversion from fp32 rounds to nearest, ties to even;
+// NaN stays NaN (quiet, sign kept); infinities and signed zeros are kept;
+// values that round past the largest finite bf16 become infinity.
+//
+// The MXU contract: a bf16 x bf16 product is exact in fp32 (8+8 significant
+// bits fit in 24), and products are accumulated in fp32.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+
+namespace podbench::kernels {
+
+struct Bf16 {
+  std::uint16_t bits = 0;
+
+  constexpr Bf16() = default;
+  // Rounds to nearest even.
+  explicit Bf16(float f) : bits(RoundFromFloat(f)) {}
+
+  static constexpr Bf16 FromBits(std::uint16_t b) {
+    Bf16 r;
+    r.bits = b;
+    return r;
+  }
+  // Exact: every bf16 is an fp32.
+  float ToFloat() const { return std::bit_cast<float>(std::uint32_t(bits) << 16); }
+  explicit operator float() const { return ToFloat(); }
+
+  static std::uint16_t RoundFromFloat(float f) {
+    const std::uint32_t u = std::bit_cast<std::uint32_t>(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) {
+      // NaN: keep sign and the top payload bits, force the quiet bit so a
+      // payload living only in the low 16 bits cannot turn into infinity.
+      return std::uint16_t((u >> 16) | 0x0040u);
+    }
+    const std::uint32_t lsb = (u >> 16) & 1u;
+    return std::uint16_t((u + 0x7fffu + lsb) >> 16);
+  }
+
+  friend bool operator==(Bf16 a, Bf16 b) { return a.bits == b.bits; }
+};
+
+static_assert(sizeof(Bf16) == 2);
+
+// fp32 -> bf16 -> fp32: what a value becomes when it passes through the MXU inputs.
+inline float RoundToBf16(float f) { return Bf16(f).ToFloat(); }
+
+// REQUIRES: dst and src hold n elements each.
+void ConvertToBf16(const float* src, Bf16* dst, long n);
+void ConvertToFloat(const Bf16* src, float* dst, long n);
+
+}  // namespace podbench::kernels

@@ -1,0 +1,50 @@
+// 2-D convolution, NHWC activations and HWIO filters, forward and backward.
+//
+// Layouts: x [n, h, w, c], filter [kh, kw, c, oc], y [n, oh, ow, oc], all
+// dense row-major fp32. Symmetric zero padding `pad`, square stride.
+// Precision::kBf16 runs the MXU contract: x, filter (and dy in the backward
+// passes) are rounded to bf16 and products accumulate in fp32.
+//
+// The fast path lowers to the selected GEMM (kernels/gemm) through im2col,
+// row chunk by row chunk; a 1x1 stride-1 convolution is a GEMM directly.
+#pragma once
+
+#include <cstdint>
+
+namespace podbench::kernels {
+
+enum class Precision { kF32, kBf16 };
+
+struct Conv2dShape {
+  std::int64_t n = 1, h = 1, w = 1, c = 1;  // input
+  std::int64_t oc = 1;                      // output channels
+  std::int64_t kh = 1, kw = 1;              // filter window
+  std::int64_t stride = 1, pad = 0;
+  std::int64_t OutH() const { return (h + 2 * pad - kh) / stride + 1; }
+  std::int64_t OutW() const { return (w + 2 * pad - kw) / stride + 1; }
+  // True when sizes are positive and the window fits the padded input.
+  bool Valid() const;
+};
+
+// Multiply-adds x 2 of one forward pass (each backward pass costs the same).
+double Conv2dFlops(const Conv2dShape& s);
+
+// REQUIRES for all: s.Valid(); buffers sized by the layouts above; threads 0 = all.
+void Conv2dForward(const Conv2dShape& s, const float* x, const float* filter, float* y,
+                   Precision prec = Precision::kF32, int threads = 0);
+// dx = gradient of the input (overwritten).
+void Conv2dBackwardData(const Conv2dShape& s, const float* dy, const float* filter, float* dx,
+                        Precision prec = Precision::kF32, int threads = 0);
+// dfilter = gradient of the filter (overwritten).
+void Conv2dBackwardFilter(const Conv2dShape& s, const float* x, const float* dy, float* dfilter,
+                          Precision prec = Precision::kF32, int threads = 0);
+
+// Scalar references: direct loops, same contracts.
+void Conv2dForwardRef(const Conv2dShape& s, const float* x, const float* filter, float* y,
+                      Precision prec = Precision::kF32);
+void Conv2dBackwardDataRef(const Conv2dShape& s, const float* dy, const float* filter, float* dx,
+                           Precision prec = Precision::kF32);
+void Conv2dBackwardFilterRef(const Conv2dShape& s, const float* x, const float* dy, float* dfilter,
+                             Precision prec = Precision::kF32);
+
+}  // namespace podbench::kernels

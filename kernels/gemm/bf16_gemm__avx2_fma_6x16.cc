@@ -1,0 +1,22 @@
+// bf16 GEMM for AVX2 + FMA (no bf16 dot-product instruction): the packing step
+// widens bf16 to fp32 (exact, a 16-bit shift), then the fp32 6 x 16
+// micro-kernel accumulates in fp32, which is the MXU contract.
+#include "kernels/gemm/gemm_driver.h"
+#include "kernels/gemm/gemm_variants.h"
+
+namespace podbench::kernels {
+
+gemm_internal::MicroKernelFn Avx2Fma6x16MicroKernel();  // f32_gemm__avx2_fma_6x16.cc
+
+const gemm_internal::BlockedGemmConfig* bf16_gemm__avx2_fma_6x16_config() {
+  static const gemm_internal::BlockedGemmConfig config = {
+      6, 16, 168, 256, 4080, 1, sizeof(float),
+      gemm_internal::PackA_Bf16ToF32, gemm_internal::PackB_Bf16ToF32, Avx2Fma6x16MicroKernel()};
+  return &config;
+}
+
+void bf16_gemm__avx2_fma_6x16(const GemmProblem& p, int threads) {
+  gemm_internal::RunBlockedGemm(*bf16_gemm__avx2_fma_6x16_config(), p, threads);
+}
+
+}  // namespace podbench::kernels

@@ -1,0 +1,59 @@
+// bf16 GEMM for AVX-512 BF16: vdpbf16ps multiplies pairs of bf16 along depth
+// and adds both products into fp32 accumulators, 14 x 32 register tile.
+// Panels are packed in depth pairs (PackA/B_Bf16Pairs). Compiled with
+// -mavx512f -mavx512bf16 (this file only); only selected when the CPU has it.
+// Note: vdpbf16ps flushes bf16 denormal inputs and fp32 denormal results to
+// zero; the tests' tolerance allows for it.
+#include <immintrin.h>
+
+#include "kernels/gemm/gemm_driver.h"
+#include "kernels/gemm/gemm_variants.h"
+
+namespace podbench::kernels {
+namespace {
+
+using std::int64_t;
+
+void MicroKernel14x32(int64_t kc_padded, const void* ap, const void* bp, float* c, int64_t ldc,
+                      bool accumulate) {
+  const int* a = static_cast<const int*>(ap);        // one (k, k+1) bf16 pair per row
+  const __m512i* b = static_cast<const __m512i*>(bp);  // 32 pairs = 2 vectors per depth pair
+  __m512 acc[14][2];
+  for (int r = 0; r < 14; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+  for (int64_t q = 0; q < kc_padded; q += 2) {
+    const __m512bh b0 = __builtin_bit_cast(__m512bh, _mm512_load_si512(b));
+    const __m512bh b1 = __builtin_bit_cast(__m512bh, _mm512_load_si512(b + 1));
+#pragma GCC unroll 14
+    for (int r = 0; r < 14; ++r) {
+      const __m512bh av = __builtin_bit_cast(__m512bh, _mm512_set1_epi32(a[r]));
+      acc[r][0] = _mm512_dpbf16_ps(acc[r][0], av, b0);
+      acc[r][1] = _mm512_dpbf16_ps(acc[r][1], av, b1);
+    }
+    a += 14;
+    b += 2;
+  }
+#pragma GCC unroll 14
+  for (int r = 0; r < 14; ++r) {
+    if (accumulate) {
+      acc[r][0] = _mm512_add_ps(acc[r][0], _mm512_loadu_ps(c + r * ldc));
+      acc[r][1] = _mm512_add_ps(acc[r][1], _mm512_loadu_ps(c + r * ldc + 16));
+    }
+    _mm512_storeu_ps(c + r * ldc, acc[r][0]);
+    _mm512_storeu_ps(c + r * ldc + 16, acc[r][1]);
+  }
+}
+
+// Same blocking in bytes as the fp32 variant with twice the depth.
+constexpr gemm_internal::BlockedGemmConfig kConfig = {
+    14, 32, 112, 512, 4064, 2, sizeof(std::uint16_t),
+    gemm_internal::PackA_Bf16Pairs, gemm_internal::PackB_Bf16Pairs, MicroKernel14x32};
+
+}  // namespace
+
+const gemm_internal::BlockedGemmConfig* bf16_gemm__avx512bf16_14x32_config() { return &kConfig; }
+
+void bf16_gemm__avx512bf16_14x32(const GemmProblem& p, int threads) {
+  gemm_internal::RunBlockedGemm(kConfig, p, threads);
+}
+
+}  // namespace podbench::kernels

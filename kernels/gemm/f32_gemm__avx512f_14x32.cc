@@ -1,0 +1,56 @@
+// fp32 GEMM for AVX-512F: 14 x 32 register tile (28 zmm accumulators, two B
+// vectors, one broadcast). Compiled with -mavx512f (this file only); only
+// selected when the CPU and OS support AVX-512.
+#include <immintrin.h>
+
+#include "kernels/gemm/gemm_driver.h"
+#include "kernels/gemm/gemm_variants.h"
+
+namespace podbench::kernels {
+namespace {
+
+using std::int64_t;
+
+void MicroKernel14x32(int64_t kc, const void* ap, const void* bp, float* c, int64_t ldc,
+                      bool accumulate) {
+  const float* a = static_cast<const float*>(ap);
+  const float* b = static_cast<const float*>(bp);
+  __m512 acc[14][2];
+  for (int r = 0; r < 14; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+  for (int64_t q = 0; q < kc; ++q) {
+    const __m512 b0 = _mm512_load_ps(b);
+    const __m512 b1 = _mm512_load_ps(b + 16);
+#pragma GCC unroll 14
+    for (int r = 0; r < 14; ++r) {
+      const __m512 av = _mm512_set1_ps(a[r]);
+      acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
+      acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
+    }
+    a += 14;
+    b += 32;
+  }
+#pragma GCC unroll 14
+  for (int r = 0; r < 14; ++r) {
+    if (accumulate) {
+      acc[r][0] = _mm512_add_ps(acc[r][0], _mm512_loadu_ps(c + r * ldc));
+      acc[r][1] = _mm512_add_ps(acc[r][1], _mm512_loadu_ps(c + r * ldc + 16));
+    }
+    _mm512_storeu_ps(c + r * ldc, acc[r][0]);
+    _mm512_storeu_ps(c + r * ldc + 16, acc[r][1]);
+  }
+}
+
+// 14 x 256 A micro-panel and 256 x 32 B micro-panel (32 KiB) per k block.
+constexpr gemm_internal::BlockedGemmConfig kConfig = {
+    14, 32, 112, 256, 4064, 1, sizeof(float),
+    gemm_internal::PackA_F32, gemm_internal::PackB_F32, MicroKernel14x32};
+
+}  // namespace
+
+const gemm_internal::BlockedGemmConfig* f32_gemm__avx512f_14x32_config() { return &kConfig; }
+
+void f32_gemm__avx512f_14x32(const GemmProblem& p, int threads) {
+  gemm_internal::RunBlockedGemm(kConfig, p, threads);
+}
+
+}  // namespace podbench::kernels

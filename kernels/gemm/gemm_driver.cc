@@ -1,0 +1,274 @@
+#include "kernels/gemm/gemm_driver.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "kernels/thread_pool.h"
+
+namespace podbench::kernels::gemm_internal {
+namespace {
+
+using std::int64_t;
+
+// Below this many multiply-adds a second thread costs more than it saves.
+constexpr double kMinMacsPerThread = 1 << 18;
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+
+// Per-thread packing buffers, kept between calls so a GEMM does not page-fault
+// fresh memory each time.
+struct PackBuffers {
+  std::unique_ptr<void, FreeDeleter> a, b;
+  std::size_t a_bytes = 0, b_bytes = 0;
+  void* Get(std::unique_ptr<void, FreeDeleter>& buf, std::size_t& have, std::size_t need) {
+    if (need > have) {
+      need = (need + 63) / 64 * 64;
+      buf.reset(std::aligned_alloc(64, need));
+      assert(buf && "out of memory for GEMM packing");
+      have = need;
+    }
+    return buf.get();
+  }
+};
+
+PackBuffers& ThreadBuffers() {
+  thread_local PackBuffers buffers;
+  return buffers;
+}
+
+int64_t RoundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+// Runs the blocked loops over C rows [m0, m1) x columns [n0, n1).
+void BlockedPart(const BlockedGemmConfig& cfg, const GemmProblem& p, int64_t m0, int64_t m1,
+                 int64_t n0, int64_t n1) {
+  const int mr = cfg.mr, nr = cfg.nr;
+  PackBuffers& buf = ThreadBuffers();
+  const int64_t kc_max = RoundUp(std::min<int64_t>(cfg.kc, std::max<int64_t>(p.k, 1)), cfg.k_granule);
+  const int64_t nc_max = RoundUp(std::min<int64_t>(cfg.nc, n1 - n0), nr);
+  const int64_t mc_max = RoundUp(std::min<int64_t>(cfg.mc, m1 - m0), mr);
+  char* bpack = static_cast<char*>(buf.Get(buf.b, buf.b_bytes, nc_max * kc_max * cfg.packed_elem_size));
+  char* apack = static_cast<char*>(buf.Get(buf.a, buf.a_bytes, mc_max * kc_max * cfg.packed_elem_size));
+  alignas(64) float tile[32 * 32];
+  assert(mr * nr <= 32 * 32);
+
+  for (int64_t jc = n0; jc < n1; jc += cfg.nc) {
+    const int64_t nc = std::min<int64_t>(cfg.nc, n1 - jc);
+    for (int64_t pc = 0; pc < p.k; pc += cfg.kc) {
+      const int64_t kc = std::min<int64_t>(cfg.kc, p.k - pc);
+      const int64_t kcp = RoundUp(kc, cfg.k_granule);
+      const bool acc = p.accumulate || pc > 0;
+      cfg.pack_b(p, pc, jc, nc, kc, kcp, nr, bpack);
+      for (int64_t ic = m0; ic < m1; ic += cfg.mc) {
+        const int64_t mc = std::min<int64_t>(cfg.mc, m1 - ic);
+        cfg.pack_a(p, ic, pc, mc, kc, kcp, mr, apack);
+        for (int64_t jr = 0; jr < nc; jr += nr) {
+          const int64_t nrr = std::min<int64_t>(nr, nc - jr);
+          const char* bp = bpack + jr * kcp * int64_t(cfg.packed_elem_size);
+          for (int64_t ir = 0; ir < mc; ir += mr) {
+            const int64_t mrr = std::min<int64_t>(mr, mc - ir);
+            const char* ap = apack + ir * kcp * int64_t(cfg.packed_elem_size);
+            float* c = p.c + (ic + ir) * p.ldc + (jc + jr);
+            if (mrr == mr && nrr == nr) {
+              cfg.ukernel(kcp, ap, bp, c, p.ldc, acc);
+            } else {
+              cfg.ukernel(kcp, ap, bp, tile, nr, false);
+              for (int64_t i = 0; i < mrr; ++i) {
+                for (int64_t j = 0; j < nrr; ++j) {
+                  c[i * p.ldc + j] = acc ? c[i * p.ldc + j] + tile[i * nr + j] : tile[i * nr + j];
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void RunBlockedGemm(const BlockedGemmConfig& cfg, const GemmProblem& p, int threads) {
+  assert(p.m >= 0 && p.n >= 0 && p.k >= 0 && p.ldc >= p.n);
+  if (p.m == 0 || p.n == 0) return;
+  if (p.k == 0) {
+    if (!p.accumulate) {
+      for (int64_t i = 0; i < p.m; ++i) std::fill_n(p.c + i * p.ldc, p.n, 0.0f);
+    }
+    return;
+  }
+  ThreadPool& pool = DefaultThreadPool();
+  int t = threads <= 0 ? pool.threads() : std::min(threads, pool.threads());
+  const double macs = double(p.m) * double(p.n) * double(p.k);
+  t = int(std::max<double>(1, std::min<double>(t, macs / kMinMacsPerThread)));
+  // Split the longer of m and n into t parts aligned to the register tile.
+  const bool split_n = p.n >= p.m;
+  const int64_t len = split_n ? p.n : p.m;
+  const int64_t align = split_n ? cfg.nr : cfg.mr;
+  const int64_t units = (len + align - 1) / align;
+  t = int(std::min<int64_t>(t, units));
+  pool.Run(t, [&](int w) {
+    const int64_t u0 = units * w / t, u1 = units * (w + 1) / t;
+    const int64_t b0 = std::min(len, u0 * align), b1 = std::min(len, u1 * align);
+    if (b0 >= b1) return;
+    if (split_n) {
+      BlockedPart(cfg, p, 0, p.m, b0, b1);
+    } else {
+      BlockedPart(cfg, p, b0, b1, 0, p.n);
+    }
+  });
+}
+
+namespace {
+
+template <typename In, typename Out, typename Cvt>
+void PackAGeneric(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_t kc,
+                  int64_t kcp, int mr, void* dst, Cvt cvt) {
+  const In* a = static_cast<const In*>(p.a);
+  Out* out = static_cast<Out*>(dst);
+  if (p.csa == 1) {
+    // Row-major A: read each row sequentially, scatter into the panel (in L1).
+    for (int64_t ir = 0; ir < mc; ir += mr, out += kcp * mr) {
+      const int64_t rows = std::min<int64_t>(mr, mc - ir);
+      for (int64_t r = 0; r < mr; ++r) {
+        Out* o = out + r;
+        if (r >= rows) {
+          for (int64_t q = 0; q < kcp; ++q) o[q * mr] = Out{};
+          continue;
+        }
+        const In* src = a + (i0 + ir + r) * p.rsa + k0;
+        // The next row is read next: have its lines on the way.
+        for (int64_t q = 0; q < kc; q += 64 / int64_t(sizeof(In))) __builtin_prefetch(src + p.rsa + q);
+        for (int64_t q = 0; q < kc; ++q) o[q * mr] = cvt(src[q]);
+        for (int64_t q = kc; q < kcp; ++q) o[q * mr] = Out{};
+      }
+    }
+    return;
+  }
+  for (int64_t ir = 0; ir < mc; ir += mr) {
+    const int64_t rows = std::min<int64_t>(mr, mc - ir);
+    for (int64_t q = 0; q < kc; ++q) {
+      const In* col = a + (i0 + ir) * p.rsa + (k0 + q) * p.csa;
+      int64_t r = 0;
+      for (; r < rows; ++r) out[r] = cvt(col[r * p.rsa]);
+      for (; r < mr; ++r) out[r] = Out{};
+      out += mr;
+    }
+    for (int64_t q = kc; q < kcp; ++q, out += mr) std::fill_n(out, mr, Out{});
+  }
+}
+
+template <typename In, typename Out, typename Cvt>
+void PackBGeneric(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc,
+                  int64_t kcp, int nr, void* dst, Cvt cvt) {
+  const In* b = static_cast<const In*>(p.b);
+  Out* out = static_cast<Out*>(dst);
+  if (p.csb == 1) {
+    // Row-major B: walk each row once, sequentially (prefetch-friendly),
+    // dealing its nr-wide pieces to the micro-panels.
+    const int64_t full = nc / nr * nr;
+    for (int64_t q = 0; q < kcp; ++q) {
+      const In* row = b + (k0 + q) * p.rsb + j0;
+      Out* o = out + q * nr;
+      if (q >= kc) {
+        for (int64_t jr = 0; jr < nc; jr += nr, o += kcp * nr) std::fill_n(o, nr, Out{});
+        continue;
+      }
+      int64_t jr = 0;
+      for (; jr < full; jr += nr, o += kcp * nr) {
+        for (int j = 0; j < nr; ++j) o[j] = cvt(row[jr + j]);
+      }
+      if (jr < nc) {
+        int64_t j = 0;
+        for (; jr + j < nc; ++j) o[j] = cvt(row[jr + j]);
+        for (; j < nr; ++j) o[j] = Out{};
+      }
+    }
+    return;
+  }
+  for (int64_t jr = 0; jr < nc; jr += nr) {
+    const int64_t cols = std::min<int64_t>(nr, nc - jr);
+    for (int64_t q = 0; q < kc; ++q) {
+      const In* row = b + (k0 + q) * p.rsb + (j0 + jr) * p.csb;
+      int64_t j = 0;
+      if (p.csb == 1) {
+        for (; j < cols; ++j) out[j] = cvt(row[j]);
+      } else {
+        for (; j < cols; ++j) out[j] = cvt(row[j * p.csb]);
+      }
+      for (; j < nr; ++j) out[j] = Out{};
+      out += nr;
+    }
+    for (int64_t q = kc; q < kcp; ++q, out += nr) std::fill_n(out, nr, Out{});
+  }
+}
+
+// Functors (not function pointers) so the packing loops inline and vectorise.
+struct WidenFn {
+  float operator()(Bf16 x) const { return std::bit_cast<float>(std::uint32_t(x.bits) << 16); }
+};
+struct SameFn {
+  float operator()(float x) const { return x; }
+};
+constexpr WidenFn Widen;
+constexpr SameFn Same;
+std::uint16_t Bits(Bf16 x) { return x.bits; }
+
+}  // namespace
+
+void PackA_F32(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_t kc, int64_t kcp,
+               int mr, void* dst) {
+  PackAGeneric<float, float>(p, i0, k0, mc, kc, kcp, mr, dst, Same);
+}
+void PackB_F32(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc, int64_t kcp,
+               int nr, void* dst) {
+  PackBGeneric<float, float>(p, k0, j0, nc, kc, kcp, nr, dst, Same);
+}
+void PackA_Bf16ToF32(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_t kc,
+                     int64_t kcp, int mr, void* dst) {
+  PackAGeneric<Bf16, float>(p, i0, k0, mc, kc, kcp, mr, dst, Widen);
+}
+void PackB_Bf16ToF32(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc,
+                     int64_t kcp, int nr, void* dst) {
+  PackBGeneric<Bf16, float>(p, k0, j0, nc, kc, kcp, nr, dst, Widen);
+}
+
+void PackA_Bf16Pairs(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_t kc,
+                     int64_t kcp, int mr, void* dst) {
+  // Pack as if each (row, k) were an element of an mr x kcp panel, then view
+  // consecutive depth as pairs: element (q, r) goes to word q/2 of row r, half q%2.
+  const Bf16* a = static_cast<const Bf16*>(p.a);
+  std::uint16_t* out = static_cast<std::uint16_t*>(dst);
+  for (int64_t ir = 0; ir < mc; ir += mr) {
+    const int64_t rows = std::min<int64_t>(mr, mc - ir);
+    for (int64_t q = 0; q < kcp; ++q) {
+      std::uint16_t* word = out + (q / 2) * (2 * mr) + (q % 2);
+      for (int64_t r = 0; r < mr; ++r) {
+        word[2 * r] = (r < rows && q < kc) ? Bits(a[(i0 + ir + r) * p.rsa + (k0 + q) * p.csa]) : 0;
+      }
+    }
+    out += kcp * mr;
+  }
+}
+
+void PackB_Bf16Pairs(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc,
+                     int64_t kcp, int nr, void* dst) {
+  const Bf16* b = static_cast<const Bf16*>(p.b);
+  std::uint16_t* out = static_cast<std::uint16_t*>(dst);
+  for (int64_t jr = 0; jr < nc; jr += nr) {
+    const int64_t cols = std::min<int64_t>(nr, nc - jr);
+    for (int64_t q = 0; q < kcp; ++q) {
+      std::uint16_t* word = out + (q / 2) * (2 * nr) + (q % 2);
+      for (int64_t j = 0; j < nr; ++j) {
+        word[2 * j] = (j < cols && q < kc) ? Bits(b[(k0 + q) * p.rsb + (j0 + jr + j) * p.csb]) : 0;
+      }
+    }
+    out += kcp * nr;
+  }
+}
+
+}  // namespace podbench::kernels::gemm_internal

@@ -1,0 +1,57 @@
+// Private to kernels/gemm: the cache-blocked, packed, threaded GEMM driver
+// (Goto/BLIS loop order) that the ISA variants plug a micro-kernel into.
+//
+// Kept free of standard-library templates on purpose: ISA files include it
+// and are compiled with -mavx512*, and an inline template instantiated there
+// could be picked by the linker for code that runs on any CPU.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/gemm/gemm.h"
+
+namespace podbench::kernels::gemm_internal {
+
+// Packs rows [i0, i0+mc) x depth [k0, k0+kc) of A into mr-row micro-panels;
+// rows past m and depth past k are zero. kc_padded >= kc is the packed depth.
+using PackAFn = void (*)(const GemmProblem& p, std::int64_t i0, std::int64_t k0, std::int64_t mc,
+                         std::int64_t kc, std::int64_t kc_padded, int mr, void* dst);
+// Same for depth [k0, k0+kc) x columns [j0, j0+nc) of B into nr-column micro-panels.
+using PackBFn = void (*)(const GemmProblem& p, std::int64_t k0, std::int64_t j0, std::int64_t nc,
+                         std::int64_t kc, std::int64_t kc_padded, int nr, void* dst);
+// C (mr x nr, leading dimension ldc) = or += packed A micro-panel x packed B
+// micro-panel over kc_padded depth.
+using MicroKernelFn = void (*)(std::int64_t kc_padded, const void* a, const void* b, float* c,
+                               std::int64_t ldc, bool accumulate);
+
+struct BlockedGemmConfig {
+  int mr, nr;          // register tile
+  int mc, kc, nc;      // cache blocks: mc multiple of mr, nc multiple of nr
+  int k_granule;       // packed depth is a multiple of this (2 for bf16 pairs)
+  std::size_t packed_elem_size;
+  PackAFn pack_a;
+  PackBFn pack_b;
+  MicroKernelFn ukernel;
+};
+
+void RunBlockedGemm(const BlockedGemmConfig& cfg, const GemmProblem& p, int threads);
+
+// Packing routines shared by the variants (baseline ISA).
+void PackA_F32(const GemmProblem&, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+               std::int64_t, int, void*);
+void PackB_F32(const GemmProblem&, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+               std::int64_t, int, void*);
+// bf16 inputs widened to fp32 while packing (exact), for fp32 micro-kernels.
+void PackA_Bf16ToF32(const GemmProblem&, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                     std::int64_t, int, void*);
+void PackB_Bf16ToF32(const GemmProblem&, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                     std::int64_t, int, void*);
+// bf16 kept, depth in pairs: A panel holds (row, k pair) as one 32-bit word per
+// row; B panel holds per k pair nr words of (B(2q, j), B(2q+1, j)). For vdpbf16ps.
+void PackA_Bf16Pairs(const GemmProblem&, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                     std::int64_t, int, void*);
+void PackB_Bf16Pairs(const GemmProblem&, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                     std::int64_t, int, void*);
+
+}  // namespace podbench::kernels::gemm_internal

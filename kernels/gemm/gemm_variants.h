@@ -1,0 +1,14 @@
+// Private to kernels/gemm: one declaration per line of gemm_manifest.inc.
+#pragma once
+
+#include "kernels/gemm/gemm.h"
+
+namespace podbench::kernels {
+
+#define PODBENCH_GEMM(name, dtype, isa, mr, nr)      \
+  void name(const GemmProblem& p, int threads); \
+  const gemm_internal::BlockedGemmConfig* name##_config();
+#include "kernels/gemm/gemm_manifest.inc"
+#undef PODBENCH_GEMM
+
+}  // namespace podbench::kernels

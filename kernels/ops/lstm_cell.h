@@ -1,0 +1,28 @@
+// One LSTM cell step (GNMT), gate order i, f, g, o:
+//   z = x Wx + h Wh + b;  i, f, o = sigmoid;  g = tanh;
+//   c' = f * c + i * g;   h' = o * tanh(c').
+#pragma once
+
+#include <cstdint>
+
+namespace podbench::kernels {
+
+struct LstmShape {
+  std::int64_t batch = 1, input = 1, hidden = 1;
+};
+
+// x [batch, input], h, c [batch, hidden]; w [input + hidden, 4 * hidden] (the
+// Wx rows then the Wh rows); b [4 * hidden]. Writes gates [batch, 4 * hidden]
+// (activated i, f, g, o, kept for backward), c_out and h_out [batch, hidden].
+void LstmCellForward(const LstmShape& s, const float* x, const float* h, const float* c,
+                     const float* w, const float* b, float* gates, float* c_out, float* h_out,
+                     int threads = 0);
+
+// dh_out, dc_out: gradients arriving at h' and c'. Writes dx, dh, dc (the
+// previous state's gradients, overwritten) and adds into dw, db.
+void LstmCellBackward(const LstmShape& s, const float* x, const float* h, const float* c,
+                      const float* w, const float* gates, const float* c_out, const float* dh_out,
+                      const float* dc_out, float* dx, float* dh, float* dc, float* dw, float* db,
+                      int threads = 0);
+
+}  // namespace podbench::kernels

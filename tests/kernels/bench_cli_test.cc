@@ -1,0 +1,68 @@
+// `podbench bench` through the real binary: output formats and the build
+// without benchmarks. Timings are not asserted.
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/testing/shared_dir.h"
+#include "tests/testing/temp_dir.h"
+
+namespace podbench::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+// One fast benchmark: our selected fp32 GEMM and OpenBLAS at 512^3, one thread.
+const char* kFilter = "'gemm_f32/m512n512k512/(podbench:f32_gemm__avx2|openblas).*/threads:1'";
+
+#if PODBENCH_HAVE_BENCHMARKS
+TEST(BenchCliTest, JsonIsGoogleBenchmarkJson) {
+  std::string out;
+  // Only stdout: Google Benchmark writes warnings to stderr.
+  const int rc = RunCommand("(" + PodbenchBinary().string() + " bench --format json --min-time 0.01 --filter " +
+                                kFilter + " 2>/dev/null)",
+                            &out);
+  ASSERT_EQ(rc, 0) << out;
+  const auto j = nlohmann::json::parse(out);
+  ASSERT_TRUE(j.contains("context"));
+  EXPECT_TRUE(j["context"].contains("peak_fp32_gflops_1t"));
+  ASSERT_TRUE(j["benchmarks"].is_array());
+  bool saw_peer = false;
+  for (const auto& b : j["benchmarks"]) {
+    const std::string name = b["name"];
+    EXPECT_THAT(name, HasSubstr("gemm_f32/m512n512k512/"));
+    if (name.find("openblas:sgemm") != std::string::npos) saw_peer = true;
+    if (!b.contains("error_occurred")) {
+      EXPECT_GT(b["GFLOP/s"].get<double>(), 0) << name;
+    }
+  }
+  EXPECT_TRUE(saw_peer);
+}
+
+TEST(BenchCliTest, TextEndsWithRatioTable) {
+  std::string out;
+  const int rc = RunCommand(PodbenchBinary().string() + " bench --min-time 0.01 --filter " + kFilter, &out);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_THAT(out, HasSubstr("Measured fp32 FMA peak, 1 thread(s):"));
+  EXPECT_THAT(out, HasSubstr("Ratio to peers"));
+  EXPECT_THAT(out, ::testing::ContainsRegex("gemm_f32/m512n512k512/f32_gemm__avx2_fma_6x16/threads:1 +[0-9.]+ "
+                                           "openblas:sgemm +[0-9.]+ +[0-9.]+"));
+}
+
+TEST(BenchCliTest, BadRegexIsAUsageError) {
+  std::string out;
+  EXPECT_EQ(RunCommand(PodbenchBinary().string() + " bench --filter '('", &out), 2);
+  EXPECT_THAT(out, HasSubstr("not a valid regex"));
+}
+#else
+TEST(BenchCliTest, BuildWithoutBenchmarksSaysSo) {
+  std::string out;
+  EXPECT_EQ(RunCommand(PodbenchBinary().string() + " bench", &out), 3);
+  EXPECT_THAT(out, HasSubstr("built without benchmarks"));
+}
+#endif
+
+}  // namespace
+}  // namespace podbench::testing

@@ -1,0 +1,124 @@
+// The im2col + GEMM convolution against the direct-loop reference, and the
+// reference's backward passes against finite differences.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "kernels/conv/conv2d.h"
+#include "kernels/conv/conv2d_internal.h"
+#include "tests/kernels/grad_check.h"
+
+namespace podbench::kernels {
+namespace {
+
+using testing::Dot;
+using testing::ExpectGradientMatches;
+using testing::RandomVec;
+
+struct Case {
+  const char* name;
+  Conv2dShape s;
+  int threads;
+};
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name << "_t" << c.threads; }
+
+Conv2dShape Make(std::int64_t n, std::int64_t h, std::int64_t w, std::int64_t c, std::int64_t oc,
+                 std::int64_t k, std::int64_t stride, std::int64_t pad) {
+  Conv2dShape s;
+  s.n = n;
+  s.h = h;
+  s.w = w;
+  s.c = c;
+  s.oc = oc;
+  s.kh = s.kw = k;
+  s.stride = stride;
+  s.pad = pad;
+  return s;
+}
+
+const Case kCases[] = {
+    {"pointwise_1x1", Make(2, 5, 7, 3, 5, 1, 1, 0), 1},
+    {"pointwise_1x1_s2", Make(1, 7, 7, 9, 4, 1, 2, 0), 2},
+    {"k3_s1_p1_odd", Make(2, 7, 5, 3, 7, 3, 1, 1), 1},
+    {"k3_s2_p1", Make(1, 9, 9, 5, 6, 3, 2, 1), 2},
+    {"k7_s2_p3_stem", Make(1, 13, 11, 3, 8, 7, 2, 3), 2},
+    {"k3_many_rows", Make(3, 17, 19, 16, 33, 3, 1, 1), 2},
+    {"k3_deep", Make(1, 6, 6, 129, 17, 3, 1, 0), 1},
+};
+
+class Conv2dTest : public ::testing::TestWithParam<std::tuple<Case, Precision>> {};
+
+void ExpectClose(const std::vector<float>& got, const std::vector<float>& want, double tol,
+                 const char* what) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], tol) << what << " at " << i;
+}
+
+TEST_P(Conv2dTest, FastPathMatchesReference) {
+  const auto& [c, prec] = GetParam();
+  const Conv2dShape& s = c.s;
+  const std::size_t nx = std::size_t(s.n * s.h * s.w * s.c), nf = std::size_t(s.kh * s.kw * s.c * s.oc),
+                    ny = std::size_t(s.n * s.OutH() * s.OutW() * s.oc);
+  auto x = RandomVec(nx, 1), f = RandomVec(nf, 2), dy = RandomVec(ny, 3);
+  const double tol = 1e-5 * double(s.kh * s.kw * std::max(s.c, s.oc) * s.n) + 1e-5;
+  std::vector<float> y(ny), y_ref(ny);
+  Conv2dForward(s, x.data(), f.data(), y.data(), prec, c.threads);
+  Conv2dForwardRef(s, x.data(), f.data(), y_ref.data(), prec);
+  ExpectClose(y, y_ref, tol, "forward");
+  std::vector<float> y_explicit(ny);
+  conv_internal::Conv2dForwardExplicitIm2Col(s, x.data(), f.data(), y_explicit.data(), prec, c.threads);
+  ExpectClose(y_explicit, y_ref, tol, "forward (explicit im2col)");
+  std::vector<float> dx(nx, 7.0f), dx_ref(nx);
+  Conv2dBackwardData(s, dy.data(), f.data(), dx.data(), prec, c.threads);
+  Conv2dBackwardDataRef(s, dy.data(), f.data(), dx_ref.data(), prec);
+  ExpectClose(dx, dx_ref, tol, "backward data");
+  std::vector<float> df(nf, 7.0f), df_ref(nf);
+  Conv2dBackwardFilter(s, x.data(), dy.data(), df.data(), prec, c.threads);
+  Conv2dBackwardFilterRef(s, x.data(), dy.data(), df_ref.data(), prec);
+  ExpectClose(df, df_ref, tol * double(s.OutH() * s.OutW()), "backward filter");
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, Conv2dTest,
+                         ::testing::Combine(::testing::ValuesIn(kCases),
+                                            ::testing::Values(Precision::kF32, Precision::kBf16)),
+                         [](const auto& param_info) {
+                           return std::string(std::get<0>(param_info.param).name) +
+                                  (std::get<1>(param_info.param) == Precision::kF32 ? "_f32" : "_bf16");
+                         });
+
+TEST(Conv2dReferenceTest, BackwardIsTheGradientOfForward) {
+  const Conv2dShape s = Make(1, 5, 4, 2, 3, 3, 2, 1);
+  const std::size_t nx = std::size_t(s.n * s.h * s.w * s.c), nf = std::size_t(s.kh * s.kw * s.c * s.oc),
+                    ny = std::size_t(s.n * s.OutH() * s.OutW() * s.oc);
+  auto x = RandomVec(nx, 4), f = RandomVec(nf, 5), r = RandomVec(ny, 6);
+  std::vector<float> y(ny), dx(nx), df(nf);
+  auto loss = [&] {
+    Conv2dForwardRef(s, x.data(), f.data(), y.data());
+    return Dot(y, r);
+  };
+  Conv2dBackwardDataRef(s, r.data(), f.data(), dx.data());
+  Conv2dBackwardFilterRef(s, x.data(), r.data(), df.data());
+  ExpectGradientMatches(x, dx, loss, "dx");
+  ExpectGradientMatches(f, df, loss, "dfilter");
+}
+
+TEST(Conv2dReferenceTest, HandComputed) {
+  // 1 image 2x2x1, 2x2 filter of ones, no padding: the sum of the image.
+  const Conv2dShape s = Make(1, 2, 2, 1, 1, 2, 1, 0);
+  const float x[] = {1, 2, 3, 4}, f[] = {1, 1, 1, 1};
+  float y = 0;
+  Conv2dForward(s, x, f, &y);
+  EXPECT_EQ(y, 10);
+  EXPECT_EQ(Conv2dFlops(s), 8);
+}
+
+TEST(Conv2dShapeTest, OutputSizeAndValidity) {
+  EXPECT_EQ(Make(1, 224, 224, 3, 64, 7, 2, 3).OutH(), 112);
+  EXPECT_EQ(Make(1, 56, 56, 64, 64, 3, 2, 1).OutW(), 28);
+  EXPECT_FALSE(Make(1, 2, 2, 1, 1, 5, 1, 0).Valid());
+  EXPECT_TRUE(Make(1, 2, 2, 1, 1, 5, 1, 2).Valid());
+}
+
+}  // namespace
+}  // namespace podbench::kernels

@@ -1,0 +1,366 @@
+// The non-GEMM kernels: hand computations, and backward passes against
+// finite differences of their forward passes.
+#include <cmath>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "kernels/ops/attention.h"
+#include "kernels/ops/batch_norm.h"
+#include "kernels/ops/elementwise.h"
+#include "kernels/ops/embedding.h"
+#include "kernels/ops/layer_norm.h"
+#include "kernels/ops/lstm_cell.h"
+#include "kernels/ops/optimizers.h"
+#include "kernels/ops/pooling.h"
+#include "kernels/ops/softmax_xent.h"
+#include "tests/kernels/grad_check.h"
+
+namespace podbench::kernels {
+namespace {
+
+using testing::Dot;
+using testing::ExpectGradientMatches;
+using testing::RandomVec;
+
+TEST(ElementwiseTest, HandComputed) {
+  const float a[] = {1, -2, 3}, b[] = {4, 5, -6};
+  float y[3];
+  Add(a, b, y, 3);
+  EXPECT_EQ(y[2], -3);
+  Mul(a, b, y, 3);
+  EXPECT_EQ(y[1], -10);
+  Axpy(2, a, y, 3);
+  EXPECT_EQ(y[0], 6);
+  Scale(-1, a, y, 3);
+  EXPECT_EQ(y[1], 2);
+  Relu(a, y, 3);
+  EXPECT_EQ(y[1], 0);
+  EXPECT_EQ(y[2], 3);
+  ReluGrad(a, b, y, 3);
+  EXPECT_EQ(y[0], 4);
+  EXPECT_EQ(y[1], 0);
+  float m[] = {1, 2, 3, 4}, bias[] = {10, 20}, db[2];
+  AddBias(bias, m, 2, 2);
+  EXPECT_EQ(m[3], 24);
+  BiasGrad(m, db, 2, 2);
+  EXPECT_EQ(db[0], 11 + 13);
+}
+
+// Emulates a group of replicas in one process: replica r's partials are
+// replaced by the sum over all replicas' partials, given in advance.
+class FixedSumReducer : public BatchNormStatsReducer {
+ public:
+  explicit FixedSumReducer(std::vector<double> others) : others_(std::move(others)) {}
+  void AllReduceSum(std::span<double> partials) override {
+    ++calls;
+    ASSERT_EQ(partials.size(), others_.size());
+    for (std::size_t i = 0; i < partials.size(); ++i) partials[i] += others_[i];
+  }
+  int calls = 0;
+
+ private:
+  std::vector<double> others_;
+};
+
+TEST(BatchNormTest, TrainingForwardNormalisesAndTracksRunningStats) {
+  const float x[] = {1, 10, 3, 30};  // 2 rows x 2 channels
+  const float gamma[] = {1, 2}, beta[] = {0, 1};
+  float y[4], mean[2], inv_std[2], rm[2] = {0, 0}, rv[2] = {1, 1};
+  BatchNormParams p;
+  p.epsilon = 0;
+  BatchNormForwardTraining(x, 2, 2, gamma, beta, p, y, mean, inv_std, rm, rv);
+  EXPECT_FLOAT_EQ(mean[0], 2);
+  EXPECT_FLOAT_EQ(inv_std[0], 1);  // var 1
+  EXPECT_FLOAT_EQ(y[0], -1);
+  EXPECT_FLOAT_EQ(y[3], 2 * 1 + 1);
+  EXPECT_FLOAT_EQ(rm[1], 0.1f * 20);
+  EXPECT_FLOAT_EQ(rv[0], 0.9f + 0.1f * 2);  // unbiased variance 2
+}
+
+TEST(BatchNormTest, CrossReplicaStatisticsEqualOneBigBatch) {
+  const std::int64_t c = 3, rows = 4;
+  auto x = RandomVec(std::size_t(2 * rows * c), 11);
+  auto dy = RandomVec(std::size_t(2 * rows * c), 12);
+  const std::vector<float> gamma{1, 2, 0.5f}, beta{0, 1, -1};
+  BatchNormParams p;
+  // One replica with the whole batch.
+  std::vector<float> y(x.size()), mean(3), is(3), rm(3), rv(3, 1.0f), dx(x.size()), dg(3), db(3);
+  BatchNormForwardTraining(x.data(), 2 * rows, c, gamma.data(), beta.data(), p, y.data(), mean.data(),
+                           is.data(), rm.data(), rv.data());
+  BatchNormBackward(x.data(), dy.data(), 2 * rows, c, gamma.data(), mean.data(), is.data(), dx.data(),
+                    dg.data(), db.data());
+  // Replica 0 holds the first half; the reducer adds replica 1's partials.
+  std::vector<double> fwd_other(2 * c + 1, 0.0), bwd_other(2 * c + 1, 0.0);
+  for (std::int64_t r = rows; r < 2 * rows; ++r)
+    for (std::int64_t j = 0; j < c; ++j) {
+      const double v = x[std::size_t(r * c + j)];
+      fwd_other[std::size_t(j)] += v;
+      fwd_other[std::size_t(c + j)] += v * v;
+      const double xhat = (v - mean[std::size_t(j)]) * is[std::size_t(j)];
+      bwd_other[std::size_t(j)] += dy[std::size_t(r * c + j)];
+      bwd_other[std::size_t(c + j)] += dy[std::size_t(r * c + j)] * xhat;
+    }
+  fwd_other[std::size_t(2 * c)] = bwd_other[std::size_t(2 * c)] = double(rows);
+  FixedSumReducer fwd(fwd_other), bwd(bwd_other);
+  std::vector<float> y0(std::size_t(rows * c)), mean0(3), is0(3), rm0(3), rv0(3, 1.0f),
+      dx0(std::size_t(rows * c)), dg0(3), db0(3);
+  BatchNormForwardTraining(x.data(), rows, c, gamma.data(), beta.data(), p, y0.data(), mean0.data(),
+                           is0.data(), rm0.data(), rv0.data(), &fwd);
+  BatchNormBackward(x.data(), dy.data(), rows, c, gamma.data(), mean0.data(), is0.data(), dx0.data(),
+                    dg0.data(), db0.data(), &bwd);
+  EXPECT_EQ(fwd.calls, 1);
+  EXPECT_EQ(bwd.calls, 1);
+  for (std::size_t i = 0; i < y0.size(); ++i) {
+    EXPECT_NEAR(y0[i], y[i], 1e-5);
+    EXPECT_NEAR(dx0[i], dx[i], 1e-5);
+  }
+  for (std::size_t j = 0; j < 3; ++j) {
+    EXPECT_NEAR(mean0[j], mean[j], 1e-6);
+    EXPECT_NEAR(rv0[j], rv[j], 1e-5);
+    EXPECT_NEAR(dg0[j], dg[j], 1e-4);
+    EXPECT_NEAR(db0[j], db[j], 1e-4);
+  }
+}
+
+TEST(BatchNormTest, BackwardIsTheGradient) {
+  const std::int64_t rows = 5, c = 3;
+  auto x = RandomVec(std::size_t(rows * c), 21);
+  auto r = RandomVec(x.size(), 22);
+  auto gamma = RandomVec(3, 23, 0.5f, 1.5f), beta = RandomVec(3, 24);
+  std::vector<float> y(x.size()), mean(3), is(3), rm(3), rv(3), dx(x.size()), dg(3), db(3);
+  BatchNormParams p;
+  auto loss = [&] {
+    BatchNormForwardTraining(x.data(), rows, c, gamma.data(), beta.data(), p, y.data(), mean.data(),
+                             is.data(), rm.data(), rv.data());
+    return Dot(y, r);
+  };
+  loss();
+  BatchNormBackward(x.data(), r.data(), rows, c, gamma.data(), mean.data(), is.data(), dx.data(),
+                    dg.data(), db.data());
+  ExpectGradientMatches(x, dx, loss, "dx", 1e-3, 3e-2);
+  ExpectGradientMatches(gamma, dg, loss, "dgamma", 1e-3);
+  ExpectGradientMatches(beta, db, loss, "dbeta", 1e-3);
+  float yi[15];
+  BatchNormForwardInference(x.data(), rows, c, gamma.data(), beta.data(), mean.data(), rv.data(), 0, yi);
+  EXPECT_NEAR(yi[0], gamma[0] * (x[0] - mean[0]) / std::sqrt(rv[0]) + beta[0], 1e-5);
+}
+
+TEST(PoolingTest, MaxAndAverageHandComputed) {
+  Pool2dShape s;
+  s.h = s.w = 3;
+  s.kh = s.kw = 2;
+  s.stride = 1;
+  const float x[] = {1, 5, 2, 4, 3, 9, 0, 8, 7};
+  float y[4];
+  MaxPoolForward(s, x, y);
+  EXPECT_EQ(y[0], 5);
+  EXPECT_EQ(y[1], 9);
+  EXPECT_EQ(y[2], 8);
+  AvgPoolForward(s, x, y);
+  EXPECT_FLOAT_EQ(y[0], 13.0f / 4);
+  s.pad = 1;
+  s.stride = 2;  // 2x2 output; the corner window sees one element
+  AvgPoolForward(s, x, y);
+  EXPECT_FLOAT_EQ(y[0], 1);
+  float g[] = {1, 1, 1, 1}, dx[9];
+  AvgPoolBackward(s, g, dx);
+  EXPECT_FLOAT_EQ(dx[0], 1);
+  EXPECT_FLOAT_EQ(dx[1], 0.5f);
+}
+
+TEST(PoolingTest, BackwardIsTheGradient) {
+  Pool2dShape s;
+  s.n = 2;
+  s.h = 7;
+  s.w = 6;
+  s.c = 3;
+  s.kh = s.kw = 3;
+  s.stride = 2;
+  s.pad = 1;
+  const std::size_t ny = std::size_t(s.n * s.OutH() * s.OutW() * s.c);
+  auto x = RandomVec(std::size_t(s.n * s.h * s.w * s.c), 31);
+  auto r = RandomVec(ny, 32);
+  std::vector<float> y(ny), dx(x.size());
+  auto max_loss = [&] {
+    MaxPoolForward(s, x.data(), y.data());
+    return Dot(y, r);
+  };
+  MaxPoolBackward(s, x.data(), r.data(), dx.data());
+  ExpectGradientMatches(x, dx, max_loss, "max pool", 1e-4);
+  auto avg_loss = [&] {
+    AvgPoolForward(s, x.data(), y.data());
+    return Dot(y, r);
+  };
+  AvgPoolBackward(s, r.data(), dx.data());
+  ExpectGradientMatches(x, dx, avg_loss, "avg pool");
+  std::vector<float> gy(6), gdx(x.size());
+  auto gr = RandomVec(6, 33);
+  auto gap_loss = [&] {
+    GlobalAvgPoolForward(x.data(), 2, 42, 3, gy.data());
+    return Dot(gy, gr);
+  };
+  GlobalAvgPoolBackward(gr.data(), 2, 42, 3, gdx.data());
+  ExpectGradientMatches(x, gdx, gap_loss, "global avg pool");
+}
+
+TEST(SoftmaxXentTest, HandComputedWithLabelSmoothing) {
+  const float logits[] = {0, 0, 0, 0};  // uniform softmax over 4 classes
+  const std::int32_t label = 2;
+  float d[4];
+  EXPECT_NEAR(SoftmaxCrossEntropy(logits, &label, 1, 4, 0.0f, d), std::log(4.0), 1e-9);
+  EXPECT_FLOAT_EQ(d[2], 0.25f - 1);
+  EXPECT_FLOAT_EQ(d[0], 0.25f);
+  // smoothing 0.4: target 0.7 on the label, 0.1 elsewhere; the loss is still log 4.
+  EXPECT_NEAR(SoftmaxCrossEntropy(logits, &label, 1, 4, 0.4f, d), std::log(4.0), 1e-6);
+  EXPECT_FLOAT_EQ(d[2], 0.25f - 0.7f);
+  EXPECT_FLOAT_EQ(d[1], 0.25f - 0.1f);
+}
+
+TEST(SoftmaxXentTest, GradientMatches) {
+  auto z = RandomVec(3 * 7, 41, -3, 3);
+  const std::int32_t labels[] = {0, 6, 3};
+  std::vector<float> d(z.size());
+  SoftmaxCrossEntropy(z.data(), labels, 3, 7, 0.1f, d.data());
+  ExpectGradientMatches(z, d, [&] { return SoftmaxCrossEntropy(z.data(), labels, 3, 7, 0.1f, nullptr); },
+                        "dlogits", 1e-3);
+}
+
+TEST(SoftmaxTest, MaskAndBackward) {
+  float x[] = {1, 2, 3, 4, 5, 6};
+  const std::uint8_t mask[] = {1, 1, 0, 0, 0, 0};
+  MaskedSoftmax(x, mask, 2, 3);
+  EXPECT_NEAR(x[0], 1 / (1 + std::exp(1.0)), 1e-6);
+  EXPECT_EQ(x[2], 0);
+  EXPECT_EQ(x[4], 0);  // a fully masked row is zeros
+  auto z = RandomVec(8, 42), r = RandomVec(8, 43);
+  std::vector<float> y(8), dz(8);
+  auto loss = [&] {
+    y = z;
+    MaskedSoftmax(y.data(), nullptr, 2, 4);
+    return Dot(y, r);
+  };
+  loss();
+  SoftmaxBackward(y.data(), r.data(), dz.data(), 2, 4);
+  ExpectGradientMatches(z, dz, loss, "softmax", 1e-3);
+}
+
+TEST(LayerNormTest, ForwardAndGradient) {
+  const std::int64_t rows = 3, cols = 5;
+  auto x = RandomVec(std::size_t(rows * cols), 51), r = RandomVec(x.size(), 52);
+  auto gamma = RandomVec(5, 53, 0.5f, 1.5f), beta = RandomVec(5, 54);
+  std::vector<float> y(x.size()), mean(3), is(3), dx(x.size()), dg(5), db(5);
+  auto loss = [&] {
+    LayerNormForward(x.data(), rows, cols, gamma.data(), beta.data(), 1e-5f, y.data(), mean.data(), is.data());
+    return Dot(y, r);
+  };
+  loss();
+  double row_mean = 0;
+  for (int j = 0; j < 5; ++j) row_mean += (y[std::size_t(j)] - beta[std::size_t(j)]) / gamma[std::size_t(j)];
+  EXPECT_NEAR(row_mean, 0, 1e-5);
+  LayerNormBackward(x.data(), r.data(), rows, cols, gamma.data(), mean.data(), is.data(), dx.data(),
+                    dg.data(), db.data());
+  ExpectGradientMatches(x, dx, loss, "dx", 1e-3, 3e-2);
+  ExpectGradientMatches(gamma, dg, loss, "dgamma", 1e-3);
+  ExpectGradientMatches(beta, db, loss, "dbeta", 1e-3);
+}
+
+TEST(EmbeddingTest, LookupAndRepeatedIdsAccumulate) {
+  const float table[] = {0, 1, 10, 11, 20, 21};  // vocab 3, dim 2
+  const std::int32_t ids[] = {2, 0, 2};
+  float y[6];
+  EmbeddingLookup(table, 3, 2, ids, 3, y);
+  EXPECT_EQ(y[0], 20);
+  EXPECT_EQ(y[3], 1);
+  const float dy[] = {1, 2, 3, 4, 5, 6};
+  float dt[6] = {};
+  EmbeddingGrad(dy, ids, 3, 3, 2, dt);
+  EXPECT_EQ(dt[4], 1 + 5);
+  EXPECT_EQ(dt[5], 2 + 6);
+  EXPECT_EQ(dt[0], 3);
+  EXPECT_EQ(dt[2], 0);
+}
+
+TEST(AttentionTest, MaskedForwardAndGradient) {
+  AttentionShape s;
+  s.batch = 2;
+  s.tq = 3;
+  s.tk = 5;
+  s.d = 4;
+  s.dv = 6;
+  auto q = RandomVec(std::size_t(s.batch * s.tq * s.d), 61), k = RandomVec(std::size_t(s.batch * s.tk * s.d), 62),
+       v = RandomVec(std::size_t(s.batch * s.tk * s.dv), 63), r = RandomVec(std::size_t(s.batch * s.tq * s.dv), 64);
+  std::vector<std::uint8_t> mask(std::size_t(s.batch * s.tq * s.tk), 1);
+  for (std::int64_t i = 0; i < s.tq; ++i) mask[std::size_t(i * s.tk + 4)] = 0;  // batch 0 ignores key 4
+  std::vector<float> p(std::size_t(s.batch * s.tq * s.tk)), o(r.size());
+  const float scale = 0.5f;
+  auto loss = [&] {
+    AttentionForward(s, q.data(), k.data(), v.data(), mask.data(), scale, p.data(), o.data(), 1);
+    return Dot(o, r);
+  };
+  loss();
+  EXPECT_EQ(p[4], 0);
+  double row = 0;
+  for (int j = 0; j < 5; ++j) row += p[std::size_t(j)];
+  EXPECT_NEAR(row, 1, 1e-6);
+  std::vector<float> dq(q.size()), dk(k.size()), dv(v.size());
+  AttentionBackward(s, q.data(), k.data(), v.data(), p.data(), r.data(), scale, dq.data(), dk.data(),
+                    dv.data(), 2);
+  ExpectGradientMatches(q, dq, loss, "dq", 1e-3);
+  ExpectGradientMatches(k, dk, loss, "dk", 1e-3);
+  ExpectGradientMatches(v, dv, loss, "dv", 1e-3);
+}
+
+TEST(LstmCellTest, GradientMatches) {
+  LstmShape s;
+  s.batch = 2;
+  s.input = 3;
+  s.hidden = 4;
+  const std::size_t nh = std::size_t(s.batch * s.hidden);
+  auto x = RandomVec(std::size_t(s.batch * s.input), 71), h = RandomVec(nh, 72), c = RandomVec(nh, 73);
+  auto w = RandomVec(std::size_t((s.input + s.hidden) * 4 * s.hidden), 74), b = RandomVec(16, 75);
+  auto rh = RandomVec(nh, 76), rc = RandomVec(nh, 77);
+  std::vector<float> gates(std::size_t(s.batch * 4 * s.hidden)), co(nh), ho(nh);
+  auto loss = [&] {
+    LstmCellForward(s, x.data(), h.data(), c.data(), w.data(), b.data(), gates.data(), co.data(), ho.data(), 1);
+    return Dot(ho, rh) + Dot(co, rc);
+  };
+  loss();
+  std::vector<float> dx(x.size()), dh(nh), dc(nh), dw(w.size(), 0.0f), db(16, 0.0f);
+  LstmCellBackward(s, x.data(), h.data(), c.data(), w.data(), gates.data(), co.data(), rh.data(), rc.data(),
+                   dx.data(), dh.data(), dc.data(), dw.data(), db.data(), 1);
+  ExpectGradientMatches(x, dx, loss, "dx", 1e-3);
+  ExpectGradientMatches(h, dh, loss, "dh", 1e-3);
+  ExpectGradientMatches(c, dc, loss, "dc", 1e-3);
+  ExpectGradientMatches(w, dw, loss, "dw", 1e-3);
+  ExpectGradientMatches(b, db, loss, "db", 1e-3);
+}
+
+TEST(OptimizerTest, SgdMomentumHandComputed) {
+  float w[] = {1}, g[] = {0.5f}, v[] = {2};
+  SgdMomentumUpdate(w, g, v, 1, 0.1f, 0.9f, 0.1f);
+  EXPECT_FLOAT_EQ(v[0], 0.9f * 2 + 0.5f + 0.1f);
+  EXPECT_FLOAT_EQ(w[0], 1 - 0.1f * v[0]);
+}
+
+TEST(OptimizerTest, LarsTrustRatio) {
+  float w[] = {3, 4}, g[] = {0, 1}, v[] = {0, 0};  // ||w|| = 5, ||g|| = 1
+  const float trust = LarsUpdate(w, g, v, 2, 1.0f, 0.9f, 0.0f, 0.001f);
+  EXPECT_FLOAT_EQ(trust, 0.001f * 5);
+  EXPECT_FLOAT_EQ(w[1], 4 - 0.005f);
+  float z[] = {0, 0}, zv[] = {0, 0};
+  EXPECT_EQ(LarsUpdate(z, g, zv, 2, 1.0f, 0.9f, 0.0f, 0.001f), 1.0f);  // ||w|| = 0
+}
+
+TEST(OptimizerTest, AdamFirstStepMovesByLr) {
+  float w[] = {1, 1}, g[] = {0.3f, -2}, m[] = {0, 0}, v[] = {0, 0};
+  AdamParams p;
+  p.lr = 0.01f;
+  AdamUpdate(w, g, m, v, 2, p, 1);
+  // With bias correction the first step is lr * sign(g) (up to epsilon).
+  EXPECT_NEAR(w[0], 1 - 0.01, 1e-6);
+  EXPECT_NEAR(w[1], 1 + 0.01, 1e-6);
+}
+
+}  // namespace
+}  // namespace podbench::kernels
