@@ -1,0 +1,59 @@
+// Host-side speed of the topology module: how long the event simulation
+// takes to time one ResNet-50-sized all-reduce on tpu-v3-2048, and the
+// threaded functional all-reduce's throughput.
+//   build/topology/topology_bench --benchmark_filter=Sim
+#include <benchmark/benchmark.h>
+
+#include "topology/collectives.h"
+#include "topology/slice.h"
+
+namespace podbench::topology {
+namespace {
+
+constexpr double kResNetParams = 25.6e6;
+
+void BM_SimulateResNetAllReduce(benchmark::State& state, const char* algo, const char* slice_name) {
+  auto slice = Slice::FromName(slice_name, DefaultSystem());
+  LogicalTopology lt = LogicalTopology::WholeSlice(*slice);
+  double simulated = 0;
+  for (auto _ : state) {
+    auto r = SimulateCollective(algo, kResNetParams * 4, DType::kF32, lt);
+    if (!r.ok()) {
+      state.SkipWithError(r.status().ToString().c_str());
+      return;
+    }
+    simulated = r->time_s;
+    benchmark::DoNotOptimize(simulated);
+  }
+  state.counters["simulated_ms"] = simulated * 1e3;
+}
+BENCHMARK_CAPTURE(BM_SimulateResNetAllReduce, torus2d_v3_2048, "torus2d", "tpu-v3-2048")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_SimulateResNetAllReduce, torus2d_bidir_v3_2048, "torus2d_bidir", "tpu-v3-2048")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_SimulateResNetAllReduce, ring_v3_2048, "ring", "tpu-v3-2048")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+
+// Functional all-reduce of `elements` fp32 per core on tpu-v3-32 (32 cores).
+void BM_FunctionalAllReduce(benchmark::State& state, const char* algo) {
+  auto slice = Slice::FromName("tpu-v3-32", DefaultSystem());
+  LogicalTopology lt = LogicalTopology::WholeSlice(*slice);
+  const uint64_t elements = static_cast<uint64_t>(state.range(0));
+  CoreBuffers buf(DType::kF32, elements, 0, lt.torus().num_cores());
+  auto algorithm = AlgorithmRegistry::Global().Create(algo);
+  auto schedule = (*algorithm)->Build(lt, elements);
+  for (auto _ : state) {
+    Status st = RunFunctional(*schedule, buf, static_cast<int>(state.range(1)));
+    if (!st.ok()) state.SkipWithError(st.ToString().c_str());
+  }
+  // Bytes of payload all-reduced per second, summed over cores.
+  state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(elements) * 4 * lt.torus().num_cores());
+}
+BENCHMARK_CAPTURE(BM_FunctionalAllReduce, ring, "ring")->Args({1 << 16, 1})->Args({1 << 16, 2});
+BENCHMARK_CAPTURE(BM_FunctionalAllReduce, torus2d, "torus2d")->Args({1 << 16, 1})->Args({1 << 16, 2});
+
+}  // namespace
+}  // namespace podbench::topology
+
+BENCHMARK_MAIN();

@@ -1,0 +1,32 @@
+#include "topology/collectives.h"
+
+#include <cmath>
+
+namespace podbench::topology {
+
+Result<double> CollectiveTime(std::string_view algorithm, double bytes, const LogicalTopology& logical,
+                              const AlgorithmOptions& options) {
+  PODBENCH_ASSIGN_OR_RETURN(auto algo, AlgorithmRegistry::Global().Create(algorithm, options));
+  return algo->AnalyticTime(logical, bytes);
+}
+
+Result<SimResult> SimulateCollective(std::string_view algorithm, double bytes, DType dtype,
+                                     const LogicalTopology& logical, const AlgorithmOptions& options,
+                                     const SimOptions& sim_options) {
+  PODBENCH_ASSIGN_OR_RETURN(auto algo, AlgorithmRegistry::Global().Create(algorithm, options));
+  const double elements = std::floor(bytes / BytesPerElement(dtype));
+  if (elements < 1 || elements >= 4294967296.0) {
+    return Status::InvalidArgument("payload of " + std::to_string(bytes) + " bytes: need 1 to 2^32-1 elements");
+  }
+  PODBENCH_ASSIGN_OR_RETURN(Schedule s, algo->Build(logical, static_cast<uint64_t>(elements)));
+  return Simulate(s, logical.torus(), BytesPerElement(dtype), sim_options);
+}
+
+Status RunCollective(std::string_view algorithm, const LogicalTopology& logical, CoreBuffers& buffers,
+                     const AlgorithmOptions& options, int threads) {
+  PODBENCH_ASSIGN_OR_RETURN(auto algo, AlgorithmRegistry::Global().Create(algorithm, options));
+  PODBENCH_ASSIGN_OR_RETURN(Schedule s, algo->Build(logical, buffers.elements()));
+  return RunFunctional(s, buffers, threads);
+}
+
+}  // namespace podbench::topology
