@@ -1,17 +1,45 @@
 // podbench scaling: per-slice scaling table against published v0.6 results.
+#include <memory>
+#include <ostream>
+
 #include "harness/cli/command.h"
+#include "harness/cli/store_util.h"
+#include "results/scaling.h"
 
 namespace podbench::cli {
 
+namespace {
+struct ScalingCliOptions {
+  std::string workload, db = "podbench.db";
+  results::ScalingOptions scaling;
+  OutputFormat format = OutputFormat::kText;
+};
+}  // namespace
+
 void AddScalingCommand(CLI::App& app, CliContext& ctx) {
-  auto* sub = app.add_subcommand("scaling", "Scaling table of a workload per slice, against the published v0.6 results");
-  static std::string workload, preset, db = "podbench.db";
-  static OutputFormat format = OutputFormat::kText;
-  sub->add_option("workload", workload, "Workload name")->required();
-  sub->add_option("--preset", preset, "Hyperparameter preset, e.g. google-v0.6");
-  sub->add_option("--db", db, "Results database (SQLite)");
-  AddFormatOption(sub, &format, true);
-  MarkUnavailable(sub, ctx, "issue #6, harness");
+  auto* sub = app.add_subcommand(
+      "scaling", "Scaling table of a workload per slice, against the published v0.6 results");
+  auto opt = std::make_shared<ScalingCliOptions>();
+  sub->add_option("workload", opt->workload, "Workload name")->required();
+  sub->add_option("--preset", opt->scaling.preset,
+                  "Only runs made with this preset (e.g. google-v0.6); lists every published slice");
+  sub->add_option("--db", opt->db, "Results database (SQLite; default podbench.db)");
+  AddFormatOption(sub, &opt->format, true);
+  sub->callback([opt, &ctx] {
+    auto store = OpenExistingStore(opt->db, ctx, "scaling");
+    if (!store) return;
+    results::RunFilter f;
+    f.workload = opt->workload;
+    f.mode = "projected";
+    auto runs = store->ListRuns(f);
+    if (!runs.ok()) return Fail(ctx, "scaling", runs.status());
+    auto rows = results::BuildScalingTable(opt->workload, *runs, opt->scaling);
+    switch (opt->format) {
+      case OutputFormat::kText: results::WriteScalingText(ctx.out, opt->workload, rows); break;
+      case OutputFormat::kCsv: results::WriteScalingCsv(ctx.out, rows); break;
+      case OutputFormat::kJson: ctx.out << results::ScalingToJson(rows).dump(2) << "\n"; break;
+    }
+  });
 }
 
 }  // namespace podbench::cli

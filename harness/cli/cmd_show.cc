@@ -1,16 +1,55 @@
 // podbench show: show one saved run.
+#include <charconv>
+#include <memory>
+#include <ostream>
+
 #include "harness/cli/command.h"
+#include "harness/cli/store_util.h"
+#include "results/export.h"
 
 namespace podbench::cli {
 
+namespace {
+struct ShowOptions {
+  std::string db = "podbench.db";
+  std::string run;
+  OutputFormat format = OutputFormat::kText;
+};
+}  // namespace
+
 void AddShowCommand(CLI::App& app, CliContext& ctx) {
   auto* sub = app.add_subcommand("show", "Show one run: settings, evals, time breakdown, log");
-  static std::string db = "podbench.db", run;
-  static OutputFormat format = OutputFormat::kText;
-  sub->add_option("run", run, "Run id")->required();
-  sub->add_option("--db", db, "Results database (SQLite)");
-  AddFormatOption(sub, &format);
-  MarkUnavailable(sub, ctx, "issue #6, results store");
+  auto opt = std::make_shared<ShowOptions>();
+  sub->add_option("run", opt->run, "Run id")->required();
+  sub->add_option("--db", opt->db, "Results database (SQLite; default podbench.db)");
+  AddFormatOption(sub, &opt->format);
+  sub->callback([opt, &ctx] {
+    int64_t id = 0;
+    auto [p, ec] = std::from_chars(opt->run.data(), opt->run.data() + opt->run.size(), id);
+    if (ec != std::errc() || p != opt->run.data() + opt->run.size() || id <= 0) {
+      return Fail(ctx, "show", Status::InvalidArgument("'" + opt->run + "' is not a run id"));
+    }
+    auto store = OpenExistingStore(opt->db, ctx, "show");
+    if (!store) return;
+    results::RunDetail d;
+    auto run = store->GetRun(id);
+    if (!run.ok()) return Fail(ctx, "show", run.status());
+    d.run = *run;
+    auto evals = store->Evals(id);
+    auto breakdown = store->Breakdown(id);
+    auto events = store->Events(id);
+    for (const Status& st : {evals.status(), breakdown.status(), events.status()}) {
+      if (!st.ok()) return Fail(ctx, "show", st);
+    }
+    d.evals = *evals;
+    d.breakdown = *breakdown;
+    d.events = static_cast<int64_t>(events->size());
+    if (opt->format == OutputFormat::kJson) {
+      ctx.out << results::RunDetailToJson(d).dump(2) << "\n";
+    } else {
+      results::WriteRunDetailText(ctx.out, d);
+    }
+  });
 }
 
 }  // namespace podbench::cli

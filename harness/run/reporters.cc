@@ -1,0 +1,84 @@
+#include "harness/run/reporters.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace podbench::harness {
+
+MllLogReporter::MllLogReporter(std::string path) : path_(std::move(path)) {}
+
+Result<std::unique_ptr<MllLogReporter>> MllLogReporter::Create(const std::string& path) {
+  std::unique_ptr<MllLogReporter> r(new MllLogReporter(path));
+  r->out_.open(path, std::ios::out | std::ios::trunc);
+  if (!r->out_) return Status::IOError(path + ": cannot create the MLPerf log");
+  r->writer_ = std::make_unique<mllog::LogWriter>(r->out_, mllog::Format::kMll);
+  return r;
+}
+
+Status MllLogReporter::OnEvent(const RunEvent& e) {
+  Status st = writer_->Write(e.ts_emulated_s, e.key, e.value, e.metadata, "POINT_IN_TIME",
+                             "podbench/harness/run", 0);
+  return st.ok() ? st : st.WithContext(path_);
+}
+
+Status StoreReporter::OnEvent(const RunEvent& e) {
+  events_.push_back({seq_++, e.ts_emulated_s, e.ts_host_s, e.key, e.value.ToJson(),
+                     e.metadata.is_null() ? "{}" : e.metadata.ToJson()});
+  return Status::Ok();
+}
+
+Status StoreReporter::OnEval(const EvalPoint& p) {
+  evals_.push_back({static_cast<double>(p.epoch), p.metric, p.value, p.ts_emulated_s, p.ts_host_s});
+  return Status::Ok();
+}
+
+Status StoreReporter::Flush() {
+  if (!events_.empty()) PODBENCH_RETURN_IF_ERROR(store_.AppendEvents(run_id_, events_));
+  events_.clear();
+  if (!evals_.empty()) PODBENCH_RETURN_IF_ERROR(store_.AddEvals(run_id_, evals_));
+  evals_.clear();
+  return Status::Ok();
+}
+
+Status StoreReporter::OnFinish(const RunSummary& s) {
+  PODBENCH_RETURN_IF_ERROR(Flush());
+  results::StepBreakdown b;
+  b.steps = s.steps;
+  b.compute_s = s.train.compute_s;
+  b.collectives_s = s.train.collectives_s;
+  b.bn_sync_s = s.train.bn_sync_s;
+  b.optimizer_s = s.train.optimizer_s;
+  b.input_s = s.train.input_s;
+  b.idle_s = s.train.idle_s;
+  b.evaluation_s = s.evaluation_s;
+  PODBENCH_RETURN_IF_ERROR(store_.SetBreakdown(run_id_, b));
+  results::RunOutcome o;
+  o.status = s.success ? "success" : "aborted";
+  o.ttt_emulated_s = s.ttt_emulated_s;
+  o.ttt_host_s = s.ttt_host_s;
+  if (s.steps > 0) {
+    o.step_time_s = s.step_time_s;
+    o.throughput = s.throughput;
+  }
+  o.epochs = static_cast<double>(s.epochs);
+  o.init_emulated_s = s.init_emulated_s;
+  return store_.FinishRun(run_id_, o);
+}
+
+Status ProgressReporter::OnBlockDone(int64_t last_epoch, int64_t max_epochs) {
+  constexpr int kWidth = 30;
+  int filled = static_cast<int>(kWidth * std::min<int64_t>(last_epoch, max_epochs) /
+                                std::max<int64_t>(1, max_epochs));
+  out_ << fmt::format("\r  run {}/{} [{}{}] epoch {}/{}", run_ + 1, runs_, std::string(filled, '#'),
+                      std::string(kWidth - filled, ' '), last_epoch, max_epochs)
+       << std::flush;
+  return Status::Ok();
+}
+
+Status ProgressReporter::OnFinish(const RunSummary&) {
+  out_ << "\r" << std::string(70, ' ') << "\r" << std::flush;
+  return Status::Ok();
+}
+
+}  // namespace podbench::harness

@@ -1,0 +1,110 @@
+#include "harness/run/settings.h"
+
+#include <charconv>
+#include <filesystem>
+#include <random>
+
+#include <nlohmann/json.hpp>
+
+namespace podbench::harness {
+
+using workloads::Mode;
+
+Result<workloads::SliceInfo> ParseSlice(const std::string& name) {
+  auto bad = [&] {
+    return Status::InvalidArgument("--slice " + name +
+                                   ": expected tpu-v3-N with N cores a power of two from 8 to 2048");
+  };
+  const std::string prefix = "tpu-v3-";
+  if (!name.starts_with(prefix)) return bad();
+  int64_t cores = 0;
+  const char* b = name.data() + prefix.size();
+  const char* e = name.data() + name.size();
+  auto [p, ec] = std::from_chars(b, e, cores);
+  if (ec != std::errc() || p != e || cores < 8 || cores > 2048 || (cores & (cores - 1)) != 0) {
+    return bad();
+  }
+  return workloads::SliceInfo{name, cores, cores / 2};
+}
+
+std::string EffectiveRunSettings::LogPath(int index) const {
+  if (request.log.empty()) return "";
+  if (runs == 1) return request.log;
+  std::filesystem::path p(request.log);
+  std::filesystem::path out = p.parent_path() / (p.stem().string() + "_" + std::to_string(index) +
+                                                 p.extension().string());
+  return out.string();
+}
+
+std::string EffectiveRunSettings::FlagsJson() const {
+  nlohmann::json j;
+  j["workload"] = request.workload;
+  j["slice"] = request.slice;
+  j["mode"] = request.mode;
+  j["runs"] = request.runs;
+  j["seed"] = request.seed ? nlohmann::json(*request.seed) : nlohmann::json(nullptr);
+  j["preset"] = request.preset;
+  j["set"] = request.sets;
+  j["log"] = request.log;
+  j["label"] = request.label;
+  return j.dump();
+}
+
+std::string EffectiveRunSettings::HyperparametersJson() const {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, v] : hp.values()) {
+    std::visit([&, n = name](const auto& x) { j[n] = x; }, v);
+  }
+  return j.dump();
+}
+
+Result<EffectiveRunSettings> Normalize(const RunRequest& req) {
+  EffectiveRunSettings s;
+  s.request = req;
+  s.registration = workloads::FindWorkload(req.workload);
+  if (s.registration == nullptr) {
+    std::string known;
+    for (const auto* r : workloads::AllWorkloads()) known += (known.empty() ? "" : ", ") + r->name();
+    return Status::InvalidArgument("unknown workload '" + req.workload + "' (available: " +
+                                   (known.empty() ? "none" : known) + ")");
+  }
+  if (req.mode == "functional") {
+    s.mode = Mode::kFunctional;
+  } else if (req.mode == "projected") {
+    s.mode = Mode::kProjected;
+  } else {
+    return Status::InvalidArgument("--mode " + req.mode + ": expected functional or projected");
+  }
+  if (!s.registration->Supports(s.mode)) {
+    return Status::InvalidArgument(req.workload + " has no " + req.mode + " mode");
+  }
+  PODBENCH_ASSIGN_OR_RETURN(s.slice, ParseSlice(req.slice));
+  if (req.runs < 0 || req.runs > 1000) {
+    return Status::InvalidArgument("--runs " + std::to_string(req.runs) + ": expected 1 to 1000");
+  }
+  s.runs = req.runs == 0 ? s.registration->scored_runs() : req.runs;
+  s.base_seed = req.seed ? *req.seed : std::random_device{}();
+
+  s.workload = s.registration->Create();
+  std::map<std::string, workloads::HpValue> preset;
+  if (!req.preset.empty()) {
+    auto p = s.workload->Preset(req.preset, s.slice);
+    if (!p.ok()) return p.status().WithContext("--preset " + req.preset);
+    preset = *p;
+  }
+  PODBENCH_ASSIGN_OR_RETURN(s.hp, workloads::ResolveHyperparameters(
+                                      s.workload->HyperparameterSpecs(), preset, req.sets,
+                                      req.workload));
+  PODBENCH_RETURN_IF_ERROR(s.workload->Validate(s.hp, s.slice, s.mode));
+  PODBENCH_ASSIGN_OR_RETURN(s.description, s.workload->Describe(s.hp, s.slice));
+  if (s.description.targets.empty()) {
+    return Status::Internal(req.workload + " declares no quality target");
+  }
+  if (s.description.cadence.EvalEpochs().empty()) {
+    return Status::InvalidArgument(req.workload + ": no evaluation happens within max_epochs " +
+                                   std::to_string(s.description.cadence.max_epochs));
+  }
+  return s;
+}
+
+}  // namespace podbench::harness

@@ -1,0 +1,59 @@
+// `podbench run` settings: the request as the user typed it, and the
+// effective settings it normalises to, once, before anything runs (loadgen's
+// TestSettings -> TestSettingsInternal). Both are recorded with every run.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "workloads/workload.h"
+
+namespace podbench::harness {
+
+struct RunRequest {
+  std::string workload;
+  std::string slice = "tpu-v3-8";
+  std::string mode = "functional";
+  int runs = 0;                      // 0 = what a scored result needs
+  std::optional<uint64_t> seed;      // absent = drawn from the OS, and recorded
+  std::string preset;
+  std::vector<std::string> sets;     // --set key=value
+  std::string log;                   // MLPerf log path; empty = none written
+  std::string db = "podbench.db";
+  std::string label;
+};
+
+// The slice named "tpu-v3-N": N cores (a power of two, 8..2048), N/2 chips.
+// InvalidArgument naming the text otherwise.
+// TODO(topology): take slices from topology/ once it describes the pod.
+Result<workloads::SliceInfo> ParseSlice(const std::string& name);
+
+struct EffectiveRunSettings {
+  RunRequest request;
+  const workloads::WorkloadRegistration* registration = nullptr;
+  std::shared_ptr<const workloads::Workload> workload;
+  workloads::SliceInfo slice;
+  workloads::Mode mode = workloads::Mode::kFunctional;
+  workloads::Hyperparameters hp;
+  workloads::WorkloadDescription description;
+  int runs = 0;
+  uint64_t base_seed = 0;  // run i uses base_seed + i
+
+  // Log path of run `index` (0-based): the --log path itself for a single
+  // run, else "<stem>_<index><ext>" beside it; empty when no --log.
+  std::string LogPath(int index) const;
+  // The request (flags) and the hyperparameters, as JSON objects.
+  std::string FlagsJson() const;
+  std::string HyperparametersJson() const;
+};
+
+// Checks and resolves everything: workload, mode, slice, preset, --set
+// values against the closed-division constraints, cross-field constraints.
+// InvalidArgument with a message naming the flag or hyperparameter.
+Result<EffectiveRunSettings> Normalize(const RunRequest& request);
+
+}  // namespace podbench::harness

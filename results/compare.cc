@@ -1,0 +1,107 @@
+#include "results/compare.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace podbench::results {
+namespace {
+
+const std::vector<MetricDef>& Metrics() {
+  static const std::vector<MetricDef> kMetrics = {
+      {"time_to_train", "s", true, true,
+       [](const RunRecord& r) { return r.outcome.ttt_emulated_s; }},
+      {"step_time", "s", true, false, [](const RunRecord& r) { return r.outcome.step_time_s; }},
+      {"throughput", "ex/s", false, false,
+       [](const RunRecord& r) { return r.outcome.throughput; }},
+      {"host_time", "s", true, true, [](const RunRecord& r) { return r.outcome.ttt_host_s; }},
+  };
+  return kMetrics;
+}
+
+// Rounds to 12 significant digits, so last-bit differences of arithmetic
+// (a mean over 384 steps vs over 768) are ties, not evidence.
+double Significant(double v) {
+  if (v == 0) return 0;
+  double scale = std::pow(10.0, 11 - std::floor(std::log10(std::fabs(v))));
+  return std::round(v * scale) / scale;
+}
+
+std::vector<double> Values(const std::vector<RunRecord>& runs, const MetricDef& m) {
+  std::vector<double> out;
+  for (const RunRecord& r : runs) {
+    if (!r.complete) continue;
+    if (m.success_only && r.status != "success") continue;
+    if (auto v = m.get(r); v && std::isfinite(*v)) out.push_back(Significant(*v));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> MetricNames() {
+  std::vector<std::string> names;
+  for (const MetricDef& m : Metrics()) names.push_back(m.name);
+  return names;
+}
+
+Result<MetricDef> FindMetric(const std::string& name) {
+  for (const MetricDef& m : Metrics()) {
+    if (m.name == name) return m;
+  }
+  std::string known;
+  for (const auto& n : MetricNames()) known += (known.empty() ? "" : ", ") + n;
+  return Status::NotFound("unknown metric '" + name + "' (known: " + known + ")");
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return NAN;
+  std::sort(v.begin(), v.end());
+  size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
+}
+
+bool Comparison::regression() const {
+  return std::any_of(metrics.begin(), metrics.end(),
+                     [](const MetricComparison& m) { return m.regression; });
+}
+
+Result<Comparison> Compare(const std::vector<RunRecord>& base, const std::vector<RunRecord>& cand,
+                           const CompareOptions& options) {
+  if (!(options.max_regression_pct >= 0)) {
+    return Status::InvalidArgument("--max-regression must be a percentage >= 0");
+  }
+  Comparison out;
+  for (const std::string& name : options.metrics) {
+    PODBENCH_ASSIGN_OR_RETURN(MetricDef def, FindMetric(name));
+    MetricComparison mc;
+    mc.metric = def;
+    mc.base = Values(base, def);
+    mc.cand = Values(cand, def);
+    if (mc.base.empty() || mc.cand.empty()) {
+      mc.note = std::string("no ") + (mc.base.empty() ? "baseline" : "candidate") +
+                " run carries this metric";
+      out.metrics.push_back(std::move(mc));
+      continue;
+    }
+    mc.base_median = Median(mc.base);
+    mc.cand_median = Median(mc.cand);
+    double delta = mc.base_median != 0 ? (mc.cand_median - mc.base_median) / mc.base_median * 100
+                                       : 0;
+    mc.worse_pct = def.lower_is_better ? delta : -delta;
+    const bool beyond = mc.worse_pct > options.max_regression_pct;
+    const int n1 = static_cast<int>(mc.base.size()), n2 = static_cast<int>(mc.cand.size());
+    if (MinimumExactPValue(n1, n2) >= options.alpha) {
+      mc.note = "too few repetitions for a significance test (" + std::to_string(n1) + " vs " +
+                std::to_string(n2) + "); the threshold alone decides";
+      mc.regression = beyond;
+    } else {
+      mc.utest = MannWhitneyU(mc.base, mc.cand);
+      mc.significant = mc.utest->p_value < options.alpha;
+      mc.regression = beyond && mc.significant;
+    }
+    out.metrics.push_back(std::move(mc));
+  }
+  return out;
+}
+
+}  // namespace podbench::results

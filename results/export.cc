@@ -1,0 +1,218 @@
+#include "results/export.h"
+
+#include <fmt/format.h>
+
+namespace podbench::results {
+namespace {
+
+nlohmann::json Opt(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json ParseOrString(const std::string& text) {
+  auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return j.is_discarded() ? nlohmann::json(text) : j;
+}
+
+std::string Fmt(const std::optional<double>& v, const char* spec = "{:.4g}") {
+  return v ? fmt::format(fmt::runtime(spec), *v) : std::string("-");
+}
+
+std::string OptCsv(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : ""; }
+
+}  // namespace
+
+std::string CsvField(const std::string& f) {
+  if (f.find_first_of(",\"\n\r") == std::string::npos) return f;
+  std::string q = "\"";
+  for (char c : f) {
+    if (c == '"') q += '"';
+    q += c;
+  }
+  return q + "\"";
+}
+
+nlohmann::json RunToJson(const RunRecord& r) {
+  nlohmann::json j;
+  j["id"] = r.id;
+  j["label"] = r.run.label;
+  j["workload"] = r.run.workload;
+  j["slice"] = r.run.slice;
+  j["cores"] = r.run.cores;
+  j["chips"] = r.run.chips;
+  j["mode"] = r.run.mode;
+  j["preset"] = r.run.preset;
+  j["seed"] = r.run.seed;
+  j["global_batch"] = r.run.global_batch;
+  j["git_hash"] = r.run.git_hash;
+  j["host"] = r.run.host;
+  j["state"] = RunState(r);
+  j["started_at"] = r.started_at;
+  j["finished_at"] = r.finished_at.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.finished_at);
+  j["ttt_emulated_s"] = Opt(r.outcome.ttt_emulated_s);
+  j["ttt_emulated_min"] = r.outcome.ttt_emulated_s ? nlohmann::json(*r.outcome.ttt_emulated_s / 60)
+                                                   : nlohmann::json(nullptr);
+  j["ttt_host_s"] = Opt(r.outcome.ttt_host_s);
+  j["step_time_s"] = Opt(r.outcome.step_time_s);
+  j["throughput"] = Opt(r.outcome.throughput);
+  j["epochs"] = Opt(r.outcome.epochs);
+  j["log_path"] = r.run.log_path;
+  j["hyperparameters"] = ParseOrString(r.run.hyperparameters_json);
+  j["flags"] = ParseOrString(r.run.flags_json);
+  return j;
+}
+
+void WriteRunsText(std::ostream& out, const std::vector<RunRecord>& runs) {
+  out << fmt::format("{:>5}  {:<12} {:<10} {:<12} {:<10} {:<10} {:>12} {:>12} {:>10}  {}\n", "id",
+                     "workload", "label", "slice", "mode", "state", "ttt_emul_s", "step_time_s",
+                     "ttt_host_s", "git");
+  for (const RunRecord& r : runs) {
+    out << fmt::format("{:>5}  {:<12} {:<10} {:<12} {:<10} {:<10} {:>12} {:>12} {:>10}  {}\n", r.id,
+                       r.run.workload, r.run.label.empty() ? "-" : r.run.label, r.run.slice,
+                       r.run.mode, RunState(r), Fmt(r.outcome.ttt_emulated_s),
+                       Fmt(r.outcome.step_time_s), Fmt(r.outcome.ttt_host_s), r.run.git_hash);
+  }
+  if (runs.empty()) out << "(no runs)\n";
+}
+
+void WriteRunsCsv(std::ostream& out, const std::vector<RunRecord>& runs) {
+  out << "id,label,workload,slice,cores,chips,mode,preset,seed,global_batch,git_hash,host,state,"
+         "started_at,finished_at,ttt_emulated_s,ttt_host_s,step_time_s,throughput,epochs\n";
+  for (const RunRecord& r : runs) {
+    out << r.id << ',' << CsvField(r.run.label) << ',' << CsvField(r.run.workload) << ','
+        << CsvField(r.run.slice) << ',' << r.run.cores << ',' << r.run.chips << ','
+        << r.run.mode << ',' << CsvField(r.run.preset) << ',' << r.run.seed << ','
+        << r.run.global_batch << ',' << CsvField(r.run.git_hash) << ',' << CsvField(r.run.host)
+        << ',' << RunState(r) << ',' << r.started_at << ',' << r.finished_at << ','
+        << OptCsv(r.outcome.ttt_emulated_s) << ',' << OptCsv(r.outcome.ttt_host_s) << ','
+        << OptCsv(r.outcome.step_time_s) << ',' << OptCsv(r.outcome.throughput) << ','
+        << OptCsv(r.outcome.epochs) << '\n';
+  }
+}
+
+nlohmann::json RunDetailToJson(const RunDetail& d) {
+  nlohmann::json j = RunToJson(d.run);
+  j["init_emulated_s"] = Opt(d.run.outcome.init_emulated_s);
+  j["log_events"] = d.events;
+  j["evals"] = nlohmann::json::array();
+  for (const EvalRecord& e : d.evals) {
+    j["evals"].push_back({{"epoch", e.epoch}, {"metric", e.metric}, {"value", e.value},
+                          {"ts_emulated_s", e.ts_emulated_s}, {"ts_host_s", e.ts_host_s}});
+  }
+  if (d.breakdown) {
+    const StepBreakdown& b = *d.breakdown;
+    j["step_breakdown"] = {{"steps", b.steps},           {"compute_s", b.compute_s},
+                           {"collectives_s", b.collectives_s}, {"bn_sync_s", b.bn_sync_s},
+                           {"optimizer_s", b.optimizer_s},   {"input_s", b.input_s},
+                           {"evaluation_s", b.evaluation_s}, {"idle_s", b.idle_s}};
+  } else {
+    j["step_breakdown"] = nullptr;
+  }
+  return j;
+}
+
+void WriteRunDetailText(std::ostream& out, const RunDetail& d) {
+  const RunRecord& r = d.run;
+  out << fmt::format("run {}  {} on {} ({} chips, {} cores), {} mode\n", r.id, r.run.workload,
+                     r.run.slice, r.run.chips, r.run.cores, r.run.mode);
+  out << fmt::format("  state         {}\n", RunState(r));
+  out << fmt::format("  label         {}\n", r.run.label.empty() ? "-" : r.run.label);
+  out << fmt::format("  preset        {}\n", r.run.preset.empty() ? "-" : r.run.preset);
+  out << fmt::format("  seed          {}\n", r.run.seed);
+  out << fmt::format("  global batch  {}\n", r.run.global_batch);
+  out << fmt::format("  git, host     {} on {} (pid {})\n", r.run.git_hash, r.run.host, r.run.pid);
+  out << fmt::format("  started       {}\n", r.started_at);
+  out << fmt::format("  finished      {}\n", r.finished_at.empty() ? "-" : r.finished_at);
+  out << fmt::format("  time to train {} s emulated ({} min), {} s host\n",
+                     Fmt(r.outcome.ttt_emulated_s), Fmt(r.outcome.ttt_emulated_s
+                                                            ? std::optional<double>(
+                                                                  *r.outcome.ttt_emulated_s / 60)
+                                                            : std::nullopt),
+                     Fmt(r.outcome.ttt_host_s));
+  out << fmt::format("  step time     {} s emulated; throughput {} examples/s; epochs {}\n",
+                     Fmt(r.outcome.step_time_s), Fmt(r.outcome.throughput), Fmt(r.outcome.epochs));
+  out << fmt::format("  hyperparams   {}\n", r.run.hyperparameters_json);
+  out << fmt::format("  flags         {}\n", r.run.flags_json);
+  out << fmt::format("  log           {} ({} events stored)\n",
+                     r.run.log_path.empty() ? "-" : r.run.log_path, d.events);
+  if (d.breakdown && d.breakdown->total_s() > 0) {
+    const StepBreakdown& b = *d.breakdown;
+    double t = b.total_s();
+    out << fmt::format("  breakdown     {} steps, {:.4g} s emulated:\n", b.steps, t);
+    auto row = [&](const char* name, double v) {
+      out << fmt::format("    {:<12} {:>10.4g} s {:>6.1f}%\n", name, v, 100 * v / t);
+    };
+    row("compute", b.compute_s);
+    row("collectives", b.collectives_s);
+    row("bn_sync", b.bn_sync_s);
+    row("optimizer", b.optimizer_s);
+    row("input", b.input_s);
+    row("evaluation", b.evaluation_s);
+    row("idle", b.idle_s);
+  }
+  if (!d.evals.empty()) {
+    out << "  evals\n";
+    for (const EvalRecord& e : d.evals) {
+      out << fmt::format("    epoch {:>6.4g}  {:<10} {:.5g}  at {:.3f} s emulated\n", e.epoch,
+                         e.metric, e.value, e.ts_emulated_s);
+    }
+  }
+}
+
+nlohmann::json ComparisonToJson(const Comparison& c, const CompareOptions& o) {
+  nlohmann::json j;
+  j["max_regression_pct"] = o.max_regression_pct;
+  j["alpha"] = o.alpha;
+  j["regression"] = c.regression();
+  j["metrics"] = nlohmann::json::array();
+  for (const MetricComparison& m : c.metrics) {
+    nlohmann::json e;
+    e["metric"] = m.metric.name;
+    e["unit"] = m.metric.unit;
+    e["lower_is_better"] = m.metric.lower_is_better;
+    e["base"] = m.base;
+    e["cand"] = m.cand;
+    e["base_median"] = m.base.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.base_median);
+    e["cand_median"] = m.cand.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.cand_median);
+    e["worse_pct"] = m.base.empty() || m.cand.empty() ? nlohmann::json(nullptr)
+                                                      : nlohmann::json(m.worse_pct);
+    e["p_value"] = m.utest ? nlohmann::json(m.utest->p_value) : nlohmann::json(nullptr);
+    e["exact"] = m.utest ? nlohmann::json(m.utest->exact) : nlohmann::json(nullptr);
+    e["significant"] = m.significant;
+    e["regression"] = m.regression;
+    e["note"] = m.note;
+    j["metrics"].push_back(std::move(e));
+  }
+  return j;
+}
+
+void WriteComparisonText(std::ostream& out, const Comparison& c, const CompareOptions& o) {
+  out << fmt::format("{:<14} {:>5} {:>5} {:>12} {:>12} {:>9} {:>9}  {}\n", "metric", "n_b", "n_c",
+                     "base_med", "cand_med", "worse%", "p", "verdict");
+  for (const MetricComparison& m : c.metrics) {
+    std::string verdict = m.regression ? "REGRESSION"
+                          : m.base.empty() || m.cand.empty() ? "no data"
+                          : m.worse_pct < 0 && m.significant ? "improved"
+                                                             : "ok";
+    out << fmt::format("{:<14} {:>5} {:>5} {:>12.5g} {:>12.5g} {:>+9.2f} {:>9}  {}{}\n",
+                       m.metric.name, m.base.size(), m.cand.size(), m.base_median, m.cand_median,
+                       m.worse_pct, m.utest ? fmt::format("{:.4f}", m.utest->p_value) : "-",
+                       verdict, m.note.empty() ? "" : " (" + m.note + ")");
+  }
+  out << fmt::format("{} (threshold {}% worse, alpha {})\n",
+                     c.regression() ? "FAIL: significant regression" : "PASS", o.max_regression_pct,
+                     o.alpha);
+}
+
+void WriteComparisonCsv(std::ostream& out, const Comparison& c) {
+  out << "metric,n_base,n_cand,base_median,cand_median,worse_pct,p_value,significant,regression,"
+         "note\n";
+  for (const MetricComparison& m : c.metrics) {
+    out << m.metric.name << ',' << m.base.size() << ',' << m.cand.size() << ',' << m.base_median
+        << ',' << m.cand_median << ',' << m.worse_pct << ','
+        << (m.utest ? fmt::format("{}", m.utest->p_value) : "") << ',' << m.significant << ','
+        << m.regression << ',' << CsvField(m.note) << '\n';
+  }
+}
+
+}  // namespace podbench::results

@@ -1,0 +1,43 @@
+// Text, JSON and CSV renderings of stored runs and comparisons, used by
+// `podbench runs`, `show` and `compare`. JSON is built with nlohmann::json;
+// CSV follows RFC 4180 (fields with commas, quotes or newlines are quoted).
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "results/compare.h"
+#include "results/store.h"
+
+namespace podbench::results {
+
+// One run as a JSON object: id, label, workload, slice, cores, chips, mode,
+// preset, seed, global_batch, git_hash, host, state (RunState), started_at,
+// finished_at, ttt_emulated_s, ttt_emulated_min, ttt_host_s, step_time_s,
+// throughput, epochs, log_path, hyperparameters (object), flags (object).
+// Absent measurements are null.
+nlohmann::json RunToJson(const RunRecord& r);
+
+void WriteRunsText(std::ostream& out, const std::vector<RunRecord>& runs);
+void WriteRunsCsv(std::ostream& out, const std::vector<RunRecord>& runs);
+
+struct RunDetail {
+  RunRecord run;
+  std::vector<EvalRecord> evals;
+  std::optional<StepBreakdown> breakdown;
+  int64_t events = 0;
+};
+nlohmann::json RunDetailToJson(const RunDetail& d);
+void WriteRunDetailText(std::ostream& out, const RunDetail& d);
+
+nlohmann::json ComparisonToJson(const Comparison& c, const CompareOptions& o);
+void WriteComparisonText(std::ostream& out, const Comparison& c, const CompareOptions& o);
+void WriteComparisonCsv(std::ostream& out, const Comparison& c);
+
+// Quotes `field` for CSV when needed.
+std::string CsvField(const std::string& field);
+
+}  // namespace podbench::results

@@ -1,0 +1,31 @@
+// Google's published MLPerf Training v0.6 results on TPU-v3 (closed division).
+//
+// Source: MLPerf Training v0.6 results, Google's TPU-v3 submission (result
+// logs under Google/results/tpu-v3-N/, MLCommons training_results_v0.6),
+// as summarised by Kumar et al. 2019, "Scale MLPerf-0.6 models on Google
+// TPU-v3 Pods". Score = the v0.6 score in minutes (olympic mean of the runs).
+// Platform tpu-v3-N = N cores = N/2 chips. Google submitted no MiniGo.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace podbench::results {
+
+struct PublishedResult {
+  std::string_view benchmark;  // podbench workload name: resnet, ssd, maskrcnn, transformer, gnmt
+  std::string_view slice;      // "tpu-v3-32"
+  int64_t chips;
+  int64_t global_batch;
+  double score_min;
+};
+
+// Every published row, in table order.
+const std::vector<PublishedResult>& PublishedV06();
+
+// The row for `workload` ("mask" is accepted for maskrcnn) on `slice`, if any.
+std::optional<PublishedResult> FindPublishedV06(std::string_view workload, std::string_view slice);
+
+}  // namespace podbench::results

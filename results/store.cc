@@ -1,0 +1,460 @@
+#include "results/store.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <thread>
+#include <utility>
+
+#include "results/sqlite_db.h"
+
+namespace podbench::results {
+
+using internal::Db;
+using internal::InTransaction;
+using internal::Stmt;
+
+namespace {
+
+// Migration N takes the schema from version N to N+1. Append only: never
+// edit a migration that has shipped; add the next one.
+constexpr const char* kMigrations[] = {
+    // 0 -> 1: the first schema.
+    R"sql(
+CREATE TABLE systems (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE
+);
+CREATE TABLE slices (
+  id INTEGER PRIMARY KEY,
+  system_id INTEGER NOT NULL REFERENCES systems(id),
+  name TEXT NOT NULL UNIQUE,
+  cores INTEGER NOT NULL,
+  chips INTEGER NOT NULL
+);
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY,
+  label TEXT NOT NULL DEFAULT '',
+  workload TEXT NOT NULL,
+  slice_id INTEGER NOT NULL REFERENCES slices(id),
+  mode TEXT NOT NULL CHECK (mode IN ('functional', 'projected')),
+  preset TEXT NOT NULL DEFAULT '',
+  flags TEXT NOT NULL DEFAULT '{}',
+  hyperparameters TEXT NOT NULL DEFAULT '{}',
+  seed INTEGER NOT NULL,
+  global_batch INTEGER NOT NULL DEFAULT 0,
+  git_hash TEXT NOT NULL,
+  host TEXT NOT NULL,
+  pid INTEGER NOT NULL,
+  log_path TEXT NOT NULL DEFAULT '',
+  status TEXT NOT NULL CHECK (status IN ('running', 'success', 'aborted')),
+  complete INTEGER NOT NULL DEFAULT 0,
+  started_at TEXT NOT NULL,
+  finished_at TEXT,
+  ttt_emulated_s REAL,
+  ttt_host_s REAL,
+  step_time_s REAL,
+  throughput REAL,
+  epochs REAL,
+  init_emulated_s REAL
+);
+CREATE INDEX runs_workload ON runs(workload);
+CREATE INDEX runs_label ON runs(label);
+CREATE TABLE log_events (
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  seq INTEGER NOT NULL,
+  ts_emulated_s REAL NOT NULL,
+  ts_host_s REAL NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  metadata TEXT NOT NULL DEFAULT '{}',
+  PRIMARY KEY (run_id, seq)
+);
+CREATE TABLE evals (
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  epoch REAL NOT NULL,
+  metric TEXT NOT NULL,
+  value REAL NOT NULL,
+  ts_emulated_s REAL NOT NULL,
+  ts_host_s REAL NOT NULL
+);
+CREATE INDEX evals_run ON evals(run_id);
+CREATE TABLE step_breakdown (
+  run_id INTEGER PRIMARY KEY REFERENCES runs(id),
+  steps INTEGER NOT NULL,
+  compute_s REAL NOT NULL,
+  collectives_s REAL NOT NULL,
+  bn_sync_s REAL NOT NULL,
+  optimizer_s REAL NOT NULL,
+  input_s REAL NOT NULL,
+  evaluation_s REAL NOT NULL,
+  idle_s REAL NOT NULL
+);
+CREATE TABLE kernel_bench (
+  id INTEGER PRIMARY KEY,
+  kernel TEXT NOT NULL,
+  shape TEXT NOT NULL,
+  isa TEXT NOT NULL,
+  median_ns REAL NOT NULL,
+  iterations INTEGER NOT NULL,
+  git_hash TEXT NOT NULL,
+  host TEXT NOT NULL,
+  recorded_at TEXT NOT NULL
+);
+)sql",
+};
+static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");
+
+constexpr const char* kNow = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
+
+constexpr const char* kRunColumns =
+    "r.id, r.label, r.workload, sy.name, sl.name, sl.cores, sl.chips, r.mode, r.preset, r.flags, "
+    "r.hyperparameters, r.seed, r.global_batch, r.git_hash, r.host, r.pid, r.log_path, r.status, "
+    "r.complete, r.started_at, r.finished_at, r.ttt_emulated_s, r.ttt_host_s, r.step_time_s, "
+    "r.throughput, r.epochs, r.init_emulated_s "
+    "FROM runs r JOIN slices sl ON sl.id = r.slice_id JOIN systems sy ON sy.id = sl.system_id";
+
+RunRecord ReadRun(const Stmt& s) {
+  RunRecord r;
+  r.id = s.Int(0);
+  r.run.label = s.Text(1);
+  r.run.workload = s.Text(2);
+  r.run.system = s.Text(3);
+  r.run.slice = s.Text(4);
+  r.run.cores = s.Int(5);
+  r.run.chips = s.Int(6);
+  r.run.mode = s.Text(7);
+  r.run.preset = s.Text(8);
+  r.run.flags_json = s.Text(9);
+  r.run.hyperparameters_json = s.Text(10);
+  r.run.seed = static_cast<uint64_t>(s.Int(11));
+  r.run.global_batch = s.Int(12);
+  r.run.git_hash = s.Text(13);
+  r.run.host = s.Text(14);
+  r.run.pid = s.Int(15);
+  r.run.log_path = s.Text(16);
+  r.status = s.Text(17);
+  r.complete = s.Int(18) != 0;
+  r.started_at = s.Text(19);
+  r.finished_at = s.Text(20);
+  r.outcome.status = r.complete ? r.status : "";
+  r.outcome.ttt_emulated_s = s.OptReal(21);
+  r.outcome.ttt_host_s = s.OptReal(22);
+  r.outcome.step_time_s = s.OptReal(23);
+  r.outcome.throughput = s.OptReal(24);
+  r.outcome.epochs = s.OptReal(25);
+  r.outcome.init_emulated_s = s.OptReal(26);
+  return r;
+}
+
+std::string ThisHost() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+}  // namespace
+
+std::string RunState(const RunRecord& r) {
+  if (r.complete) return r.status;
+  if (r.run.host == ThisHost() && r.run.pid > 0) {
+    bool alive = kill(static_cast<pid_t>(r.run.pid), 0) == 0 || errno == EPERM;
+    if (alive) return "running";
+  }
+  return "incomplete";
+}
+
+ResultsStore::ResultsStore(std::unique_ptr<Db> db, std::string path)
+    : db_(std::move(db)), path_(std::move(path)) {}
+ResultsStore::~ResultsStore() = default;
+
+Result<std::unique_ptr<ResultsStore>> ResultsStore::Open(const std::filesystem::path& path,
+                                                         const StoreOptions& options) {
+  if (!options.create_if_missing && !std::filesystem::exists(path)) {
+    return Status::NotFound(path.string() + ": no such results database");
+  }
+  PODBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Db> db,
+                            Db::Open(path.string(), options.vfs, options.busy_timeout_ms));
+  // Switching to WAL needs a moment of exclusive access; another process
+  // opening the same new file at once can make it fail with SQLITE_BUSY
+  // without calling the busy handler, so retry for the busy timeout.
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::milliseconds(options.busy_timeout_ms);
+  for (;;) {
+    Status st = db->Exec("PRAGMA journal_mode=WAL", "enabling WAL mode");
+    if (st.ok()) break;
+    if (std::chrono::steady_clock::now() > deadline ||
+        st.message().find("SQLITE_BUSY") == std::string::npos) {
+      return st;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  PODBENCH_RETURN_IF_ERROR(db->Exec("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON",
+                                    "configuring the database"));
+  std::unique_ptr<ResultsStore> store(new ResultsStore(std::move(db), path.string()));
+  PODBENCH_RETURN_IF_ERROR(store->Migrate());
+  return store;
+}
+
+Result<int> ResultsStore::SchemaVersion() {
+  PODBENCH_ASSIGN_OR_RETURN(Stmt s, db_->Prepare("PRAGMA user_version", "reading the schema version"));
+  PODBENCH_ASSIGN_OR_RETURN(bool row, s.Step());
+  return row ? static_cast<int>(s.Int(0)) : 0;
+}
+
+Status ResultsStore::Migrate() {
+  // Read first without the write lock: the common case is an up-to-date file.
+  PODBENCH_ASSIGN_OR_RETURN(int version, SchemaVersion());
+  if (version > kSchemaVersion) {
+    return Status::FailedPrecondition(
+        path_ + ": schema version " + std::to_string(version) + " is newer than this podbench (" +
+        std::to_string(kSchemaVersion) + "); use a newer podbench");
+  }
+  if (version == kSchemaVersion) return Status::Ok();
+  return InTransaction(*db_, "migrating the schema", [&]() -> Status {
+    // Another process may have migrated between the read and the lock.
+    PODBENCH_ASSIGN_OR_RETURN(int v, SchemaVersion());
+    for (; v < kSchemaVersion; ++v) {
+      PODBENCH_RETURN_IF_ERROR(db_->Exec(kMigrations[v], "migrating the schema to version " +
+                                                             std::to_string(v + 1)));
+    }
+    return db_->Exec("PRAGMA user_version=" + std::to_string(kSchemaVersion),
+                     "recording the schema version");
+  });
+}
+
+Result<int64_t> ResultsStore::BeginRun(const NewRun& run) {
+  if (run.mode != "functional" && run.mode != "projected") {
+    return Status::InvalidArgument("run mode must be functional or projected, not '" + run.mode + "'");
+  }
+  int64_t id = 0;
+  const char* what = "inserting a run";
+  Status st = InTransaction(*db_, what, [&]() -> Status {
+    PODBENCH_ASSIGN_OR_RETURN(Stmt sys, db_->Prepare(
+        "INSERT INTO systems(name) VALUES(?1) ON CONFLICT(name) DO NOTHING", what));
+    PODBENCH_RETURN_IF_ERROR(sys.Bind(1, run.system).Run());
+    PODBENCH_ASSIGN_OR_RETURN(Stmt sl, db_->Prepare(
+        "INSERT INTO slices(system_id, name, cores, chips) "
+        "SELECT id, ?2, ?3, ?4 FROM systems WHERE name = ?1 "
+        "ON CONFLICT(name) DO NOTHING", what));
+    PODBENCH_RETURN_IF_ERROR(
+        sl.Bind(1, run.system).Bind(2, run.slice).Bind(3, run.cores).Bind(4, run.chips).Run());
+    PODBENCH_ASSIGN_OR_RETURN(Stmt ins, db_->Prepare(
+        std::string("INSERT INTO runs(label, workload, slice_id, mode, preset, flags, "
+                    "hyperparameters, seed, global_batch, git_hash, host, pid, log_path, status, "
+                    "complete, started_at) "
+                    "SELECT ?1, ?2, id, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, 'running', 0, ") +
+            kNow + " FROM slices WHERE name = ?3", what));
+    ins.Bind(1, run.label).Bind(2, run.workload).Bind(3, run.slice).Bind(4, run.mode)
+        .Bind(5, run.preset).Bind(6, run.flags_json).Bind(7, run.hyperparameters_json)
+        .Bind(8, static_cast<int64_t>(run.seed)).Bind(9, run.global_batch).Bind(10, run.git_hash)
+        .Bind(11, run.host.empty() ? ThisHost() : run.host)
+        .Bind(12, run.pid > 0 ? run.pid : static_cast<int64_t>(getpid())).Bind(13, run.log_path);
+    PODBENCH_RETURN_IF_ERROR(ins.Run());
+    id = db_->LastInsertId();
+    return Status::Ok();
+  });
+  if (!st.ok()) return st;
+  return id;
+}
+
+Status ResultsStore::RequireRun(int64_t run_id, const char* what) {
+  PODBENCH_ASSIGN_OR_RETURN(Stmt s, db_->Prepare("SELECT complete FROM runs WHERE id = ?1", what));
+  PODBENCH_ASSIGN_OR_RETURN(bool row, s.Bind(1, run_id).Step());
+  if (!row) return Status::NotFound(path_ + ": no run " + std::to_string(run_id));
+  return Status::Ok();
+}
+
+Status ResultsStore::AppendEvents(int64_t run_id, const std::vector<LogEvent>& events) {
+  const char* what = "appending log events";
+  return InTransaction(*db_, what, [&]() -> Status {
+    PODBENCH_RETURN_IF_ERROR(RequireRun(run_id, what));
+    PODBENCH_ASSIGN_OR_RETURN(Stmt s, db_->Prepare(
+        "INSERT INTO log_events(run_id, seq, ts_emulated_s, ts_host_s, key, value, metadata) "
+        "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)", what));
+    for (const LogEvent& e : events) {
+      s.Bind(1, run_id).Bind(2, e.seq).Bind(3, e.ts_emulated_s).Bind(4, e.ts_host_s)
+          .Bind(5, e.key).Bind(6, e.value_json).Bind(7, e.metadata_json);
+      PODBENCH_RETURN_IF_ERROR(s.Run());
+      PODBENCH_RETURN_IF_ERROR(s.Reset());
+    }
+    return Status::Ok();
+  });
+}
+
+Status ResultsStore::AddEvals(int64_t run_id, const std::vector<EvalRecord>& evals) {
+  const char* what = "adding evals";
+  return InTransaction(*db_, what, [&]() -> Status {
+    PODBENCH_RETURN_IF_ERROR(RequireRun(run_id, what));
+    PODBENCH_ASSIGN_OR_RETURN(Stmt s, db_->Prepare(
+        "INSERT INTO evals(run_id, epoch, metric, value, ts_emulated_s, ts_host_s) "
+        "VALUES(?1, ?2, ?3, ?4, ?5, ?6)", what));
+    for (const EvalRecord& e : evals) {
+      s.Bind(1, run_id).Bind(2, e.epoch).Bind(3, e.metric).Bind(4, e.value)
+          .Bind(5, e.ts_emulated_s).Bind(6, e.ts_host_s);
+      PODBENCH_RETURN_IF_ERROR(s.Run());
+      PODBENCH_RETURN_IF_ERROR(s.Reset());
+    }
+    return Status::Ok();
+  });
+}
+
+Status ResultsStore::SetBreakdown(int64_t run_id, const StepBreakdown& b) {
+  const char* what = "recording the step breakdown";
+  return InTransaction(*db_, what, [&]() -> Status {
+    PODBENCH_RETURN_IF_ERROR(RequireRun(run_id, what));
+    PODBENCH_ASSIGN_OR_RETURN(Stmt s, db_->Prepare(
+        "INSERT OR REPLACE INTO step_breakdown(run_id, steps, compute_s, collectives_s, bn_sync_s, "
+        "optimizer_s, input_s, evaluation_s, idle_s) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        what));
+    return s.Bind(1, run_id).Bind(2, b.steps).Bind(3, b.compute_s).Bind(4, b.collectives_s)
+        .Bind(5, b.bn_sync_s).Bind(6, b.optimizer_s).Bind(7, b.input_s).Bind(8, b.evaluation_s)
+        .Bind(9, b.idle_s).Run();
+  });
+}
+
+Status ResultsStore::FinishRun(int64_t run_id, const RunOutcome& o) {
+  if (o.status != "success" && o.status != "aborted") {
+    return Status::InvalidArgument("run status must be success or aborted, not '" + o.status + "'");
+  }
+  const char* what = "finishing a run";
+  return InTransaction(*db_, what, [&]() -> Status {
+    PODBENCH_ASSIGN_OR_RETURN(Stmt q, db_->Prepare("SELECT complete FROM runs WHERE id = ?1", what));
+    PODBENCH_ASSIGN_OR_RETURN(bool row, q.Bind(1, run_id).Step());
+    if (!row) return Status::NotFound(path_ + ": no run " + std::to_string(run_id));
+    if (q.Int(0) != 0) {
+      return Status::FailedPrecondition(path_ + ": run " + std::to_string(run_id) +
+                                        " is already finished");
+    }
+    PODBENCH_ASSIGN_OR_RETURN(Stmt s, db_->Prepare(
+        std::string("UPDATE runs SET status = ?2, complete = 1, finished_at = ") + kNow +
+            ", ttt_emulated_s = ?3, ttt_host_s = ?4, step_time_s = ?5, throughput = ?6, "
+            "epochs = ?7, init_emulated_s = ?8 WHERE id = ?1", what));
+    return s.Bind(1, run_id).Bind(2, o.status).Bind(3, o.ttt_emulated_s).Bind(4, o.ttt_host_s)
+        .Bind(5, o.step_time_s).Bind(6, o.throughput).Bind(7, o.epochs).Bind(8, o.init_emulated_s)
+        .Run();
+  });
+}
+
+Status ResultsStore::AddKernelBench(const KernelBenchRecord& k) {
+  const char* what = "recording a kernel benchmark";
+  return InTransaction(*db_, what, [&]() -> Status {
+    PODBENCH_ASSIGN_OR_RETURN(Stmt s, db_->Prepare(
+        std::string("INSERT INTO kernel_bench(kernel, shape, isa, median_ns, iterations, git_hash, "
+                    "host, recorded_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ") + kNow + ")", what));
+    return s.Bind(1, k.kernel).Bind(2, k.shape).Bind(3, k.isa).Bind(4, k.median_ns)
+        .Bind(5, k.iterations).Bind(6, k.git_hash).Bind(7, k.host.empty() ? ThisHost() : k.host)
+        .Run();
+  });
+}
+
+Result<std::vector<RunRecord>> ResultsStore::ListRuns(const RunFilter& f) {
+  std::string sql = std::string("SELECT ") + kRunColumns +
+                    " WHERE (?1 = '' OR r.workload = ?1) AND (?2 = '' OR r.label = ?2)"
+                    " AND (?3 = '' OR sl.name = ?3) AND (?4 = '' OR r.mode = ?4)";
+  if (!f.git_hash.empty()) sql += " AND substr(r.git_hash, 1, length(?5)) = ?5";
+  if (!f.ids.empty() || !f.id_ranges.empty()) {
+    std::string any;
+    for (int64_t id : f.ids) any += (any.empty() ? "" : " OR ") + ("r.id = " + std::to_string(id));
+    for (auto [lo, hi] : f.id_ranges) {
+      any += (any.empty() ? "" : " OR ") +
+             ("r.id BETWEEN " + std::to_string(lo) + " AND " + std::to_string(hi));
+    }
+    sql += " AND (" + any + ")";
+  }
+  sql += " ORDER BY r.id";
+  PODBENCH_ASSIGN_OR_RETURN(Stmt s, db_->Prepare(sql, "listing runs"));
+  s.Bind(1, f.workload).Bind(2, f.label).Bind(3, f.slice).Bind(4, f.mode);
+  if (!f.git_hash.empty()) s.Bind(5, f.git_hash);
+  std::vector<RunRecord> out;
+  for (;;) {
+    PODBENCH_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out.push_back(ReadRun(s));
+  }
+  return out;
+}
+
+Result<RunRecord> ResultsStore::GetRun(int64_t run_id) {
+  PODBENCH_ASSIGN_OR_RETURN(Stmt s, db_->Prepare(std::string("SELECT ") + kRunColumns +
+                                                     " WHERE r.id = ?1", "reading a run"));
+  PODBENCH_ASSIGN_OR_RETURN(bool row, s.Bind(1, run_id).Step());
+  if (!row) return Status::NotFound(path_ + ": no run " + std::to_string(run_id));
+  return ReadRun(s);
+}
+
+Result<std::vector<LogEvent>> ResultsStore::Events(int64_t run_id) {
+  PODBENCH_ASSIGN_OR_RETURN(Stmt s, db_->Prepare(
+      "SELECT seq, ts_emulated_s, ts_host_s, key, value, metadata FROM log_events "
+      "WHERE run_id = ?1 ORDER BY seq", "reading log events"));
+  s.Bind(1, run_id);
+  std::vector<LogEvent> out;
+  for (;;) {
+    PODBENCH_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out.push_back({s.Int(0), s.Real(1), s.Real(2), s.Text(3), s.Text(4), s.Text(5)});
+  }
+  return out;
+}
+
+Result<std::vector<EvalRecord>> ResultsStore::Evals(int64_t run_id) {
+  PODBENCH_ASSIGN_OR_RETURN(Stmt s, db_->Prepare(
+      "SELECT epoch, metric, value, ts_emulated_s, ts_host_s FROM evals WHERE run_id = ?1 "
+      "ORDER BY rowid", "reading evals"));
+  s.Bind(1, run_id);
+  std::vector<EvalRecord> out;
+  for (;;) {
+    PODBENCH_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out.push_back({s.Real(0), s.Text(1), s.Real(2), s.Real(3), s.Real(4)});
+  }
+  return out;
+}
+
+Result<std::optional<StepBreakdown>> ResultsStore::Breakdown(int64_t run_id) {
+  PODBENCH_ASSIGN_OR_RETURN(Stmt s, db_->Prepare(
+      "SELECT steps, compute_s, collectives_s, bn_sync_s, optimizer_s, input_s, evaluation_s, "
+      "idle_s FROM step_breakdown WHERE run_id = ?1", "reading the step breakdown"));
+  PODBENCH_ASSIGN_OR_RETURN(bool row, s.Bind(1, run_id).Step());
+  if (!row) return std::optional<StepBreakdown>();
+  StepBreakdown b;
+  b.steps = s.Int(0);
+  b.compute_s = s.Real(1);
+  b.collectives_s = s.Real(2);
+  b.bn_sync_s = s.Real(3);
+  b.optimizer_s = s.Real(4);
+  b.input_s = s.Real(5);
+  b.evaluation_s = s.Real(6);
+  b.idle_s = s.Real(7);
+  return std::optional<StepBreakdown>(b);
+}
+
+Result<std::vector<KernelBenchRecord>> ResultsStore::KernelBenches() {
+  PODBENCH_ASSIGN_OR_RETURN(Stmt s, db_->Prepare(
+      "SELECT kernel, shape, isa, median_ns, iterations, git_hash, host FROM kernel_bench "
+      "ORDER BY id", "reading kernel benchmarks"));
+  std::vector<KernelBenchRecord> out;
+  for (;;) {
+    PODBENCH_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out.push_back({s.Text(0), s.Text(1), s.Text(2), s.Real(3), s.Int(4), s.Text(5), s.Text(6)});
+  }
+  return out;
+}
+
+Status ResultsStore::IntegrityCheck() {
+  PODBENCH_ASSIGN_OR_RETURN(Stmt s, db_->Prepare("PRAGMA integrity_check", "checking integrity"));
+  std::string report;
+  for (;;) {
+    PODBENCH_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    if (!report.empty()) report += "; ";
+    report += s.Text(0);
+  }
+  if (report != "ok") return Status::Corruption(path_ + ": integrity check failed: " + report);
+  return Status::Ok();
+}
+
+}  // namespace podbench::results

@@ -1,0 +1,129 @@
+// Drives the real podbench binary through run -> log -> store -> runs/show ->
+// scaling -> compare, as a CI job would.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/testing/shared_dir.h"
+#include "tests/testing/temp_dir.h"
+
+namespace podbench::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+class RunE2eTest : public ::testing::Test {
+ protected:
+  std::string Podbench(const std::string& args, int* rc) {
+    std::string out;
+    *rc = RunCommand("cd " + dir_.path().string() + " && " + PodbenchBinary().string() + " " +
+                         args + " 2>&1",
+                     &out);
+    return out;
+  }
+  nlohmann::json Json(const std::string& args) {
+    int rc = 0;
+    std::string out = Podbench(args, &rc);
+    EXPECT_EQ(rc, 0) << out;
+    return nlohmann::json::parse(out, nullptr, false);
+  }
+  TempDir dir_;
+};
+
+TEST_F(RunE2eTest, RunStoreShowScalingCompare) {
+  int rc = 0;
+  // Baseline and an identical candidate (same seeds), and a slower candidate.
+  nlohmann::json base = Json("run toy --runs 5 --seed 1 --label base --db r.db --log base.log "
+                             "--format json");
+  ASSERT_FALSE(base.is_discarded());
+  ASSERT_EQ(base["runs"].size(), 5u);
+  EXPECT_EQ(base["runs"][0]["status"], "success");
+  EXPECT_TRUE(base["score_min"].is_number());
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "base_4.log"));
+  std::ifstream log(dir_ / "base_0.log");
+  std::stringstream text;
+  text << log.rdbuf();
+  EXPECT_THAT(text.str(), HasSubstr(":::MLL "));
+  EXPECT_THAT(text.str(), HasSubstr("run_stop: {\"value\":null,\"metadata\":{"));
+  EXPECT_THAT(text.str(), HasSubstr("\"status\":\"success\""));
+  Json("run toy --runs 5 --seed 1 --label same --db r.db --format json");
+  Json("run toy --runs 5 --seed 1 --label slow --set opt_base_learning_rate=0.01 --db r.db "
+       "--format json");
+
+  std::string csv = Podbench("runs --db r.db --format csv", &rc);
+  ASSERT_EQ(rc, 0) << csv;
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 16);
+  EXPECT_THAT(csv, HasSubstr("id,label,workload,slice,cores,chips,mode"));
+
+  nlohmann::json show = Json("show 1 --db r.db --format json");
+  EXPECT_EQ(show["state"], "success");
+  EXPECT_EQ(show["label"], "base");
+  EXPECT_EQ(show["hyperparameters"]["global_batch_size"], 64);
+  EXPECT_FALSE(show["evals"].empty());
+  EXPECT_GT(show["step_breakdown"]["compute_s"].get<double>(), 0);
+  EXPECT_GT(show["log_events"].get<int>(), 20);
+
+  nlohmann::json report = Json("report --db r.db --format json");
+  ASSERT_EQ(report.size(), 3u);
+  EXPECT_EQ(report[2]["label"], "slow");
+  EXPECT_EQ(report[2]["success"], 5);
+
+  std::string same = Podbench("compare base same --db r.db", &rc);
+  EXPECT_EQ(rc, 0) << same;
+  EXPECT_THAT(same, HasSubstr("PASS"));
+  std::string slow = Podbench("compare label:base label:slow --db r.db", &rc);
+  EXPECT_EQ(rc, 1) << slow;
+  EXPECT_THAT(slow, HasSubstr("REGRESSION"));
+  nlohmann::json cj = Json("compare 1-5 slow --db r.db --format json --max-regression 1000");
+  EXPECT_EQ(cj["regression"], false);
+  EXPECT_EQ(cj["metrics"][0]["metric"], "time_to_train");
+  EXPECT_LT(cj["metrics"][0]["p_value"].get<double>(), 0.05);
+
+  // Projected runs on two slices make a scaling table.
+  Json("run toy --mode projected --slice tpu-v3-32 --set global_batch_size=256 --runs 3 --seed 1 "
+       "--db r.db --format json");
+  Json("run toy --mode projected --slice tpu-v3-128 --set global_batch_size=1024 --runs 3 "
+       "--seed 1 --db r.db --format json");
+  nlohmann::json sc = Json("scaling toy --db r.db --format json");
+  ASSERT_TRUE(sc.is_array());
+  ASSERT_EQ(sc.size(), 2u);
+  EXPECT_EQ(sc[0]["slice"], "tpu-v3-32");
+  EXPECT_EQ(sc[1]["chips"], 64);
+  EXPECT_TRUE(sc[1]["predicted_min"].is_number());
+  EXPECT_TRUE(sc[1]["published_min"].is_null());
+  EXPECT_TRUE(sc[1]["error_pct"].is_null());
+  EXPECT_GT(sc[1]["parallel_efficiency"].get<double>(), 0);
+}
+
+TEST_F(RunE2eTest, BadRequestsAreRefusedBeforeAnythingRuns) {
+  int rc = 0;
+  std::string out = Podbench("run toy --set global_batch_size=0 --db new.db --log new.log", &rc);
+  EXPECT_EQ(rc, 2);
+  EXPECT_THAT(out, HasSubstr("global_batch_size must be >= 1, got 0"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "new.db"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "new.log"));
+  out = Podbench("run toy --slice tpu-v3-6 --db new.db", &rc);
+  EXPECT_EQ(rc, 2);
+  EXPECT_THAT(out, HasSubstr("--slice tpu-v3-6"));
+  out = Podbench("compare 1 2 --db missing.db", &rc);
+  EXPECT_EQ(rc, 2);
+  EXPECT_THAT(out, HasSubstr("missing.db: no such results database"));
+}
+
+TEST_F(RunE2eTest, ScalingListsPublishedSlicesForThePreset) {
+  int rc = 0;
+  Podbench("run toy --runs 1 --seed 1 --db r.db", &rc);
+  ASSERT_EQ(rc, 0);
+  nlohmann::json sc = Json("scaling resnet --preset google-v0.6 --db r.db --format json");
+  ASSERT_EQ(sc.size(), 6u);
+  EXPECT_EQ(sc[0]["slice"], "tpu-v3-32");
+  EXPECT_EQ(sc[0]["published_min"], 42.19);
+  EXPECT_TRUE(sc[0]["predicted_min"].is_null());
+}
+
+}  // namespace
+}  // namespace podbench::testing

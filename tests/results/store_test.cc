@@ -1,0 +1,319 @@
+// The results store: schema, run lifecycle, crash consistency, concurrent
+// writers and injected write faults.
+#include "results/store.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/results/fault_vfs.h"
+#include "tests/testing/temp_dir.h"
+
+namespace podbench::results {
+namespace {
+
+using ::podbench::testing::TempDir;
+using ::testing::HasSubstr;
+
+NewRun SampleRun(const std::string& label = "base") {
+  NewRun r;
+  r.label = label;
+  r.workload = "toy";
+  r.slice = "tpu-v3-8";
+  r.cores = 8;
+  r.chips = 4;
+  r.mode = "functional";
+  r.seed = 7;
+  r.global_batch = 64;
+  r.git_hash = "abc123";
+  r.hyperparameters_json = R"({"global_batch_size": 64})";
+  return r;
+}
+
+std::vector<LogEvent> SampleEvents(int n, int first_seq = 0) {
+  std::vector<LogEvent> ev;
+  for (int i = 0; i < n; ++i) {
+    ev.push_back({first_seq + i, 1.5 * i, 0.01 * i, "epoch_start", std::to_string(i),
+                  R"({"epoch_num": )" + std::to_string(i) + "}"});
+  }
+  return ev;
+}
+
+std::unique_ptr<ResultsStore> OpenOrDie(const std::filesystem::path& p, const StoreOptions& o = {}) {
+  auto s = ResultsStore::Open(p, o);
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  return s.ok() ? std::move(s).value() : nullptr;
+}
+
+TEST(StoreTest, NewFileGetsCurrentSchemaAndWal) {
+  TempDir dir;
+  auto store = OpenOrDie(dir / "r.db");
+  ASSERT_NE(store, nullptr);
+  auto v = store->SchemaVersion();
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(*v, kSchemaVersion);
+  EXPECT_TRUE(std::filesystem::exists(dir / "r.db-wal"));
+  // Reopening an up-to-date file is a no-op.
+  store.reset();
+  EXPECT_NE(OpenOrDie(dir / "r.db"), nullptr);
+}
+
+TEST(StoreTest, RefusesANewerSchema) {
+  TempDir dir;
+  { auto store = OpenOrDie(dir / "r.db"); }
+  std::string out;
+  ASSERT_EQ(::podbench::testing::RunCommand(
+                "sqlite3 " + (dir / "r.db").string() + " 'PRAGMA user_version=99'", &out), 0)
+      << out;
+  auto s = ResultsStore::Open(dir / "r.db");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.status().message(), HasSubstr("r.db: schema version 99 is newer"));
+}
+
+TEST(StoreTest, RunLifecycleRoundTrips) {
+  TempDir dir;
+  auto store = OpenOrDie(dir / "r.db");
+  ASSERT_NE(store, nullptr);
+  auto id = store->BeginRun(SampleRun());
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  auto running = store->GetRun(*id);
+  ASSERT_TRUE(running.ok());
+  EXPECT_EQ(running->status, "running");
+  EXPECT_FALSE(running->complete);
+  EXPECT_EQ(RunState(*running), "running");  // this process is alive
+
+  ASSERT_TRUE(store->AppendEvents(*id, SampleEvents(3)).ok());
+  ASSERT_TRUE(store->AddEvals(*id, {{1, "accuracy", 0.93, 4.5, 0.2}}).ok());
+  StepBreakdown b;
+  b.steps = 10;
+  b.compute_s = 1;
+  b.collectives_s = 0.5;
+  ASSERT_TRUE(store->SetBreakdown(*id, b).ok());
+  RunOutcome o;
+  o.status = "success";
+  o.ttt_emulated_s = 12.5;
+  o.ttt_host_s = 0.3;
+  o.step_time_s = 0.15;
+  ASSERT_TRUE(store->FinishRun(*id, o).ok());
+  EXPECT_EQ(store->FinishRun(*id, o).code(), Status::Code::kFailedPrecondition);
+
+  auto done = store->GetRun(*id);
+  ASSERT_TRUE(done.ok());
+  EXPECT_TRUE(done->complete);
+  EXPECT_EQ(RunState(*done), "success");
+  EXPECT_EQ(done->run.slice, "tpu-v3-8");
+  EXPECT_EQ(done->run.chips, 4);
+  EXPECT_EQ(done->run.hyperparameters_json, R"({"global_batch_size": 64})");
+  EXPECT_EQ(done->outcome.ttt_emulated_s, 12.5);
+  EXPECT_FALSE(done->outcome.throughput.has_value());
+  EXPECT_FALSE(done->finished_at.empty());
+  auto events = store->Events(*id);
+  ASSERT_TRUE(events.ok());
+  ASSERT_EQ(events->size(), 3u);
+  EXPECT_EQ((*events)[2].metadata_json, R"({"epoch_num": 2})");
+  auto evals = store->Evals(*id);
+  ASSERT_TRUE(evals.ok());
+  ASSERT_EQ(evals->size(), 1u);
+  EXPECT_EQ((*evals)[0].value, 0.93);
+  auto bd = store->Breakdown(*id);
+  ASSERT_TRUE(bd.ok() && bd->has_value());
+  EXPECT_EQ((*bd)->steps, 10);
+  EXPECT_DOUBLE_EQ((*bd)->total_s(), 1.5);
+}
+
+TEST(StoreTest, KernelBenchResultsRoundTrip) {
+  TempDir dir;
+  auto store = OpenOrDie(dir / "r.db");
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->AddKernelBench({"bf16_gemm__avx512bf16_16x32", "512x512x512", "avx512bf16",
+                                     1234.5, 100, "abc", ""}).ok());
+  auto k = store->KernelBenches();
+  ASSERT_TRUE(k.ok());
+  ASSERT_EQ(k->size(), 1u);
+  EXPECT_EQ((*k)[0].kernel, "bf16_gemm__avx512bf16_16x32");
+  EXPECT_EQ((*k)[0].median_ns, 1234.5);
+  EXPECT_FALSE((*k)[0].host.empty());  // filled in with this host
+}
+
+TEST(StoreTest, UnknownRunIsNotFoundAndNamesTheFile) {
+  TempDir dir;
+  auto store = OpenOrDie(dir / "r.db");
+  ASSERT_NE(store, nullptr);
+  auto r = store->GetRun(42);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Status::Code::kNotFound);
+  EXPECT_THAT(r.status().message(), HasSubstr("r.db: no run 42"));
+  EXPECT_EQ(store->AppendEvents(42, SampleEvents(1)).code(), Status::Code::kNotFound);
+}
+
+TEST(StoreTest, FiltersRunsByWorkloadAndLabel) {
+  TempDir dir;
+  auto store = OpenOrDie(dir / "r.db");
+  ASSERT_NE(store, nullptr);
+  NewRun other = SampleRun("cand");
+  other.workload = "resnet";
+  ASSERT_TRUE(store->BeginRun(SampleRun("base")).ok());
+  ASSERT_TRUE(store->BeginRun(other).ok());
+  ASSERT_TRUE(store->BeginRun(SampleRun("cand")).ok());
+  RunFilter f;
+  f.workload = "toy";
+  EXPECT_EQ(store->ListRuns(f)->size(), 2u);
+  f.label = "cand";
+  auto runs = store->ListRuns(f);
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ((*runs)[0].id, 3);
+  RunFilter by_id;
+  by_id.ids = {1, 2};
+  EXPECT_EQ(store->ListRuns(by_id)->size(), 2u);
+}
+
+// A child process writes events until it is killed with SIGKILL, in the middle
+// of its stream of transactions. The file must stay consistent and the run
+// must read as incomplete.
+TEST(StoreTest, RunKilledWithSigkillReadsIncomplete) {
+  TempDir dir;
+  const auto db = dir / "r.db";
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    close(ready[0]);
+    auto s = ResultsStore::Open(db);
+    if (!s.ok()) _exit(3);
+    auto id = (*s)->BeginRun(SampleRun());
+    if (!id.ok()) _exit(4);
+    for (int batch = 0;; ++batch) {
+      if (!(*s)->AppendEvents(*id, SampleEvents(20, batch * 20)).ok()) _exit(5);
+      if (batch == 5) {
+        char c = 'x';
+        if (write(ready[1], &c, 1) != 1) _exit(6);
+      }
+    }
+  }
+  close(ready[1]);
+  char c = 0;
+  ASSERT_EQ(read(ready[0], &c, 1), 1) << "child failed before writing events";
+  close(ready[0]);
+  ASSERT_EQ(kill(child, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+
+  auto store = OpenOrDie(db);
+  ASSERT_NE(store, nullptr);
+  EXPECT_TRUE(store->IntegrityCheck().ok());
+  auto runs = store->ListRuns();
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_FALSE((*runs)[0].complete);
+  EXPECT_EQ(RunState((*runs)[0]), "incomplete");
+  auto events = store->Events((*runs)[0].id);
+  ASSERT_TRUE(events.ok());
+  // Whole transactions only: a multiple of the batch, at least the 6 acknowledged.
+  EXPECT_GE(events->size(), 120u);
+  EXPECT_EQ(events->size() % 20, 0u);
+  // The store stays writable after the crash.
+  RunOutcome o;
+  o.status = "aborted";
+  EXPECT_TRUE(store->FinishRun((*runs)[0].id, o).ok());
+}
+
+// N processes each write M complete runs with events into one new file at once.
+TEST(StoreTest, ConcurrentProcessesLoseNothing) {
+  TempDir dir;
+  const auto db = dir / "r.db";
+  constexpr int kProcs = 4, kRuns = 15, kEvents = 10;
+  std::vector<pid_t> children;
+  for (int p = 0; p < kProcs; ++p) {
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      auto s = ResultsStore::Open(db);
+      if (!s.ok()) _exit(3);
+      for (int r = 0; r < kRuns; ++r) {
+        auto id = (*s)->BeginRun(SampleRun("p" + std::to_string(p)));
+        if (!id.ok()) _exit(4);
+        if (!(*s)->AppendEvents(*id, SampleEvents(kEvents)).ok()) _exit(5);
+        RunOutcome o;
+        o.status = "success";
+        o.ttt_emulated_s = r;
+        if (!(*s)->FinishRun(*id, o).ok()) _exit(6);
+      }
+      _exit(0);
+    }
+    children.push_back(child);
+  }
+  for (pid_t c : children) {
+    int status = 0;
+    ASSERT_EQ(waitpid(c, &status, 0), c);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
+  }
+  auto store = OpenOrDie(db);
+  ASSERT_NE(store, nullptr);
+  EXPECT_TRUE(store->IntegrityCheck().ok());
+  auto runs = store->ListRuns();
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), static_cast<size_t>(kProcs * kRuns));
+  for (int p = 0; p < kProcs; ++p) {
+    RunFilter f;
+    f.label = "p" + std::to_string(p);
+    EXPECT_EQ(store->ListRuns(f)->size(), static_cast<size_t>(kRuns));
+  }
+  for (const RunRecord& r : *runs) {
+    EXPECT_TRUE(r.complete);
+    EXPECT_EQ(store->Events(r.id)->size(), static_cast<size_t>(kEvents)) << "run " << r.id;
+  }
+}
+
+// A full disk in the middle of a run: a clear error naming the file; nothing
+// recorded before is lost, and the file is consistent.
+TEST(StoreTest, WriteFaultIsAClearErrorAndLosesNothing) {
+  TempDir dir;
+  const auto db = dir / "r.db";
+  StoreOptions opt;
+  opt.vfs = ::podbench::testing::FaultVfsName();
+  auto store = OpenOrDie(db, opt);
+  ASSERT_NE(store, nullptr);
+  auto first = store->BeginRun(SampleRun());
+  ASSERT_TRUE(first.ok());
+  ASSERT_TRUE(store->AppendEvents(*first, SampleEvents(5)).ok());
+  RunOutcome o;
+  o.status = "success";
+  ASSERT_TRUE(store->FinishRun(*first, o).ok());
+  auto second = store->BeginRun(SampleRun());
+  ASSERT_TRUE(second.ok());
+
+  ::podbench::testing::SetWriteFaults(true);
+  Status st = store->AppendEvents(*second, SampleEvents(50));
+  auto third = store->BeginRun(SampleRun());
+  ::podbench::testing::SetWriteFaults(false);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.code(), Status::Code::kIOError);
+  EXPECT_THAT(st.message(), HasSubstr(db.string() + ": "));
+  EXPECT_THAT(st.message(), HasSubstr("SQLITE_FULL"));
+  EXPECT_THAT(st.message(), HasSubstr("appending log events"));
+  EXPECT_FALSE(third.ok());
+
+  // The same connection recovers once the disk has room again.
+  EXPECT_TRUE(store->AppendEvents(*second, SampleEvents(2)).ok());
+  store.reset();
+
+  auto reopened = OpenOrDie(db);
+  ASSERT_NE(reopened, nullptr);
+  EXPECT_TRUE(reopened->IntegrityCheck().ok());
+  auto runs = reopened->ListRuns();
+  ASSERT_EQ(runs->size(), 2u);
+  EXPECT_TRUE((*runs)[0].complete);
+  EXPECT_EQ(reopened->Events(*first)->size(), 5u);
+  EXPECT_EQ(reopened->Events(*second)->size(), 2u);
+}
+
+}  // namespace
+}  // namespace podbench::results

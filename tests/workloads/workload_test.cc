@@ -1,0 +1,122 @@
+// The workload contract: hyperparameter resolution against closed-division
+// constraints, evaluation cadences, and the static registry.
+#include "workloads/workload.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace podbench::workloads {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::vector<HyperparameterSpec> Specs() {
+  std::vector<HyperparameterSpec> s(4);
+  s[0].name = "global_batch_size";
+  s[0].default_value = int64_t{32};
+  s[0].min = 1;
+  s[1].name = "opt_base_learning_rate";
+  s[1].default_value = 0.1;
+  s[1].min = 1e-6;
+  s[1].max = 10;
+  s[2].name = "opt_name";
+  s[2].default_value = std::string("lars");
+  s[2].tunable = false;
+  s[2].rule = "v0.6 allows LARS only as one package";
+  s[3].name = "opt_kind";
+  s[3].default_value = std::string("adam");
+  s[3].choices = {"adam", "lazy_adam"};
+  return s;
+}
+
+TEST(HyperparametersTest, DefaultsThenPresetThenOverrides) {
+  auto hp = ResolveHyperparameters(Specs(), {{"global_batch_size", int64_t{64}}},
+                                   {"opt_base_learning_rate=2.5", "opt_kind=lazy_adam"}, "w");
+  ASSERT_TRUE(hp.ok()) << hp.status().ToString();
+  EXPECT_EQ(hp->Int("global_batch_size"), 64);
+  EXPECT_EQ(hp->Float("opt_base_learning_rate"), 2.5);
+  EXPECT_EQ(hp->String("opt_name"), "lars");
+  EXPECT_EQ(hp->String("opt_kind"), "lazy_adam");
+  EXPECT_EQ(hp->Float("global_batch_size"), 64.0);
+}
+
+TEST(HyperparametersTest, RefusesBadValuesWithTheFlagInTheMessage) {
+  struct Case {
+    const char* set;
+    const char* message;
+  } cases[] = {
+      {"global_batch_size=0", "--set global_batch_size=0: global_batch_size must be >= 1, got 0"},
+      {"global_batch_size=1.5", "global_batch_size must be an integer, got '1.5'"},
+      {"opt_base_learning_rate=11", "must be <= 10, got 11"},
+      {"opt_base_learning_rate=nan", "must be a number"},
+      {"opt_name=sgd", "opt_name is fixed to lars in the v0.6 closed division (v0.6 allows LARS"},
+      {"opt_kind=sgd", "must be one of adam, lazy_adam, got 'sgd'"},
+      {"momentum=0.9", "w has no hyperparameter 'momentum' (known: global_batch_size,"},
+      {"global_batch_size", "expected key=value"},
+  };
+  for (const Case& c : cases) {
+    auto hp = ResolveHyperparameters(Specs(), {}, {c.set}, "w");
+    ASSERT_FALSE(hp.ok()) << c.set;
+    EXPECT_EQ(hp.status().code(), Status::Code::kInvalidArgument) << c.set;
+    EXPECT_THAT(hp.status().message(), HasSubstr(c.message)) << c.set;
+  }
+}
+
+TEST(EvalCadenceTest, EveryNEpochsWithAnOffset) {
+  EvalCadence c;
+  c.every = 4;
+  c.first = 4;
+  c.max_epochs = 17;
+  EXPECT_EQ(c.EvalEpochs(), (std::vector<int64_t>{4, 8, 12, 16}));
+}
+
+TEST(EvalCadenceTest, FixedEpochsAsSsdEvaluates) {
+  EvalCadence c;
+  c.at_epochs = {49, 33, 44, 60, 55, 65};
+  c.max_epochs = 60;
+  EXPECT_EQ(c.EvalEpochs(), (std::vector<int64_t>{33, 44, 49, 55, 60}));
+}
+
+TEST(QualityTargetTest, BothDirections) {
+  EXPECT_TRUE((QualityTarget{"top1", 0.759, true}).Reached(0.759));
+  EXPECT_FALSE((QualityTarget{"top1", 0.759, true}).Reached(0.7589));
+  EXPECT_TRUE((QualityTarget{"loss", 2.0, false}).Reached(1.9));
+}
+
+TEST(RegistryTest, ToyIsRegisteredThroughTheObjectLibrary) {
+  const WorkloadRegistration* toy = FindWorkload("toy");
+  ASSERT_NE(toy, nullptr);
+  EXPECT_TRUE(toy->Supports(Mode::kFunctional));
+  EXPECT_TRUE(toy->Supports(Mode::kProjected));
+  EXPECT_EQ(toy->scored_runs(), 5);
+  EXPECT_EQ(FindWorkload("no-such"), nullptr);
+  auto w = toy->Create();
+  auto hp = ResolveHyperparameters(w->HyperparameterSpecs(), {}, {}, "toy");
+  ASSERT_TRUE(hp.ok());
+  SliceInfo slice{"tpu-v3-128", 128, 64};
+  Status st = w->Validate(*hp, slice, Mode::kFunctional);
+  EXPECT_THAT(st.message(), HasSubstr("does not split evenly over the 128 cores of tpu-v3-128"));
+}
+
+TEST(ToyTest, FunctionalTrainingReallyLearns) {
+  auto w = FindWorkload("toy")->Create();
+  RunContext ctx;
+  ctx.slice = {"tpu-v3-8", 8, 4};
+  ctx.seed = 3;
+  ctx.hp = *ResolveHyperparameters(w->HyperparameterSpecs(), {}, {}, "toy");
+  ctx.description = *w->Describe(ctx.hp, ctx.slice);
+  auto session = w->Start(ctx);
+  ASSERT_TRUE(session.ok());
+  ASSERT_TRUE((*session)->Initialize().ok());
+  double before = (*(*session)->Evaluate(0)).metrics.at("accuracy");
+  auto block = (*session)->TrainBlock(1, 5);
+  ASSERT_TRUE(block.ok());
+  EXPECT_EQ(block->steps, 5 * 8192 / 64);
+  EXPECT_GT(block->time.compute_s, 0);
+  double after = (*(*session)->Evaluate(5)).metrics.at("accuracy");
+  EXPECT_GE(after, ctx.description.targets[0].target);
+  EXPECT_GT(after, before);
+}
+
+}  // namespace
+}  // namespace podbench::workloads

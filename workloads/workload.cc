@@ -1,0 +1,222 @@
+#include "workloads/workload.h"
+
+#include <algorithm>
+#include <cassert>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+namespace podbench::workloads {
+
+const char* ModeName(Mode m) { return m == Mode::kFunctional ? "functional" : "projected"; }
+
+std::string HpToString(const HpValue& v) {
+  struct Visitor {
+    std::string operator()(int64_t i) const { return std::to_string(i); }
+    std::string operator()(double d) const {
+      std::ostringstream s;
+      s << d;
+      return s.str();
+    }
+    std::string operator()(bool b) const { return b ? "true" : "false"; }
+    std::string operator()(const std::string& s) const { return s; }
+  };
+  return std::visit(Visitor{}, v);
+}
+
+const HpValue& Hyperparameters::Get(const std::string& name) const {
+  auto it = values_.find(name);
+  assert(it != values_.end() && "undeclared hyperparameter");
+  return it->second;
+}
+int64_t Hyperparameters::Int(const std::string& name) const { return std::get<int64_t>(Get(name)); }
+double Hyperparameters::Float(const std::string& name) const {
+  const HpValue& v = Get(name);
+  if (const auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
+  return std::get<double>(v);
+}
+bool Hyperparameters::Bool(const std::string& name) const { return std::get<bool>(Get(name)); }
+const std::string& Hyperparameters::String(const std::string& name) const {
+  return std::get<std::string>(Get(name));
+}
+
+std::vector<int64_t> EvalCadence::EvalEpochs() const {
+  std::vector<int64_t> out;
+  if (!at_epochs.empty()) {
+    for (int64_t e : at_epochs) {
+      if (e >= 1 && e <= max_epochs) out.push_back(e);
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+  assert(every >= 1 && first >= 1);
+  for (int64_t e = first; e <= max_epochs; e += every) out.push_back(e);
+  return out;
+}
+
+TimeBreakdown& TimeBreakdown::operator+=(const TimeBreakdown& o) {
+  compute_s += o.compute_s;
+  collectives_s += o.collectives_s;
+  bn_sync_s += o.bn_sync_s;
+  optimizer_s += o.optimizer_s;
+  input_s += o.input_s;
+  idle_s += o.idle_s;
+  return *this;
+}
+
+Result<std::map<std::string, HpValue>> Workload::Preset(std::string_view preset,
+                                                        const SliceInfo&) const {
+  return Status::NotFound("unknown preset '" + std::string(preset) + "'");
+}
+
+Status Workload::Validate(const Hyperparameters&, const SliceInfo&, Mode) const {
+  return Status::Ok();
+}
+
+bool WorkloadRegistration::Supports(Mode m) const {
+  return std::find(modes_.begin(), modes_.end(), m) != modes_.end();
+}
+
+namespace {
+
+std::vector<std::unique_ptr<WorkloadRegistration>>& Registry() {
+  static auto* registry = new std::vector<std::unique_ptr<WorkloadRegistration>>();
+  return *registry;
+}
+
+// Parses `text` into the type of `like`; false when it does not parse whole.
+bool ParseAs(const HpValue& like, const std::string& text, HpValue* out) {
+  const char* b = text.data();
+  const char* e = text.data() + text.size();
+  if (std::holds_alternative<int64_t>(like)) {
+    int64_t i = 0;
+    auto [p, ec] = std::from_chars(b, e, i);
+    if (ec != std::errc() || p != e) return false;
+    *out = i;
+  } else if (std::holds_alternative<double>(like)) {
+    if (text.empty()) return false;
+    char* end = nullptr;
+    double d = std::strtod(text.c_str(), &end);
+    if (end != text.c_str() + text.size() || !std::isfinite(d)) return false;
+    *out = d;
+  } else if (std::holds_alternative<bool>(like)) {
+    if (text == "true" || text == "1") *out = true;
+    else if (text == "false" || text == "0") *out = false;
+    else return false;
+  } else {
+    *out = text;
+  }
+  return true;
+}
+
+const char* TypeName(const HpValue& v) {
+  return std::holds_alternative<int64_t>(v) ? "an integer"
+         : std::holds_alternative<double>(v) ? "a number"
+         : std::holds_alternative<bool>(v)   ? "true or false"
+                                             : "a string";
+}
+
+Status CheckValue(const HyperparameterSpec& spec, const HpValue& v, const std::string& where) {
+  auto refuse = [&](const std::string& why) {
+    std::string msg = where + ": " + spec.name + " " + why;
+    if (!spec.rule.empty()) msg += " (" + spec.rule + ")";
+    return Status::InvalidArgument(msg);
+  };
+  if (!spec.tunable && v != spec.default_value) {
+    return refuse("is fixed to " + HpToString(spec.default_value) +
+                  " in the v0.6 closed division");
+  }
+  double num = 0;
+  bool numeric = true;
+  if (const auto* i = std::get_if<int64_t>(&v)) num = static_cast<double>(*i);
+  else if (const auto* d = std::get_if<double>(&v)) num = *d;
+  else numeric = false;
+  if (numeric && spec.min && num < *spec.min) {
+    return refuse("must be >= " + HpToString(*spec.min) + ", got " + HpToString(v));
+  }
+  if (numeric && spec.max && num > *spec.max) {
+    return refuse("must be <= " + HpToString(*spec.max) + ", got " + HpToString(v));
+  }
+  if (const auto* s = std::get_if<std::string>(&v); s && !spec.choices.empty()) {
+    if (std::find(spec.choices.begin(), spec.choices.end(), *s) == spec.choices.end()) {
+      std::string list;
+      for (const auto& c : spec.choices) list += (list.empty() ? "" : ", ") + c;
+      return refuse("must be one of " + list + ", got '" + *s + "'");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+WorkloadRegistration* RegisterWorkload(std::string name, WorkloadRegistration::Factory factory) {
+  assert(FindWorkload(name) == nullptr && "workload registered twice");
+  Registry().push_back(std::make_unique<WorkloadRegistration>(std::move(name), std::move(factory)));
+  return Registry().back().get();
+}
+
+const WorkloadRegistration* FindWorkload(std::string_view name) {
+  for (const auto& r : Registry()) {
+    if (r->name() == name) return r.get();
+  }
+  return nullptr;
+}
+
+std::vector<const WorkloadRegistration*> AllWorkloads() {
+  std::vector<const WorkloadRegistration*> out;
+  for (const auto& r : Registry()) out.push_back(r.get());
+  std::sort(out.begin(), out.end(), [](auto* a, auto* b) { return a->name() < b->name(); });
+  return out;
+}
+
+Result<Hyperparameters> ResolveHyperparameters(const std::vector<HyperparameterSpec>& specs,
+                                               const std::map<std::string, HpValue>& preset,
+                                               const std::vector<std::string>& overrides,
+                                               const std::string& workload) {
+  std::map<std::string, HpValue> values;
+  auto find = [&](const std::string& name) -> const HyperparameterSpec* {
+    for (const auto& s : specs) {
+      if (s.name == name) return &s;
+    }
+    return nullptr;
+  };
+  auto known = [&] {
+    std::string list;
+    for (const auto& s : specs) list += (list.empty() ? "" : ", ") + s.name;
+    return list;
+  };
+  for (const auto& s : specs) values[s.name] = s.default_value;
+  for (const auto& [name, v] : preset) {
+    const HyperparameterSpec* spec = find(name);
+    if (spec == nullptr || spec->default_value.index() != v.index()) {
+      return Status::Internal("preset of " + workload + " sets undeclared or mistyped '" + name + "'");
+    }
+    PODBENCH_RETURN_IF_ERROR(CheckValue(*spec, v, "preset"));
+    values[name] = v;
+  }
+  for (const std::string& item : overrides) {
+    size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Status::InvalidArgument("--set " + item + ": expected key=value");
+    }
+    std::string name = item.substr(0, eq), text = item.substr(eq + 1);
+    const HyperparameterSpec* spec = find(name);
+    if (spec == nullptr) {
+      return Status::InvalidArgument("--set " + item + ": " + workload +
+                                     " has no hyperparameter '" + name + "' (known: " + known() +
+                                     ")");
+    }
+    HpValue v;
+    if (!ParseAs(spec->default_value, text, &v)) {
+      return Status::InvalidArgument("--set " + item + ": " + name + " must be " +
+                                     TypeName(spec->default_value) + ", got '" + text + "'");
+    }
+    PODBENCH_RETURN_IF_ERROR(CheckValue(*spec, v, "--set " + item));
+    values[name] = v;
+  }
+  return Hyperparameters(std::move(values));
+}
+
+}  // namespace podbench::workloads

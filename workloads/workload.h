@@ -1,0 +1,278 @@
+// The workload plugin contract: what one MLPerf v0.6 model tells the harness.
+//
+// A workload DESCRIBES itself (hyperparameters with their closed-division
+// constraints, data, model, parallelism, quality targets, evaluation cadence)
+// and EXECUTES blocks of training and evaluations when asked, reporting what
+// each cost on the emulated TPU-v3 clock. It never writes the MLPerf log,
+// never reads a clock, never decides when a run stops or whether it complies:
+// the harness owns the lifecycle (harness/run/), the clocks, the seeds, the
+// log and the verdict, as loadgen's SystemUnderTest leaves them to loadgen.
+//
+// The contract is shaped by the six v0.6 models, not by one of them:
+//   - several quality targets that must all be reached (Mask R-CNN: box and
+//     mask mAP) -> WorkloadDescription::targets is a list;
+//   - evaluation at fixed epochs (SSD) or every N epochs with an offset
+//     (ResNet), or per generation of self-play (MiniGo) -> EvalCadence;
+//   - spatial partitioning (SSD, Mask R-CNN), weight-update sharding
+//     (Transformer), distributed batch norm groups -> Parallelism, decided
+//     by the workload per slice and recorded by the harness;
+//   - sequence buckets and a maximum training length (GNMT, Transformer),
+//     generated or game data (MiniGo) -> DataSpec;
+//   - beam search or games as evaluation -> Session::Evaluate returns
+//     metrics and the emulated time it took; how is the workload's business.
+//
+// Registration (google/benchmark style), in the workload's .cc file, which
+// must be part of the OBJECT library podbench_workload_plugins so the
+// linker keeps the registration:
+//
+//   PODBENCH_REGISTER_WORKLOAD("toy", ToyWorkload)
+//       ->Summary("logistic regression on generated data")
+//       ->Modes({Mode::kFunctional, Mode::kProjected})
+//       ->Presets({"google-v0.6"})
+//       ->ScoredRuns(5);
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "base/status.h"
+
+namespace podbench::workloads {
+
+enum class Mode {
+  kFunctional,  // real training at a size one machine finishes, on generated data
+  kProjected,   // the full-size model priced by the cost model; no numbers computed
+};
+const char* ModeName(Mode m);  // "functional" / "projected"
+
+// A pod slice as the harness resolved it ("tpu-v3-32": 32 cores, 16 chips).
+struct SliceInfo {
+  std::string name;
+  int64_t cores = 0;
+  int64_t chips = 0;
+};
+
+// ---------------------------------------------------------------- hyperparameters
+
+// A hyperparameter value; its alternative is the hyperparameter's type.
+using HpValue = std::variant<int64_t, double, bool, std::string>;
+std::string HpToString(const HpValue& v);
+
+struct HyperparameterSpec {
+  // The name users pass to --set and, when `log_key` is set, the MLPerf key
+  // it is logged under (e.g. "global_batch_size", "opt_base_learning_rate").
+  std::string name;
+  HpValue default_value;  // also fixes the type
+  // Inclusive numeric bounds: what the v0.6 closed division allows, or what
+  // is meaningful at all (a batch of 0 is meaningless).
+  std::optional<double> min, max;
+  std::vector<std::string> choices;  // allowed values of a string hyperparameter
+  // False: the v0.6 closed division fixes the value to the reference's;
+  // any other value is refused.
+  bool tunable = true;
+  bool log = true;  // written to the log under its name
+  std::string rule;  // why it is constrained (quoted when a value is refused)
+  std::string help;
+};
+
+// The effective hyperparameters of a run: validated, immutable.
+class Hyperparameters {
+ public:
+  Hyperparameters() = default;
+  explicit Hyperparameters(std::map<std::string, HpValue> values) : values_(std::move(values)) {}
+  // REQUIRES: `name` declared with the matching type (asserted).
+  int64_t Int(const std::string& name) const;
+  double Float(const std::string& name) const;  // int hyperparameters convert
+  bool Bool(const std::string& name) const;
+  const std::string& String(const std::string& name) const;
+  const std::map<std::string, HpValue>& values() const { return values_; }
+
+ private:
+  const HpValue& Get(const std::string& name) const;
+  std::map<std::string, HpValue> values_;
+};
+
+// ---------------------------------------------------------------- description
+
+struct QualityTarget {
+  std::string metric;       // e.g. "top1", "box_map", "mask_map", "bleu", "win_rate"
+  double target = 0;        // v0.6 target, e.g. 0.759
+  bool higher_is_better = true;
+  bool Reached(double v) const { return higher_is_better ? v >= target : v <= target; }
+};
+
+// When evaluations happen, in epochs (1-based, as v0.6 logs number them). A
+// block is the training between two evaluations.
+struct EvalCadence {
+  // Every `every` epochs starting at `first` (ResNet: every 4, first 4) ...
+  int64_t every = 1;
+  int64_t first = 1;
+  // ... unless `at_epochs` is non-empty: exactly these (SSD: 33, 44, 49, ...).
+  std::vector<int64_t> at_epochs;
+  // The run is aborted after this many epochs without reaching the targets.
+  int64_t max_epochs = 100;
+
+  // The epochs at which evaluations happen, up to max_epochs, ascending.
+  std::vector<int64_t> EvalEpochs() const;
+};
+
+struct DataSpec {
+  std::string name;             // e.g. "imagenet", "generated"
+  int64_t train_examples = 0;   // per epoch
+  int64_t eval_examples = 0;
+  bool generated = false;       // synthesised from the seed (functional mode)
+  // Sequence models: bucket boundaries (tokens) and the length above which
+  // training examples are dropped (0 = none).
+  std::vector<int64_t> sequence_buckets;
+  int64_t max_sequence_length = 0;
+};
+
+struct ModelSpec {
+  std::string name;             // e.g. "resnet50_v1.5"
+  int64_t parameters = 0;
+  double train_flops_per_example = 0;  // forward + backward
+};
+
+// How the model is laid on the slice; chosen by the workload per slice.
+struct Parallelism {
+  int64_t replicas = 1;            // data-parallel replicas
+  int64_t spatial_partitions = 1;  // cores per replica (SSD, Mask R-CNN: 4)
+  bool weight_update_sharding = false;  // Transformer: reduce-scatter, update, all-gather
+  int64_t bn_group = 1;            // replicas per distributed batch-norm group
+};
+
+struct WorkloadDescription {
+  std::string benchmark;     // the v0.6 submission_benchmark value, e.g. "resnet"
+  int64_t global_batch = 0;
+  DataSpec data;
+  ModelSpec model;
+  Parallelism parallelism;
+  std::vector<QualityTarget> targets;  // all must be reached
+  EvalCadence cadence;
+};
+
+// ---------------------------------------------------------------- execution
+
+// Emulated TPU-v3 seconds, summed over the steps of a block.
+struct TimeBreakdown {
+  double compute_s = 0, collectives_s = 0, bn_sync_s = 0, optimizer_s = 0, input_s = 0, idle_s = 0;
+  double total_s() const {
+    return compute_s + collectives_s + bn_sync_s + optimizer_s + input_s + idle_s;
+  }
+  TimeBreakdown& operator+=(const TimeBreakdown& o);
+};
+
+struct BlockResult {
+  int64_t steps = 0;
+  TimeBreakdown time;  // emulated cost of the block's training steps
+};
+
+struct EvalResult {
+  std::map<std::string, double> metrics;  // one per QualityTarget::metric
+  double emulated_s = 0;                  // emulated cost of the evaluation
+};
+
+// One run of a workload. Calls come from one thread, in order:
+// Initialize, then TrainBlock/Evaluate alternating per the cadence.
+class Session {
+ public:
+  virtual ~Session() = default;
+  // Builds the model and data. Returns the emulated seconds it took (the
+  // untimed init_start..init_stop interval).
+  virtual Result<double> Initialize() = 0;
+  // Trains epochs [first_epoch, first_epoch + epochs) (1-based).
+  virtual Result<BlockResult> TrainBlock(int64_t first_epoch, int64_t epochs) = 0;
+  // Evaluates the model after `epoch`.
+  virtual Result<EvalResult> Evaluate(int64_t epoch) = 0;
+};
+
+struct RunContext {
+  SliceInfo slice;
+  Mode mode = Mode::kFunctional;
+  uint64_t seed = 0;
+  Hyperparameters hp;
+  WorkloadDescription description;
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  virtual std::vector<HyperparameterSpec> HyperparameterSpecs() const = 0;
+  // Values a named preset sets for `slice` (e.g. Google's v0.6 submission).
+  // NotFound for an unknown preset; InvalidArgument for a slice it has no
+  // values for.
+  virtual Result<std::map<std::string, HpValue>> Preset(std::string_view preset,
+                                                        const SliceInfo& slice) const;
+  // Constraints across hyperparameters and the slice (e.g. the batch must
+  // split evenly over the replicas). InvalidArgument naming the field.
+  virtual Status Validate(const Hyperparameters& hp, const SliceInfo& slice, Mode mode) const;
+  virtual Result<WorkloadDescription> Describe(const Hyperparameters& hp,
+                                               const SliceInfo& slice) const = 0;
+  virtual Result<std::unique_ptr<Session>> Start(const RunContext& ctx) const = 0;
+};
+
+// ---------------------------------------------------------------- registry
+
+class WorkloadRegistration {
+ public:
+  using Factory = std::function<std::unique_ptr<Workload>()>;
+  WorkloadRegistration(std::string name, Factory factory)
+      : name_(std::move(name)), factory_(std::move(factory)) {}
+
+  // Chained configuration.
+  WorkloadRegistration* Summary(std::string s) { summary_ = std::move(s); return this; }
+  WorkloadRegistration* Modes(std::vector<Mode> m) { modes_ = std::move(m); return this; }
+  WorkloadRegistration* Presets(std::vector<std::string> p) { presets_ = std::move(p); return this; }
+  // Runs a scored result needs (v0.6: 5 for vision, 10 for translation and MiniGo).
+  WorkloadRegistration* ScoredRuns(int n) { scored_runs_ = n; return this; }
+
+  const std::string& name() const { return name_; }
+  const std::string& summary() const { return summary_; }
+  const std::vector<Mode>& modes() const { return modes_; }
+  const std::vector<std::string>& presets() const { return presets_; }
+  int scored_runs() const { return scored_runs_; }
+  bool Supports(Mode m) const;
+  std::unique_ptr<Workload> Create() const { return factory_(); }
+
+ private:
+  std::string name_;
+  Factory factory_;
+  std::string summary_;
+  std::vector<Mode> modes_ = {Mode::kFunctional, Mode::kProjected};
+  std::vector<std::string> presets_;
+  int scored_runs_ = 5;
+};
+
+// Adds a workload to the static registry. REQUIRES: a unique name (asserted).
+WorkloadRegistration* RegisterWorkload(std::string name, WorkloadRegistration::Factory factory);
+// nullptr when no workload has this name.
+const WorkloadRegistration* FindWorkload(std::string_view name);
+// Every registered workload, sorted by name.
+std::vector<const WorkloadRegistration*> AllWorkloads();
+
+// Resolves the effective hyperparameters: declared defaults, then `preset`
+// values, then `overrides` ("key=value" as given to --set), each checked
+// against its spec. Errors name the offending --set item or preset key.
+Result<Hyperparameters> ResolveHyperparameters(const std::vector<HyperparameterSpec>& specs,
+                                               const std::map<std::string, HpValue>& preset,
+                                               const std::vector<std::string>& overrides,
+                                               const std::string& workload);
+
+}  // namespace podbench::workloads
+
+#define PODBENCH_WORKLOAD_CONCAT_(a, b) a##b
+#define PODBENCH_WORKLOAD_CONCAT(a, b) PODBENCH_WORKLOAD_CONCAT_(a, b)
+// Registers `Class` (a Workload with a default constructor) under `name`;
+// evaluates to a WorkloadRegistration* for chained configuration.
+#define PODBENCH_REGISTER_WORKLOAD(name, Class)                                     \
+  [[maybe_unused]] static ::podbench::workloads::WorkloadRegistration*              \
+      PODBENCH_WORKLOAD_CONCAT(podbench_workload_registration_, __LINE__) =         \
+          ::podbench::workloads::RegisterWorkload(                                  \
+              name, [] { return std::unique_ptr<::podbench::workloads::Workload>(new Class()); })
