@@ -1,23 +1,172 @@
 // podbench check: MLPerf compliance checking of logs.
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <memory>
+#include <ostream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
 #include "harness/cli/command.h"
+#include "rules/checker.h"
 
 namespace podbench::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CheckCmdOptions {
+  std::string usage = "training";
+  std::string ruleset = "0.6.0";
+  std::string rules_dir;
+  std::string config;
+  bool werror = false;
+  bool quiet = false;
+  int jobs = 2;
+  std::vector<std::string> paths;
+  OutputFormat format = OutputFormat::kText;
+};
+
+// Log files named on the command line: files as given, folders searched
+// recursively (sorted, so output order is stable).
+Status CollectLogs(const std::vector<std::string>& paths, std::vector<fs::path>* out) {
+  for (const auto& p : paths) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      std::vector<fs::path> found;
+      for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        if (it->is_regular_file(ec)) found.push_back(it->path());
+      }
+      if (ec) return Status::IOError(p + ": " + ec.message());
+      std::sort(found.begin(), found.end());
+      out->insert(out->end(), found.begin(), found.end());
+    } else if (fs::exists(p, ec)) {
+      out->push_back(p);
+    } else {
+      return Status::NotFound(p + ": no such file or folder");
+    }
+  }
+  return Status::Ok();
+}
+
+void PrintText(const rules::CheckResult& r, bool quiet, std::ostream& out) {
+  if (!quiet) {
+    if (!r.printed.empty()) out << r.printed;
+    // Errors grouped per key, then the messages not tied to a key.
+    for (const auto& m : r.errors) {
+      std::string label = m.key.empty() ? "(log)" : m.key;
+      std::string text = m.text;
+      size_t pos = 0;
+      while ((pos = text.find('\n', pos)) != std::string::npos) {
+        text.replace(pos, 1, "\n    ");
+        pos += 5;
+      }
+      out << "  ERROR [" << label << "] " << text << "\n";
+    }
+    for (const auto& m : r.warnings) out << "  WARNING [" << m.key << "] " << m.text << "\n";
+  }
+  out << (r.pass ? "PASS" : "FAIL") << "  " << r.log;
+  if (!r.pass) out << "  (" << r.errors.size() << " error" << (r.errors.size() == 1 ? "" : "s") << ")";
+  out << "\n";
+}
+
+void PrintJson(const rules::CheckResult& r, std::ostream& out) {
+  nlohmann::json j;
+  j["log"] = r.log;
+  j["verdict"] = r.pass ? "PASS" : "FAIL";
+  j["error_keys"] = r.error_keys;
+  nlohmann::json errors = nlohmann::json::array();
+  for (const auto& m : r.errors) errors.push_back(m.text);
+  j["errors"] = errors;
+  j["warning_keys"] = r.warning_keys;
+  out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
+int RunCheck(const CheckCmdOptions& opt, CliContext& ctx) {
+  std::vector<fs::path> logs;
+  Status st = CollectLogs(opt.paths, &logs);
+  if (!st.ok()) {
+    ctx.err << "podbench check: " << st.message() << "\n";
+    return kExitUsage;
+  }
+  std::unique_ptr<rules::RuleSource> source;
+  if (opt.rules_dir.empty()) {
+    if (opt.usage != "training" || opt.ruleset != "0.6.0") {
+      ctx.err << "podbench check: podbench's built-in rules are training 0.6.0; give --rules-dir for "
+              << opt.usage << " " << opt.ruleset << "\n";
+      return kExitUsage;
+    }
+    source = rules::EmbeddedSource();
+  } else {
+    std::error_code ec;
+    if (!fs::is_directory(opt.rules_dir, ec)) {
+      ctx.err << "podbench check: --rules-dir " << opt.rules_dir << " is not a folder\n";
+      return kExitUsage;
+    }
+    source = rules::DirectorySource(opt.rules_dir);
+  }
+  rules::CheckOptions copt;
+  copt.config = opt.config.empty() ? rules::DefaultConfig(opt.usage, opt.ruleset) : opt.config;
+  copt.format = rules::FormatForRuleset(opt.ruleset);
+  copt.werror = opt.werror;
+  // The entry file must load: a missing or broken one is a usage error, not a log verdict.
+  auto rule_set = std::make_shared<rules::RuleSet>(std::move(source));
+  auto entry = rule_set->Load(copt.config);
+  if (!entry.ok()) {
+    ctx.err << "podbench check: entry rule file " << copt.config << ": " << entry.status().message() << "\n";
+    return kExitUsage;
+  }
+  rules::Checker checker(rule_set, copt);
+
+  std::vector<Result<rules::CheckResult>> results(logs.size(), Status::Internal("not checked"));
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < logs.size(); i = next++) results[i] = checker.CheckFile(logs[i]);
+  };
+  int threads = std::max(1, std::min<int>(opt.jobs, static_cast<int>(logs.size())));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+
+  bool io_error = false, any_fail = false;
+  size_t passed = 0;
+  for (size_t i = 0; i < logs.size(); ++i) {
+    if (!results[i].ok()) {
+      ctx.err << "podbench check: " << logs[i].string() << ": " << results[i].status().message() << "\n";
+      io_error = true;
+      continue;
+    }
+    const auto& r = *results[i];
+    if (r.pass) ++passed;
+    else any_fail = true;
+    if (opt.format == OutputFormat::kJson) PrintJson(r, ctx.out);
+    else PrintText(r, opt.quiet, ctx.out);
+  }
+  if (opt.format != OutputFormat::kJson && !opt.quiet && logs.size() > 1) {
+    ctx.out << passed << " of " << logs.size() << " logs pass\n";
+  }
+  if (io_error) return kExitUsage;
+  return any_fail ? kExitVerdict : kExitOk;
+}
+
+}  // namespace
 
 void AddCheckCommand(CLI::App& app, CliContext& ctx) {
   auto* sub = app.add_subcommand("check", "Check MLPerf logs against MLPerf compliance rule files");
-  static std::string usage = "training", ruleset, rules_dir, config;
-  static bool werror = false, quiet = false;
-  static std::vector<std::string> paths;
-  static OutputFormat format = OutputFormat::kText;
-  sub->add_option("--usage", usage, "training or hpc");
-  sub->add_option("--ruleset", ruleset, "Rule set version, e.g. 0.6.0, 0.7.0, 1.0.0");
-  sub->add_option("--rules-dir", rules_dir, "Folder laid out like mlperf_logging/compliance_checker (default: podbench v0.6 rules)");
-  sub->add_option("--config", config, "Entry rule file (default: {usage}_{ruleset}/common.yaml)");
-  sub->add_flag("--werror", werror, "Treat warnings as errors");
-  sub->add_flag("--quiet", quiet, "Print only the verdicts");
-  sub->add_option("logs", paths, "Log files or folders (searched recursively)")->required();
-  AddFormatOption(sub, &format);
-  MarkUnavailable(sub, ctx, "issue #3, checker");
+  auto opt = std::make_shared<CheckCmdOptions>();
+  sub->add_option("--usage", opt->usage, "training or hpc")->check(CLI::IsMember({"training", "hpc"}));
+  sub->add_option("--ruleset", opt->ruleset, "Rule set version, e.g. 0.6.0, 0.7.0, 1.0.0 (default 0.6.0)");
+  sub->add_option("--rules-dir", opt->rules_dir,
+                  "Folder laid out like mlperf_logging/compliance_checker (default: podbench's built-in v0.6 rules)");
+  sub->add_option("--config", opt->config, "Entry rule file, relative to the rules folder (default: {usage}_{ruleset}/common.yaml)");
+  sub->add_flag("--werror", opt->werror, "Treat warnings as errors");
+  sub->add_flag("--quiet", opt->quiet, "Print only the verdicts");
+  sub->add_option("-j,--jobs", opt->jobs, "Logs checked in parallel (default 2)")->check(CLI::Range(1, 64));
+  sub->add_option("logs", opt->paths, "Log files or folders (searched recursively)")->required();
+  AddFormatOption(sub, &opt->format);
+  sub->callback([opt, &ctx] { ctx.exit_code = RunCheck(*opt, ctx); });
 }
 
 }  // namespace podbench::cli

@@ -1,15 +1,121 @@
 // podbench score: the v0.6 result summarizer (olympic mean time-to-train).
+#include <cstdio>
+#include <memory>
+#include <ostream>
+
+#include <nlohmann/json.hpp>
+
 #include "harness/cli/command.h"
+#include "rules/score.h"
 
 namespace podbench::cli {
+namespace {
+
+struct ScoreCmdOptions {
+  std::vector<std::string> dirs;
+  OutputFormat format = OutputFormat::kText;
+  std::string aborted = "slowest";
+};
+
+std::string Minutes(const std::optional<double>& m) {
+  if (!m) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", *m);
+  return buf;
+}
+
+std::string CsvField(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+int RunScore(const ScoreCmdOptions& opt, CliContext& ctx) {
+  std::vector<std::filesystem::path> dirs(opt.dirs.begin(), opt.dirs.end());
+  auto scores = rules::ScoreDirs(dirs, opt.aborted == "timed" ? rules::AbortPolicy::kTimed : rules::AbortPolicy::kSlowest);
+  if (!scores.ok()) {
+    ctx.err << "podbench score: " << scores.status().message() << "\n";
+    return kExitUsage;
+  }
+  switch (opt.format) {
+    case OutputFormat::kJson: {
+      for (const auto& s : *scores) {
+        nlohmann::json j;
+        j["org"] = s.org;
+        j["platform"] = s.platform;
+        j["benchmark"] = s.benchmark;
+        j["score_minutes"] = s.score_minutes ? nlohmann::json(*s.score_minutes) : nlohmann::json(nullptr);
+        j["required_runs"] = s.required_runs;
+        nlohmann::json runs = nlohmann::json::array();
+        for (const auto& r : s.runs) {
+          runs.push_back({{"file", r.file},
+                          {"converged", r.converged},
+                          {"minutes", r.converged ? nlohmann::json(r.minutes) : nlohmann::json(nullptr)},
+                          {"note", r.note}});
+        }
+        j["runs"] = runs;
+        j["note"] = s.note;
+        ctx.out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+      }
+      break;
+    }
+    case OutputFormat::kCsv:
+      ctx.out << "org,platform,benchmark,runs,converged_runs,score_minutes,min_minutes,max_minutes,note\n";
+      [[fallthrough]];
+    case OutputFormat::kText: {
+      if (opt.format == OutputFormat::kText) {
+        char head[160];
+        std::snprintf(head, sizeof head, "%-12s %-30s %-12s %5s %10s %16s  %s\n", "org", "platform", "benchmark", "runs",
+                      "score_min", "range_min", "note");
+        ctx.out << head;
+      }
+      for (const auto& s : *scores) {
+        std::optional<double> lo, hi;
+        int converged = 0;
+        for (const auto& r : s.runs) {
+          if (!r.converged) continue;
+          ++converged;
+          lo = lo ? std::min(*lo, r.minutes) : r.minutes;
+          hi = hi ? std::max(*hi, r.minutes) : r.minutes;
+        }
+        std::string note = s.note;
+        for (const auto& r : s.runs) {
+          if (!r.converged) note += std::string(note.empty() ? "" : "; ") + std::filesystem::path(r.file).filename().string() + ": " + r.note;
+        }
+        if (opt.format == OutputFormat::kCsv) {
+          ctx.out << CsvField(s.org) << "," << CsvField(s.platform) << "," << CsvField(s.benchmark) << "," << s.runs.size()
+                  << "," << converged << "," << Minutes(s.score_minutes) << "," << Minutes(lo) << "," << Minutes(hi) << ","
+                  << CsvField(note) << "\n";
+        } else {
+          char line[512];
+          std::string range = Minutes(lo) + ".." + Minutes(hi);
+          std::snprintf(line, sizeof line, "%-12s %-30s %-12s %5zu %10s %16s  ", s.org.c_str(), s.platform.c_str(),
+                        s.benchmark.c_str(), s.runs.size(), Minutes(s.score_minutes).c_str(), range.c_str());
+          ctx.out << line << note << "\n";
+        }
+      }
+      break;
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace
 
 void AddScoreCommand(CLI::App& app, CliContext& ctx) {
   auto* sub = app.add_subcommand("score", "Score result folders: olympic mean time-to-train per (org, platform, benchmark)");
-  static std::vector<std::string> dirs;
-  static OutputFormat format = OutputFormat::kText;
-  sub->add_option("dirs", dirs, "Result folders")->required();
-  AddFormatOption(sub, &format, true);
-  MarkUnavailable(sub, ctx, "issue #3, checker");
+  auto opt = std::make_shared<ScoreCmdOptions>();
+  sub->add_option("dirs", opt->dirs, "Result folders (<org>/results/<platform>/<benchmark>/result_N.txt below them)")->required();
+  sub->add_option("--aborted", opt->aborted,
+                  "How a run_stop with status abort scores: slowest (v0.6 rule text, default) or timed "
+                  "(its own time, as the published v0.6 results did)")
+      ->check(CLI::IsMember({"slowest", "timed"}));
+  AddFormatOption(sub, &opt->format, true);
+  sub->callback([opt, &ctx] { ctx.exit_code = RunScore(*opt, ctx); });
 }
 
 }  // namespace podbench::cli

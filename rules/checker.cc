@@ -1,0 +1,417 @@
+#include "rules/checker.h"
+
+#include <algorithm>
+#include <deque>
+#include <functional>
+
+#include "rules/mllog/reader.h"
+#include "rules/py/interp.h"
+
+namespace podbench::rules {
+
+std::string DefaultConfig(const std::string& usage, const std::string& ruleset) {
+  return usage + "_" + ruleset + "/common.yaml";
+}
+
+mllog::Format FormatForRuleset(const std::string& ruleset) {
+  return ruleset == "0.6.0" ? mllog::Format::kMll : mllog::Format::kMllog;
+}
+
+namespace {
+
+using py::Val;
+
+// The official checker's message book: keyed messages (one per key, the
+// last one wins, insertion order kept as in a Python dict), others, warnings.
+class Messages {
+ public:
+  // The text is rendered only if the message survives (most failures are
+  // overwritten by a later failure of the same key).
+  using Render = std::function<std::string()>;
+
+  void Put(const std::string& key, std::string text) {
+    PutLazy(key, [t = std::move(text)] { return t; });
+  }
+  void PutLazy(const std::string& key, Render render) {
+    if (key.empty()) {
+      other_.push_back({"", std::move(render)});
+      return;
+    }
+    for (auto& m : keyed_) {
+      if (m.key == key) {
+        m.render = std::move(render);
+        return;
+      }
+    }
+    keyed_.push_back({key, std::move(render)});
+  }
+  void Warn(const std::string& key, std::string text, bool werror) {
+    if (werror) {
+      Put(key, std::move(text));
+      return;
+    }
+    for (auto& m : warnings_) {
+      if (m.key == key) {
+        m.text = std::move(text);
+        return;
+      }
+    }
+    warnings_.push_back({key, std::move(text)});
+  }
+  void Drop(const std::string& key) {
+    keyed_.erase(std::remove_if(keyed_.begin(), keyed_.end(), [&](const Entry& m) { return m.key == key; }),
+                 keyed_.end());
+  }
+  void Fill(CheckResult* r) const {
+    r->pass = keyed_.empty() && other_.empty();
+    for (const auto& m : keyed_) r->errors.push_back({m.key, m.render()});
+    for (const auto& m : other_) r->errors.push_back({"", m.render()});
+    for (const auto& m : keyed_) r->error_keys.push_back(m.key);
+    std::sort(r->error_keys.begin(), r->error_keys.end());
+    r->warnings = warnings_;
+    for (const auto& m : warnings_) r->warning_keys.push_back(m.key);
+    std::sort(r->warning_keys.begin(), r->warning_keys.end());
+  }
+
+ private:
+  struct Entry {
+    std::string key;
+    Render render;
+  };
+  std::vector<Entry> keyed_, other_;
+  std::vector<CheckMessage> warnings_;
+};
+
+std::string FullString(const py::LineObj& l, mllog::Format format) {
+  std::string ts = l.timestamp.is_number() ? py::Str(l.timestamp) : py::Repr(l.timestamp);
+  std::string key = l.key.kind() == py::Kind::kStr ? l.key.str() : py::Repr(l.key);
+  if (format == mllog::Format::kMll) return ":::MLL " + ts + " " + key + ": " + py::Repr(l.value);
+  return ":::MLLOG time_ms=" + ts + " key=" + key + " " + py::Repr(l.value);
+}
+
+std::string Truncate(std::string s, size_t max = 2000) {
+  if (s.size() > max) {
+    s.resize(max);
+    s += " ...";
+  }
+  return s;
+}
+
+// One log against the rule files: the state of one CheckRecords call.
+class LogRun {
+ public:
+  LogRun(RuleSet* rules, const CheckOptions& opt, const std::vector<mllog::Record>& records, std::string name)
+      : rules_(rules), opt_(opt), records_(records), name_(std::move(name)), cache_(records.size()) {}
+  LogRun(const LogRun&) = delete;
+  LogRun& operator=(const LogRun&) = delete;
+  // Every value of this log dies here, so cycles made by rule code are broken.
+  ~LogRun() {
+    if (!may_have_cycles_) return;
+    roots_.insert(roots_.end(), cache_.begin(), cache_.end());
+    roots_.push_back(loglines_);
+    py::BreakCycles(roots_);
+  }
+
+  void Run(size_t parse_errors, CheckResult* result) {
+    if (parse_errors > 0) {
+      messages_.Put("", "Log lines had parsing errors.\n  " + std::to_string(parse_errors) +
+                            " line(s) with the log token could not be parsed");
+    }
+    if (records_.empty()) messages_.Put("", "No log lines detected");
+    queue_.push_back(opt_.config);
+    while (!queue_.empty() && !crashed_) {
+      std::string path = queue_.front();
+      queue_.pop_front();
+      RunFile(path);
+    }
+    messages_.Fill(result);
+    result->printed = std::move(printed_);
+  }
+
+ private:
+  // The line object of record i, made once per log (rule code may mutate it,
+  // and later files see the mutation, as in the official checker).
+  Val LineAt(size_t i) {
+    if (cache_[i].is_none()) {
+      const mllog::Record& r = records_[i];
+      auto l = std::make_shared<py::LineObj>();
+      l->full_string = Val::Str("");
+      l->timestamp = Val::Float(r.timestamp);
+      l->key = Val::Str(r.key);
+      l->value = py::FromJson(r.value);
+      l->lineno = Val::Int(r.index);
+      l->file_line = r.file_line;
+      cache_[i] = Val::FromObject(py::Kind::kLine, std::move(l));
+    }
+    return cache_[i];
+  }
+
+  Val LogLines() {
+    if (loglines_.is_none()) {
+      std::vector<Val> items;
+      items.reserve(records_.size());
+      for (size_t i = 0; i < records_.size(); ++i) items.push_back(LineAt(i));
+      loglines_ = Val::NewList(std::move(items));
+    }
+    return loglines_;
+  }
+
+  void Crash(std::string text) {
+    messages_.Put("", std::move(text));
+    crashed_ = true;
+  }
+
+  std::string Where(const RuleFile& f, const Code& c) const { return rules_->source().Describe(f.path) + ":" + std::to_string(c.line); }
+
+  std::string LineDetails(const py::LineObj& l) const {
+    return "\n  log: " + name_ + ":" + std::to_string(l.file_line) + ": " + Truncate(FullString(l, opt_.format));
+  }
+
+  void RunFile(const std::string& path) {
+    auto loaded = rules_->Load(path);
+    if (!loaded.ok()) {
+      const Status& st = loaded.status();
+      if (st.code() == Status::Code::kNotFound) {
+        Crash(st.message().rfind("Could not find config file", 0) == 0 ? st.message()
+                                                                      : "Could not find config file: " + st.message());
+      } else {
+        Crash("Could not load rule file " + path + ": " + st.message());
+      }
+      return;
+    }
+    const RuleFile& file = **loaded;
+    py::Interpreter interp(py::Host{
+        [this](const std::string& p) { queue_.push_back(p); },
+        [this](const std::string& s) {
+          if (printed_.size() < (1u << 20)) printed_ += s;
+        }});
+    struct KeepGlobals {
+      py::Interpreter& in;
+      std::vector<Val>& roots;
+      bool& cycles;
+      ~KeepGlobals() {
+        if (!in.may_have_cycles()) return;
+        cycles = true;
+        auto g = in.Globals();
+        roots.insert(roots.end(), g.begin(), g.end());
+      }
+    } keep{interp, roots_, may_have_cycles_};
+    Val s = Val::NewDict();
+    interp.SetGlobal("s", s);
+    interp.SetGlobal("enqueue_config", Val::Of(py::Builtin::kEnqueueConfig));
+    interp.SetGlobal("is_integer", Val::Of(py::Builtin::kIsInteger));
+    interp.SetGlobal("math", Val::Of(py::Module::kMath));
+    if (file.uses_loglines) interp.SetGlobal("loglines", LogLines());
+
+    if (file.begin) {
+      Status st = interp.Exec(*file.begin->program);
+      if (!st.ok()) {
+        Crash("Failed executing BEGIN code of " + Where(file, *file.begin) + ": " + st.message());
+        return;
+      }
+    }
+    for (const auto& k : file.keys) messages_.Drop(k.name);
+
+    const size_t nkeys = file.keys.size();
+    std::vector<std::vector<Val>> reported(nkeys);
+    std::vector<int64_t> atleast_hits(nkeys, -1);  // -1: key never seen with an ATLEAST_ONE_CHECK
+
+    auto process = [&](const Val& line_val) {
+      if (line_val.kind() != py::Kind::kLine) return;
+      py::LineObj& line = line_val.line();
+      if (line.key.kind() != py::Kind::kStr) return;
+      auto it = file.by_name.find(line.key.str());
+      if (it == file.by_name.end()) return;
+      if (line.value.kind() != py::Kind::kDict) return;
+      Val* payload = line.value.dict().FindStr("value");
+      if (payload == nullptr) return;
+      const size_t ki = it->second;
+      const KeyRule& rule = file.keys[ki];
+      bool first = reported[ki].empty();
+      reported[ki].push_back(*payload);
+      if (!first && rule.name.find("submission_") != std::string::npos) return;
+
+      interp.SetGlobal("v", line.value);
+      interp.SetGlobal("ll", line_val);
+      const std::string& key = rule.name;
+      if (rule.pre) RunExec(interp, file, *rule.pre, "PRE", line_val);
+      if (first && rule.first_check) RunCheck(interp, file, *rule.first_check, line_val, key);
+      for (const auto& c : rule.checks) RunCheck(interp, file, c, line_val, key);
+      if (rule.post) RunExec(interp, file, *rule.post, "POST", line_val);
+      if (rule.atleast_one_check) {
+        if (atleast_hits[ki] < 0) atleast_hits[ki] = 0;
+        auto ok = interp.EvalTruth(*rule.atleast_one_check->program);
+        if (!ok.ok()) {
+          Crash("Failed executing ATLEAST_ONE_CHECK for '" + key + "' in line " + py::Str(line.lineno) +
+                ": " + ok.status().message() + "\n  rule: " + Where(file, *rule.atleast_one_check) + ": " +
+                rule.atleast_one_check->source + LineDetails(line));
+          return;
+        }
+        if (*ok) ++atleast_hits[ki];
+      }
+    };
+
+    if (!loglines_.is_none()) {
+      for (size_t i = 0; i < loglines_.list().size() && !crashed_; ++i) process(loglines_.list()[i]);
+    } else {
+      for (size_t i = 0; i < records_.size() && !crashed_; ++i) {
+        // Skip lines of keys this file has no record for without building a line object.
+        if (file.by_name.find(records_[i].key) == file.by_name.end()) continue;
+        if (!records_[i].value.is_dict() || records_[i].value.Find("value") == nullptr) continue;
+        process(LineAt(i));
+      }
+    }
+    if (crashed_) return;
+
+    for (size_t ki = 0; ki < nkeys; ++ki) {
+      if (atleast_hits[ki] == 0) {
+        messages_.Put("", "Failed checks for " + file.keys[ki].name + " : " + file.keys[ki].atleast_one_check->source +
+                              "\n  rule: " + Where(file, *file.keys[ki].atleast_one_check) +
+                              "\n  no line of this key satisfied it");
+      }
+    }
+
+    std::vector<std::vector<std::string>> alternatives;
+    for (size_t ki = 0; ki < nkeys; ++ki) {
+      const KeyRule& rule = file.keys[ki];
+      const auto& values = reported[ki];
+      const std::string count = std::to_string(values.size());
+      switch (rule.req) {
+        case Req::kExactlyOne:
+          if (values.size() != 1) {
+            bool all_same = !values.empty();
+            try {
+              for (size_t i = 1; i < values.size() && all_same; ++i) {
+                all_same = (values[i].identity() != nullptr && values[i].identity() == values[0].identity()) ||
+                           py::Equal(values[i], values[0]);
+              }
+            } catch (const py::PyError&) {
+              all_same = false;  // values made recursive by rule code: Python would raise here too
+            }
+            std::string msg = "Required EXACTLY_ONE occurrence of '" + rule.name + "' but found " + count;
+            if (all_same) {
+              messages_.Warn(rule.name, msg, opt_.werror);
+            } else {
+              if (!values.empty()) msg += " with values " + Truncate(py::Repr(Val::NewList(values)));
+              messages_.Put(rule.name, msg);
+            }
+          }
+          break;
+        case Req::kAtLeastOne:
+          if (values.empty()) messages_.Put(rule.name, "Required AT_LEAST_ONE occurrence of '" + rule.name + "' but found 0");
+          break;
+        case Req::kAtLeastN:
+          if (static_cast<int64_t>(values.size()) < rule.at_least_n) {
+            messages_.Put(rule.name, "Required AT_LEAST(" + std::to_string(rule.at_least_n) + ") occurrence of '" +
+                                         rule.name + "' but found " + count);
+          }
+          break;
+        case Req::kAtLeastOneOr: {
+          std::vector<std::string> alts = rule.alternatives;
+          alts.push_back(rule.name);
+          std::sort(alts.begin(), alts.end());
+          alts.erase(std::unique(alts.begin(), alts.end()), alts.end());
+          if (std::find(alternatives.begin(), alternatives.end(), alts) == alternatives.end()) alternatives.push_back(alts);
+          break;
+        }
+        default: break;
+      }
+    }
+    for (const auto& alts : alternatives) {
+      bool any = false;
+      std::string names;
+      for (const auto& a : alts) {
+        auto it = file.by_name.find(a);
+        if (it == file.by_name.end()) {
+          Crash("REQ AT_LEAST_ONE_OR names '" + a + "', which has no KEY record in " + Where(file, Code{}) +
+                " (the official checker fails with KeyError here)");
+          return;
+        }
+        any |= !reported[it->second].empty();
+        names += (names.empty() ? "'" : ", '") + a + "'";
+      }
+      if (!any) messages_.Put("", "Required AT_LEAST_ONE occurrence of (" + names + ")");
+    }
+
+    if (file.has_end) {
+      if (file.end_pre) {
+        Status st = interp.Exec(*file.end_pre->program);
+        if (!st.ok()) {
+          Crash("Failed executing END PRE code of " + Where(file, *file.end_pre) + ": " + st.message());
+          return;
+        }
+      }
+      for (const auto& c : file.end_checks) {
+        auto ok = interp.EvalTruth(*c.program);
+        if (!ok.ok()) {
+          Crash("Failed executing END CHECK code of " + Where(file, c) + ": " + ok.status().message());
+          return;
+        }
+        if (!*ok) {
+          messages_.Put("", "Failed executing END CHECK with \n s=" + Truncate(py::Repr(s)) + "\n  rule: " +
+                                Where(file, c) + ": " + c.source);
+        }
+      }
+    }
+  }
+
+  void RunExec(py::Interpreter& interp, const RuleFile& file, const Code& code, const char* what, const Val& line_val) {
+    Status st = interp.Exec(*code.program);
+    if (st.ok()) return;
+    messages_.PutLazy(line_val.line().key.str(), [this, &file, &code, what, line_val, error = st.message()] {
+      return std::string("Failed executing ") + what + " code triggered by line :" + LineDetails(line_val.line()) +
+             "\n  rule: " + Where(file, code) + ": " + code.source + "\n  error: " + error;
+    });
+  }
+
+  void RunCheck(py::Interpreter& interp, const RuleFile& file, const Code& code, const Val& line_val,
+                const std::string& key) {
+    auto ok = interp.EvalTruth(*code.program);
+    if (ok.ok() && *ok) return;
+    std::string error = ok.ok() ? "" : ok.status().message();
+    messages_.PutLazy(key, [this, &file, &code, line_val, key, error] {
+      const py::LineObj& line = line_val.line();
+      std::string details = LineDetails(line) + "\n  rule: " + Where(file, code) + ": " + code.source +
+                            "\n  v = " + Truncate(py::Repr(line.value));
+      if (!error.empty()) return "Failed executing CHECK code:" + details + "\n  error: " + error;
+      return "CHECK for '" + key + "' failed in line " + py::Str(line.lineno) + ":" + details;
+    });
+  }
+
+  RuleSet* rules_;
+  const CheckOptions& opt_;
+  const std::vector<mllog::Record>& records_;
+  std::string name_;
+  std::vector<Val> cache_;
+  Val loglines_;
+  std::vector<Val> roots_;  // globals of finished files that may hold cycles
+  bool may_have_cycles_ = false;
+  std::deque<std::string> queue_;
+  Messages messages_;
+  bool crashed_ = false;
+  std::string printed_;
+};
+
+}  // namespace
+
+CheckResult Checker::CheckRecords(const std::vector<mllog::Record>& records, size_t parse_errors,
+                                  std::string log_name) const {
+  CheckResult result;
+  result.log = log_name;
+  result.lines = static_cast<int64_t>(records.size());
+  LogRun run(rules_.get(), options_, records, std::move(log_name));
+  run.Run(parse_errors, &result);
+  return result;
+}
+
+Result<CheckResult> Checker::CheckFile(const std::filesystem::path& path) const {
+  std::vector<mllog::LineError> errors;
+  PODBENCH_ASSIGN_OR_RETURN(std::vector<mllog::Record> records, mllog::ReadLog(path, options_.format, &errors));
+  CheckResult r = CheckRecords(records, errors.size(), path.string());
+  std::error_code ec;
+  auto size = std::filesystem::file_size(path, ec);
+  r.bytes = ec ? 0 : static_cast<int64_t>(size);
+  return r;
+}
+
+}  // namespace podbench::rules

@@ -1,0 +1,183 @@
+// Checker semantics on small hand-written rule files and logs: message
+// overwriting, warnings, --werror, enqueue chains and path confinement.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "rules/checker.h"
+#include "rules/mllog/reader.h"
+#include "tests/testing/temp_dir.h"
+
+namespace podbench::rules {
+namespace {
+
+void Write(const std::filesystem::path& p, const std::string& text) {
+  std::filesystem::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+}
+
+class CheckerTest : public ::testing::Test {
+ protected:
+  CheckResult Check(const std::string& log, bool werror = false, std::string config = "t/common.yaml") {
+    auto reader = mllog::LogReader::FromString(log, mllog::Format::kMll);
+    std::vector<mllog::Record> records;
+    mllog::Record r;
+    while (reader->Next(&r)) records.push_back(r);
+    CheckOptions opt;
+    opt.config = std::move(config);
+    opt.werror = werror;
+    Checker checker(std::make_shared<RuleSet>(DirectorySource(dir_.path())), opt);
+    return checker.CheckRecords(records, reader->errors().size(), "test.log");
+  }
+  static std::string Line(double ts, const std::string& key, const std::string& value, const std::string& meta = "{}") {
+    return ":::MLL " + std::to_string(ts) + " " + key + ": {\"value\": " + value + ", \"metadata\": " + meta + "}\n";
+  }
+  testing::TempDir dir_;
+};
+
+TEST_F(CheckerTest, OnlyTheLastFailurePerKeyIsKept) {
+  Write(dir_ / "t/common.yaml", "- KEY:\n    NAME: x\n    CHECK: \"v['value'] > 1\"\n");
+  auto r = Check(Line(1, "x", "0") + Line(2, "x", "5") + Line(3, "x", "-1"));
+  EXPECT_FALSE(r.pass);
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].text.substr(0, 34), "CHECK for 'x' failed in line 2:\n  ");
+  EXPECT_EQ(r.error_keys, std::vector<std::string>{"x"});
+}
+
+TEST_F(CheckerTest, RaisingCheckIsAFailureAndPostStillRuns) {
+  Write(dir_ / "t/common.yaml",
+        "- BEGIN:\n    CODE: \"s['n'] = 0\"\n"
+        "- KEY:\n    NAME: x\n    CHECK: \"v['metadata']['missing'] > 0\"\n    POST: \"s['n'] += 1\"\n"
+        "- END:\n    CHECK: \"s['n'] == 2\"\n");
+  auto r = Check(Line(1, "x", "0") + Line(2, "x", "1"));
+  EXPECT_FALSE(r.pass);
+  ASSERT_EQ(r.errors.size(), 1u);  // the END check passed: POST ran twice
+  EXPECT_NE(r.errors[0].text.find("Failed executing CHECK code:"), std::string::npos);
+  EXPECT_NE(r.errors[0].text.find("KeyError: 'missing'"), std::string::npos);
+}
+
+TEST_F(CheckerTest, ExactlyOneDuplicatesAreWarningsUnlessWerror) {
+  Write(dir_ / "t/common.yaml", "- KEY:\n    NAME: x\n    REQ: EXACTLY_ONE\n- KEY:\n    NAME: y\n    REQ: EXACTLY_ONE\n");
+  std::string log = Line(1, "x", "3") + Line(2, "x", "3.0") + Line(3, "y", "1") + Line(4, "y", "2");
+  auto r = Check(log);
+  EXPECT_EQ(r.warning_keys, std::vector<std::string>{"x"});
+  EXPECT_EQ(r.error_keys, std::vector<std::string>{"y"});
+  auto w = Check(log, /*werror=*/true);
+  EXPECT_EQ(w.error_keys, (std::vector<std::string>{"x", "y"}));
+  EXPECT_TRUE(w.warning_keys.empty());
+}
+
+TEST_F(CheckerTest, SubmissionKeysAreCheckedAtFirstOccurrenceOnly) {
+  Write(dir_ / "t/common.yaml", "- KEY:\n    NAME: submission_org\n    CHECK: \"v['value'] == 'a'\"\n");
+  EXPECT_TRUE(Check(Line(1, "submission_org", "\"a\"") + Line(2, "submission_org", "\"b\"")).pass);
+  EXPECT_FALSE(Check(Line(1, "submission_org", "\"b\"") + Line(2, "submission_org", "\"a\"")).pass);
+}
+
+TEST_F(CheckerTest, EnqueuedFileRedefiningAKeyDropsItsMessages) {
+  Write(dir_ / "t/common.yaml",
+        "- KEY:\n    NAME: bench\n    CHECK: \"False\"\n    POST: \"enqueue_config('t/{}.yaml'.format(v['value']))\"\n");
+  Write(dir_ / "t/resnet.yaml", "- KEY:\n    NAME: bench\n    CHECK: \"v['value'] == 'resnet'\"\n");
+  auto r = Check(Line(1, "bench", "\"resnet\""));
+  EXPECT_TRUE(r.pass) << (r.errors.empty() ? "" : r.errors[0].text);
+}
+
+TEST_F(CheckerTest, MissingEnqueuedFileFailsClearly) {
+  Write(dir_ / "t/common.yaml", "- KEY:\n    NAME: bench\n    POST: \"enqueue_config('t/{}.yaml'.format(v['value']))\"\n");
+  auto r = Check(Line(1, "bench", "\"mask\""));
+  EXPECT_FALSE(r.pass);
+  ASSERT_FALSE(r.errors.empty());
+  EXPECT_NE(r.errors.back().text.find("Could not find config file"), std::string::npos);
+  EXPECT_NE(r.errors.back().text.find("t/mask.yaml"), std::string::npos);
+}
+
+TEST_F(CheckerTest, EnqueuedPathsCannotLeaveTheRulesFolder) {
+  Write(dir_ / "t/common.yaml", "- KEY:\n    NAME: bench\n    POST: \"enqueue_config('t/{}.yaml'.format(v['value']))\"\n");
+  Write(dir_ / "secret.yaml", "- KEY:\n    NAME: bench\n    CHECK: \"True\"\n");
+  for (const std::string name : {"../secret", "../../../../etc/passwd", "x/../../secret"}) {
+    auto r = Check(Line(1, "bench", "\"" + name + "\""));
+    EXPECT_FALSE(r.pass);
+    ASSERT_FALSE(r.errors.empty());
+    EXPECT_NE(r.errors.back().text.find("leaves the rules folder"), std::string::npos) << r.errors.back().text;
+  }
+  Write(dir_ / "t/common.yaml", "- KEY:\n    NAME: bench\n    POST: \"enqueue_config(v['value'])\"\n");
+  auto abs = Check(Line(1, "bench", "\"/etc/passwd\""));
+  EXPECT_NE(abs.errors.back().text.find("is absolute"), std::string::npos);
+  // A symlink inside the folder that points outside it.
+  std::filesystem::create_directories(dir_ / "outside");
+  Write(dir_ / "outside/evil.yaml", "- KEY:\n    NAME: bench\n");
+  testing::TempDir other;
+  std::filesystem::create_symlink(dir_ / "outside/evil.yaml", other / "evil.yaml");
+  Write(other / "t/common.yaml", "- KEY:\n    NAME: bench\n    POST: \"enqueue_config('evil.yaml')\"\n");
+  CheckOptions opt;
+  opt.config = "t/common.yaml";
+  Checker checker(std::make_shared<RuleSet>(DirectorySource(other.path())), opt);
+  auto reader = mllog::LogReader::FromString(Line(1, "bench", "1"), mllog::Format::kMll);
+  std::vector<mllog::Record> records;
+  mllog::Record rec;
+  while (reader->Next(&rec)) records.push_back(rec);
+  auto sym = checker.CheckRecords(records, 0, "x");
+  EXPECT_FALSE(sym.pass);
+  EXPECT_NE(sym.errors.back().text.find("outside the rules folder"), std::string::npos) << sym.errors.back().text;
+}
+
+TEST_F(CheckerTest, RuleErrorsNameFileAndLine) {
+  Write(dir_ / "t/common.yaml", "- KEY:\n    NAME: x\n    CHECK: \"v['value'] >\"\n");
+  auto r = Check(Line(1, "x", "1"));
+  EXPECT_FALSE(r.pass);
+  EXPECT_NE(r.errors.back().text.find("common.yaml:3"), std::string::npos) << r.errors.back().text;
+  Write(dir_ / "t/common.yaml", "- BEGIN:\n    CODE: |\n      import os\n      os.system('true')\n");
+  auto imp = Check(Line(1, "x", "1"));
+  EXPECT_FALSE(imp.pass);
+  EXPECT_NE(imp.errors.back().text.find("ImportError: import of 'os' is not allowed"), std::string::npos)
+      << imp.errors.back().text;
+}
+
+TEST_F(CheckerTest, ReqVariantsAndAtLeastOneCheck) {
+  Write(dir_ / "t/common.yaml",
+        "- KEY:\n    NAME: a\n    REQ: AT_LEAST(2)\n"
+        "- KEY:\n    NAME: b\n    REQ: AT_LEAST_ONE_OR(c)\n- KEY:\n    NAME: c\n    REQ: AT_LEAST_ONE_OR(b)\n"
+        "- KEY:\n    NAME: acc\n    ATLEAST_ONE_CHECK: \"v['value'] >= 0.75\"\n");
+  auto r = Check(Line(1, "a", "1") + Line(2, "acc", "0.5"));
+  EXPECT_FALSE(r.pass);
+  EXPECT_EQ(r.error_keys, std::vector<std::string>{"a"});
+  ASSERT_EQ(r.errors.size(), 3u);
+  EXPECT_EQ(r.errors[1].text.substr(0, 22), "Failed checks for acc ");
+  EXPECT_EQ(r.errors[2].text, "Required AT_LEAST_ONE occurrence of ('b', 'c')");
+  EXPECT_TRUE(Check(Line(1, "a", "1") + Line(2, "a", "1") + Line(3, "c", "1") + Line(4, "acc", "0.8")).pass);
+}
+
+TEST_F(CheckerTest, LogLinesCanBeExtendedByBeginCode) {
+  // As the official stable-diffusion rules do: a virtual key built in BEGIN.
+  Write(dir_ / "t/common.yaml",
+        "- BEGIN:\n    CODE: |\n      from dataclasses import replace\n      extra = []\n"
+        "      for line in loglines:\n          if line.key == 'x':\n              n = replace(line)\n"
+        "              n.key = 'virtual'\n              n.value = {'value': line.value['value'] * 2, 'metadata': {}}\n"
+        "              extra.append(n)\n      loglines.extend(extra)\n"
+        "- KEY:\n    NAME: virtual\n    REQ: EXACTLY_ONE\n    CHECK: \"v['value'] == 6\"\n");
+  EXPECT_TRUE(Check(Line(1, "x", "3")).pass);
+  EXPECT_FALSE(Check(Line(1, "x", "4")).pass);
+}
+
+TEST_F(CheckerTest, ReferenceCyclesMadeByRuleCodeAreFreed) {
+  // Under ASan (leak detection) this test fails if the cycles leak.
+  Write(dir_ / "t/common.yaml",
+        "- BEGIN:\n    CODE: \"s['me'] = s; s['l'] = [s]\"\n"
+        "- KEY:\n    NAME: x\n    POST: \"v['self'] = v; s['last'] = ll; ll.value['line'] = ll\"\n"
+        "    CHECK: \"v['value'] == 1\"\n");
+  auto r = Check(Line(1, "x", "1") + Line(2, "x", "2"));
+  EXPECT_EQ(r.error_keys, std::vector<std::string>{"x"});
+  EXPECT_NE(r.errors[0].text.find("{...}"), std::string::npos) << r.errors[0].text;  // v printed with its cycle
+}
+
+TEST_F(CheckerTest, NoLinesAndParseErrorsFail) {
+  Write(dir_ / "t/common.yaml", "- KEY:\n    NAME: x\n");
+  auto r = Check("no mlperf lines here\n");
+  EXPECT_FALSE(r.pass);
+  EXPECT_EQ(r.errors.back().text, "No log lines detected");
+  auto p = Check(Line(1, "x", "1") + ":::MLL 2.0 x: {'value': 1}\n");
+  EXPECT_FALSE(p.pass);
+  EXPECT_EQ(p.errors.front().text.substr(0, 29), "Log lines had parsing errors.");
+}
+
+}  // namespace
+}  // namespace podbench::rules
