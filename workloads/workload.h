@@ -12,7 +12,8 @@
 //   - several quality targets that must all be reached (Mask R-CNN: box and
 //     mask mAP) -> WorkloadDescription::targets is a list;
 //   - evaluation at fixed epochs (SSD) or every N epochs with an offset
-//     (ResNet), or per generation of self-play (MiniGo) -> EvalCadence;
+//     (ResNet) -> EvalCadence; MiniGo maps a generation (self-play, train,
+//     evaluation games) onto an "epoch" and its win rate onto a metric;
 //   - spatial partitioning (SSD, Mask R-CNN), weight-update sharding
 //     (Transformer), distributed batch norm groups -> Parallelism, decided
 //     by the workload per slice and recorded by the harness;
@@ -66,8 +67,8 @@ using HpValue = std::variant<int64_t, double, bool, std::string>;
 std::string HpToString(const HpValue& v);
 
 struct HyperparameterSpec {
-  // The name users pass to --set and, when `log_key` is set, the MLPerf key
-  // it is logged under (e.g. "global_batch_size", "opt_base_learning_rate").
+  // The name users pass to --set and, when `log` is true, the MLPerf key it
+  // is logged under (e.g. "global_batch_size", "opt_base_learning_rate").
   std::string name;
   HpValue default_value;  // also fixes the type
   // Inclusive numeric bounds: what the v0.6 closed division allows, or what

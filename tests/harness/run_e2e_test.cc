@@ -1,6 +1,12 @@
 // Drives the real podbench binary through run -> log -> store -> runs/show ->
 // scaling -> compare, as a CI job would.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <filesystem>
+#include <thread>
 #include <fstream>
 #include <sstream>
 
@@ -8,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "results/store.h"
 #include "tests/testing/shared_dir.h"
 #include "tests/testing/temp_dir.h"
 
@@ -123,6 +130,58 @@ TEST_F(RunE2eTest, ScalingListsPublishedSlicesForThePreset) {
   EXPECT_EQ(sc[0]["slice"], "tpu-v3-32");
   EXPECT_EQ(sc[0]["published_min"], 42.19);
   EXPECT_TRUE(sc[0]["predicted_min"].is_null());
+}
+
+TEST_F(RunE2eTest, ConcurrentRunCommandsLoseNothing) {
+  std::string out;
+  int rc = RunCommand("cd " + dir_.path().string() + " && for i in 1 2 3 4; do " +
+                          PodbenchBinary().string() +
+                          " run toy --runs 5 --seed $i --label p$i --db r.db --format json"
+                          " > /dev/null & done; wait",
+                      &out);
+  ASSERT_EQ(rc, 0) << out;
+  nlohmann::json runs = Json("runs --db r.db --format json");
+  ASSERT_EQ(runs.size(), 20u);
+  for (const auto& r : runs) EXPECT_EQ(r["state"], "success") << r.dump();
+}
+
+// `podbench run` killed with SIGKILL in the middle of a run: the database
+// stays consistent and the run reads as incomplete.
+TEST_F(RunE2eTest, RunKilledWithSigkillIsIncomplete) {
+  const std::string db = (dir_ / "r.db").string();
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // A run that would take minutes: a tiny learning rate never reaches the target.
+    execl(PodbenchBinary().c_str(), "podbench", "run", "toy", "--runs", "1", "--seed", "1",
+          "--db", db.c_str(), "--set", "opt_base_learning_rate=0.000001", "--set",
+          "max_epochs=1000", "--set", "toy_train_examples=262144", "--format", "json",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait until at least one block of events is stored (bounded, not timed).
+  bool started = false;
+  for (int i = 0; i < 600 && !started; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (!std::filesystem::exists(db)) continue;
+    auto store = results::ResultsStore::Open(db);
+    if (!store.ok()) continue;
+    auto runs = (*store)->ListRuns();
+    started = runs.ok() && !runs->empty() && !(*store)->Events((*runs)[0].id)->empty();
+  }
+  ASSERT_EQ(kill(child, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(started) << "the run never stored an event";
+  ASSERT_TRUE(WIFSIGNALED(status)) << "podbench finished before it was killed";
+
+  auto store = results::ResultsStore::Open(db);
+  ASSERT_TRUE(store.ok());
+  EXPECT_TRUE((*store)->IntegrityCheck().ok());
+  nlohmann::json runs = Json("runs --db r.db --format json");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0]["state"], "incomplete");
+  EXPECT_TRUE(runs[0]["ttt_emulated_s"].is_null());
 }
 
 }  // namespace
