@@ -7,6 +7,11 @@
 
 namespace podbench::topology {
 
+namespace {
+// Automatic thread count: a worker per this many elements moved a step.
+constexpr uint64_t kMinElementsPerThread = 1 << 15;
+}  // namespace
+
 uint16_t FloatToBf16(float f) {
   uint32_t u;
   std::memcpy(&u, &f, 4);
@@ -74,7 +79,9 @@ Status RunFunctional(const Schedule& schedule, CoreBuffers& buffers, int threads
       buffers.elements() != schedule.elements) {
     return Status::InvalidArgument("buffers do not cover the schedule's cores and elements");
   }
-  if (threads <= 0) threads = static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
+  const bool automatic = threads <= 0;
+  if (automatic) threads = static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
+  const int max_threads = threads;
   const DType dt = buffers.dtype();
   const size_t bpe = BytesPerElement(dt);
   auto apply = [&](const Transfer& t) {
@@ -94,6 +101,16 @@ Status RunFunctional(const Schedule& schedule, CoreBuffers& buffers, int threads
         for (uint32_t i = s.step_begin[r]; i < s.step_begin[r + 1]; ++i) work.push_back(&s.transfers[i]);
       }
     };
+    // Automatic: steps too small to pay for a barrier run on this thread.
+    threads = max_threads;
+    if (automatic && rounds > 0) {
+      uint64_t moved = 0;
+      for (const Stream& s : stage.streams) {
+        for (const Transfer& t : s.transfers) moved += t.count;
+      }
+      const uint64_t per_round = moved / uint64_t(rounds);
+      threads = static_cast<int>(std::clamp<uint64_t>(per_round / kMinElementsPerThread, 1, max_threads));
+    }
     if (threads == 1) {
       for (int r = 0; r < rounds; ++r) {
         gather(r);

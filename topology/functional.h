@@ -59,8 +59,10 @@ class CoreBuffers {
 // pointers may come from different places, e.g. a received message).
 void ApplyTransfer(DType dtype, TransferOp op, const uint8_t* src, uint8_t* dst, uint32_t count);
 
-// Runs `schedule` on `buffers` with `threads` workers (0 = hardware
-// concurrency, at most 8). REQUIRES: buffers hold every core of the schedule.
+// Runs `schedule` on `buffers` with `threads` workers. 0 = automatic: up to
+// hardware concurrency (at most 8), one worker per 32 Ki elements moved a
+// step, so tiny steps skip the barrier. REQUIRES: buffers hold every core of
+// the schedule.
 Status RunFunctional(const Schedule& schedule, CoreBuffers& buffers, int threads = 0);
 
 }  // namespace podbench::topology

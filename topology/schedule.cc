@@ -27,16 +27,18 @@ Status ValidateSchedule(const Schedule& schedule) {
         acc.clear();
         for (uint32_t i = s.step_begin[step]; i < s.step_begin[step + 1]; ++i) {
           const Transfer& t = s.transfers[i];
-          const std::string where = "stage " + std::to_string(si) + " stream " + std::to_string(ki) +
-                                    " step " + std::to_string(step) + " transfer " + std::to_string(i);
+          auto where = [&] {
+            return "stage " + std::to_string(si) + " stream " + std::to_string(ki) + " step " +
+                   std::to_string(step) + " transfer " + std::to_string(i);
+          };
           if (t.src < 0 || t.dst < 0 || t.src >= schedule.num_cores || t.dst >= schedule.num_cores ||
               t.src == t.dst) {
-            return Status::Internal(where + ": bad cores " + std::to_string(t.src) + " -> " +
+            return Status::Internal(where() + ": bad cores " + std::to_string(t.src) + " -> " +
                                     std::to_string(t.dst));
           }
           if (uint64_t(t.src_off) + t.count > schedule.elements ||
               uint64_t(t.dst_off) + t.count > schedule.elements) {
-            return Status::Internal(where + ": range outside the buffer");
+            return Status::Internal(where() + ": range outside the buffer");
           }
           if (t.count == 0) continue;
           acc.push_back({t.src, t.src_off, uint64_t(t.src_off) + t.count, false});

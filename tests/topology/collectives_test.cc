@@ -100,7 +100,19 @@ TEST(ContentionTest, BidirectionalRingOnAMeshIsSlowerThanAnalytic) {
   EXPECT_GT(sim->time_s, analytic * 1.05);
 }
 
-TEST(ContentionTest, SmallGroupsShareNoLinksButWholeRowsDo) {
+TEST(UncontendedGroupsTest, HaloExchangeBetweenSpatialPartitionsMatchesAnalytic) {
+  // 8 cores a replica = 4 chips along a row: on-chip and one-hop ICI halos.
+  Slice s = Get("tpu-v3-2048");
+  auto parts = LogicalTopology::ReplicaGroups(s, 8, 1);
+  ASSERT_TRUE(parts.ok());
+  const double analytic = *CollectiveTime("halo_exchange", 4e6, *parts);
+  auto sim = SimulateCollective("halo_exchange", 4e6, DType::kBF16, *parts);
+  ASSERT_TRUE(sim.ok());
+  EXPECT_GT(analytic, 1e6 / 82e9);  // at least one ICI halo of 1 MB
+  EXPECT_NEAR(sim->time_s / analytic, 1.0, 0.02);
+}
+
+TEST(UncontendedGroupsTest, BatchNormGroupsInARowShareNoLinks) {
   // Distributed batch norm in groups of 8 chips along a row: groups use
   // disjoint links, so the simulation matches the analytic time.
   Slice s = Get("tpu-v3-2048");

@@ -115,7 +115,7 @@ void Check(const char* algo, const LogicalTopology& lt, DType dtype, uint64_t el
   const Values in = Snapshot(buf);
   std::vector<ElementRange> defined;
   const Values want = Reference((*a)->kind(), *s, lt, in, &defined);
-  ASSERT_TRUE(RunFunctional(*s, buf, 2).ok());
+  ASSERT_TRUE(RunFunctional(*s, buf).ok());
   int errors = 0;
   for (int c = 0; c < lt.torus().num_cores() && errors < 5; ++c) {
     for (uint64_t i = defined[c].begin; i < defined[c].end && errors < 5; ++i) {
