@@ -5,6 +5,16 @@
 #include "kernels/cpu_features.h"
 
 namespace podbench::kernels {
+namespace {
+
+// Spin this many pause instructions (tens of microseconds) for the next job
+// or for the workers to finish before blocking: a GEMM region lasts
+// milliseconds, and a futex wake-up on a busy machine can cost as much.
+constexpr int kSpinIterations = 4000;
+
+void CpuRelax() { __builtin_ia32_pause(); }
+
+}  // namespace
 
 ThreadPool::ThreadPool(int threads) {
   assert(threads >= 1);
@@ -14,7 +24,7 @@ ThreadPool::ThreadPool(int threads) {
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
+    stop_.store(true);
   }
   start_cv_.notify_all();
   for (auto& t : workers_) t.join();
@@ -31,36 +41,38 @@ void ThreadPool::Run(int n, const std::function<void(int)>& fn) {
     for (int t = 0; t < n; ++t) fn(t);
     return;
   }
+  job_ = &fn;
+  job_n_.store(n);
+  pending_.store(n - 1);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    job_ = &fn;
-    job_n_ = n;
-    pending_ = n - 1;
-    ++generation_;
+    generation_.fetch_add(1);  // publishes job_ and job_n_ to workers that acquire it
   }
   start_cv_.notify_all();
   fn(0);
-  std::unique_lock<std::mutex> lock(mu_);
-  done_cv_.wait(lock, [this] { return pending_ == 0; });
+  for (int i = 0; i < kSpinIterations && pending_.load() != 0; ++i) CpuRelax();
+  if (pending_.load() != 0) {
+    std::unique_lock<std::mutex> lock(mu_);
+    done_cv_.wait(lock, [this] { return pending_.load() == 0; });
+  }
   job_ = nullptr;
 }
 
 void ThreadPool::WorkerLoop(int index) {
   long seen = 0;
   for (;;) {
-    const std::function<void(int)>* job;
-    {
+    for (int i = 0; i < kSpinIterations && generation_.load() == seen && !stop_.load(); ++i) CpuRelax();
+    if (generation_.load() == seen) {
       std::unique_lock<std::mutex> lock(mu_);
-      start_cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
-      if (stop_) return;
-      seen = generation_;
-      if (index >= job_n_) continue;
-      job = job_;
+      start_cv_.wait(lock, [&] { return stop_.load() || generation_.load() != seen; });
     }
-    (*job)(index);
-    {
+    if (stop_.load()) return;
+    seen = generation_.load();
+    if (index >= job_n_.load()) continue;  // not part of this region
+    (*job_)(index);
+    if (pending_.fetch_sub(1) == 1) {
       std::lock_guard<std::mutex> lock(mu_);
-      if (--pending_ == 0) done_cv_.notify_one();
+      done_cv_.notify_one();
     }
   }
 }

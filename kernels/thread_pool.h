@@ -4,6 +4,7 @@
 // finds the pool busy runs its tasks one after another on the caller.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
@@ -33,11 +34,13 @@ class ThreadPool {
   std::mutex run_mu_;  // held by the caller whose region the workers serve
   std::mutex mu_;
   std::condition_variable start_cv_, done_cv_;
+  // Written by the region's caller before it bumps generation_ (seq_cst), read
+  // by workers after they see the new generation.
   const std::function<void(int)>* job_ = nullptr;
-  int job_n_ = 0;
-  long generation_ = 0;
-  int pending_ = 0;
-  bool stop_ = false;
+  std::atomic<int> job_n_{0};
+  std::atomic<long> generation_{0};
+  std::atomic<int> pending_{0};  // workers of the current region still running
+  std::atomic<bool> stop_{false};
 };
 
 // The process-wide pool, sized to the hardware threads, created on first use.

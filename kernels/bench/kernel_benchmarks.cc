@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -50,13 +51,24 @@ struct Case {
 
 std::vector<double> g_peak_gflops;  // by thread count; index 0 unused
 
+double ThreadCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
+}
+
 void Measure(benchmark::State& state, double flops, int threads, const std::function<void()>& op) {
   op();  // warm: packing buffers, page faults, oneDNN JIT
   const auto t0 = std::chrono::steady_clock::now();
+  const double cpu0 = ThreadCpuSeconds();
   for (auto _ : state) op();
+  const double cpu_secs = ThreadCpuSeconds() - cpu0;
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double gflops = flops * double(state.iterations()) / 1e9 / std::max(secs, 1e-9);
   state.counters["GFLOP/s"] = gflops;
+  // On one thread all the work (ours, OpenBLAS, oneDNN's OpenMP master) runs on
+  // this thread, so its CPU time excludes the time a busy machine takes away.
+  if (threads == 1) state.counters["cpuGFLOP/s"] = flops * double(state.iterations()) / 1e9 / std::max(cpu_secs, 1e-9);
   const double peak = g_peak_gflops[std::size_t(threads)];
   if (peak > 0) state.counters["%peak"] = 100 * gflops / peak;
 }
@@ -264,12 +276,15 @@ class RatioCollector : public benchmark::ConsoleReporter {
       if (repeated_ && !(r.run_type == Run::RT_Aggregate && r.aggregate_name == "median")) continue;
       auto it = r.counters.find("GFLOP/s");
       if (it != r.counters.end()) gflops_[r.run_name.function_name] = it->second.value;
+      auto cpu = r.counters.find("cpuGFLOP/s");
+      if (cpu != r.counters.end()) cpu_gflops_[r.run_name.function_name] = cpu->second.value;
     }
   }
   void PrintRatios(std::ostream& out) const {
     out << "\nRatio to peers (" << (repeated_ ? "medians" : "single runs")
-        << "; > 1 means podbench is faster):\n";
-    out << fmt::format("{:<58} {:>9} {:<22} {:>9} {:>7}\n", "podbench", "GFLOP/s", "peer", "GFLOP/s", "ratio");
+        << "; > 1 means podbench is faster; cpu ratio: by thread CPU time, 1 thread only):\n";
+    out << fmt::format("{:<58} {:>9} {:<22} {:>9} {:>7} {:>9}\n", "podbench", "GFLOP/s", "peer", "GFLOP/s",
+                       "ratio", "cpu ratio");
     for (const auto& [name, ours] : gflops_) {
       const auto parts = Split(name);
       if (parts.size() != 4 || parts[2].rfind("podbench:", 0) != 0) continue;
@@ -283,9 +298,15 @@ class RatioCollector : public benchmark::ConsoleReporter {
         const bool same_op = pp[0] == parts[0];
         const bool f32_stand_in = parts[0] == "gemm_bf16" && pp[0] == "gemm_f32";
         if (!same_op && !f32_stand_in) continue;
-        out << fmt::format("{:<58} {:>9.1f} {:<22} {:>9.1f} {:>7.2f}\n",
+        std::string cpu_ratio = "-";
+        const auto a = cpu_gflops_.find(name), b = cpu_gflops_.find(peer_name);
+        if (a != cpu_gflops_.end() && b != cpu_gflops_.end() && b->second > 0) {
+          cpu_ratio = fmt::format("{:.2f}", a->second / b->second);
+        }
+        out << fmt::format("{:<58} {:>9.1f} {:<22} {:>9.1f} {:>7.2f} {:>9}\n",
                            parts[0] + "/" + parts[1] + "/" + parts[2].substr(9) + "/" + parts[3], ours,
-                           pp[2] + (f32_stand_in ? " (f32)" : ""), theirs, theirs > 0 ? ours / theirs : 0.0);
+                           pp[2] + (f32_stand_in ? " (f32)" : ""), theirs, theirs > 0 ? ours / theirs : 0.0,
+                           cpu_ratio);
       }
     }
   }
@@ -303,7 +324,7 @@ class RatioCollector : public benchmark::ConsoleReporter {
     return out;
   }
   bool repeated_;
-  std::map<std::string, double> gflops_;
+  std::map<std::string, double> gflops_, cpu_gflops_;
 };
 
 int RunBenchmarks(const BenchRequest& req, std::ostream& out, std::ostream& err) {

@@ -168,6 +168,7 @@ std::vector<LayerCost> ResNet50ConvCosts(const CoreSpec& spec, int64_t batch) {
   for (NamedConv& c : ResNet50Convs(batch)) {
     LayerCost l{c, Conv2dForwardCost(spec, c.shape), Conv2dBackwardDataCost(spec, c.shape),
                 Conv2dBackwardFilterCost(spec, c.shape)};
+    if (out.empty()) l.backward_data = OpCost{};  // the input images need no gradient
     out.push_back(std::move(l));
   }
   return out;

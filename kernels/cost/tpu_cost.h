@@ -77,7 +77,7 @@ std::vector<NamedConv> ResNet50Convs(std::int64_t batch);
 
 struct LayerCost {
   NamedConv conv;
-  OpCost forward, backward_data, backward_filter;
+  OpCost forward, backward_data, backward_filter;  // backward_data is zero for conv1
 };
 std::vector<LayerCost> ResNet50ConvCosts(const CoreSpec& spec, std::int64_t batch);
 

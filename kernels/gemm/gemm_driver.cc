@@ -47,10 +47,13 @@ int64_t RoundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 void BlockedPart(const BlockedGemmConfig& cfg, const GemmProblem& p, int64_t m0, int64_t m1,
                  int64_t n0, int64_t n1) {
   const int mr = cfg.mr, nr = cfg.nr;
+  // Equal row blocks (no thin last block re-streaming all of B), at most cfg.mc.
+  const int64_t m_blocks = (m1 - m0 + cfg.mc - 1) / cfg.mc;
+  const int64_t mc_blk = RoundUp((m1 - m0 + m_blocks - 1) / m_blocks, mr);
   PackBuffers& buf = ThreadBuffers();
   const int64_t kc_max = RoundUp(std::min<int64_t>(cfg.kc, std::max<int64_t>(p.k, 1)), cfg.k_granule);
   const int64_t nc_max = RoundUp(std::min<int64_t>(cfg.nc, n1 - n0), nr);
-  const int64_t mc_max = RoundUp(std::min<int64_t>(cfg.mc, m1 - m0), mr);
+  const int64_t mc_max = RoundUp(std::min<int64_t>(mc_blk, m1 - m0), mr);
   char* bpack = static_cast<char*>(buf.Get(buf.b, buf.b_bytes, nc_max * kc_max * cfg.packed_elem_size));
   char* apack = static_cast<char*>(buf.Get(buf.a, buf.a_bytes, mc_max * kc_max * cfg.packed_elem_size));
   alignas(64) float tile[32 * 32];
@@ -63,8 +66,8 @@ void BlockedPart(const BlockedGemmConfig& cfg, const GemmProblem& p, int64_t m0,
       const int64_t kcp = RoundUp(kc, cfg.k_granule);
       const bool acc = p.accumulate || pc > 0;
       cfg.pack_b(p, pc, jc, nc, kc, kcp, nr, bpack);
-      for (int64_t ic = m0; ic < m1; ic += cfg.mc) {
-        const int64_t mc = std::min<int64_t>(cfg.mc, m1 - ic);
+      for (int64_t ic = m0; ic < m1; ic += mc_blk) {
+        const int64_t mc = std::min<int64_t>(mc_blk, m1 - ic);
         cfg.pack_a(p, ic, pc, mc, kc, kcp, mr, apack);
         for (int64_t jr = 0; jr < nc; jr += nr) {
           const int64_t nrr = std::min<int64_t>(nr, nc - jr);

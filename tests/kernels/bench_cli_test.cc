@@ -14,10 +14,10 @@ namespace {
 
 using ::testing::HasSubstr;
 
+#if PODBENCH_HAVE_BENCHMARKS
 // One fast benchmark: our selected fp32 GEMM and OpenBLAS at 512^3, one thread.
 const char* kFilter = "'gemm_f32/m512n512k512/(podbench:f32_gemm__avx2|openblas).*/threads:1'";
 
-#if PODBENCH_HAVE_BENCHMARKS
 TEST(BenchCliTest, JsonIsGoogleBenchmarkJson) {
   std::string out;
   // Only stdout: Google Benchmark writes warnings to stderr.
