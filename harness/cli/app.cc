@@ -46,6 +46,7 @@ void BuildApp(CLI::App& app, CliContext& ctx) {
   AddBenchCommand(app, ctx);
   AddTopologyCommand(app, ctx);
   AddReportCommand(app, ctx);
+  AddCalibrateCommand(app, ctx);
 }
 
 }  // namespace podbench::cli

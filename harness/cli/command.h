@@ -49,6 +49,7 @@ void AddCompareCommand(CLI::App& app, CliContext& ctx);
 void AddBenchCommand(CLI::App& app, CliContext& ctx);
 void AddTopologyCommand(CLI::App& app, CliContext& ctx);
 void AddReportCommand(CLI::App& app, CliContext& ctx);
+void AddCalibrateCommand(CLI::App& app, CliContext& ctx);
 
 // Builds the whole app. Exposed for tests of the command line itself.
 void BuildApp(CLI::App& app, CliContext& ctx);

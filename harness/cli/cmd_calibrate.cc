@@ -1,0 +1,149 @@
+// podbench calibrate: fit the system description's calibration parameters to
+// ResNet-50 at tpu-v3-32 and tpu-v3-2048 (workloads/resnet/resnet_calibration.h),
+// show how the other slices then come out, and optionally write the
+// calibrated system file.
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <sstream>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/cli/command.h"
+#include "topology/system.h"
+#include "workloads/resnet/google_v06.h"
+#include "workloads/resnet/resnet_calibration.h"
+
+namespace podbench::cli {
+namespace {
+
+struct CalibrateOptions {
+  std::string system;  // empty: built-in
+  std::string write;   // write the calibrated YAML here
+  OutputFormat format = OutputFormat::kText;
+};
+
+// Replaces the value on the first line of `yaml` whose key is `key`
+// ("  key: value  # comment"), keeping the indentation and the comment.
+std::string SetYamlValue(const std::string& yaml, const std::string& key, double value) {
+  std::istringstream in(yaml);
+  std::string out, line;
+  bool done = false;
+  while (std::getline(in, line)) {
+    size_t first = line.find_first_not_of(' ');
+    if (!done && first != std::string::npos && line.compare(first, key.size() + 1, key + ":") == 0) {
+      size_t v = line.find_first_not_of(' ', first + key.size() + 1);
+      size_t v_end = v == std::string::npos ? line.size() : line.find_first_of(" #", v);
+      if (v_end == std::string::npos) v_end = line.size();
+      std::string repl = fmt::format("{:.6g}", value);
+      if (v == std::string::npos) {
+        line += " " + repl;
+      } else {
+        // Keep the comment's column where the new value is not longer.
+        std::string pad(v_end - v > repl.size() ? v_end - v - repl.size() : 0, ' ');
+        line = line.substr(0, v) + repl + pad + line.substr(v_end);
+      }
+      done = true;
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+int Run(const CalibrateOptions& opt, CliContext& ctx) {
+  std::optional<topology::SystemSpec> loaded;
+  std::string yaml(topology::DefaultSystemYaml());
+  if (!opt.system.empty()) {
+    auto r = topology::LoadSystemFile(opt.system);
+    if (!r.ok()) {
+      ctx.err << "podbench calibrate: " << r.status().message() << "\n";
+      return kExitUsage;
+    }
+    loaded = std::move(r).value();
+    std::ifstream in(opt.system);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    yaml = ss.str();
+  }
+  const topology::SystemSpec& sys = loaded ? *loaded : topology::DefaultSystem();
+  auto cal = resnet::CalibrateResNet(sys);
+  if (!cal.ok()) {
+    ctx.err << "podbench calibrate: " << cal.status().message() << "\n";
+    return kExitVerdict;
+  }
+  topology::SystemSpec fitted = resnet::ApplyCalibration(sys, *cal);
+  std::vector<resnet::BlockPrediction> rows;
+  for (const auto& c : resnet::GoogleV06Configs()) {
+    auto p = resnet::PredictGoogleBlock(fitted, std::string(c.slice));
+    if (!p.ok()) {
+      ctx.err << "podbench calibrate: " << p.status().message() << "\n";
+      return kExitUsage;
+    }
+    rows.push_back(*p);
+  }
+  if (!opt.write.empty()) {
+    std::string out = SetYamlValue(yaml, "mxu_efficiency", cal->mxu_efficiency);
+    out = SetYamlValue(out, "op_overhead_s", cal->op_overhead_s);
+    out = SetYamlValue(out, "input_images_per_s", cal->input_images_per_s);
+    std::ofstream f(opt.write);
+    f << out;
+    f.close();
+    if (!f) {
+      ctx.err << "podbench calibrate: cannot write " << opt.write << "\n";
+      return kExitUsage;
+    }
+  }
+  if (opt.format == OutputFormat::kJson) {
+    nlohmann::json j;
+    j["system"] = sys.source;
+    j["mxu_efficiency"] = cal->mxu_efficiency;
+    j["op_overhead_s"] = cal->op_overhead_s;
+    j["input_images_per_s"] = cal->input_images_per_s;
+    j["calibration_slices"] = {"tpu-v3-32", "tpu-v3-2048"};
+    for (const auto& r : rows) {
+      j["blocks"].push_back({{"slice", r.slice}, {"step_s", r.step_s}, {"compute_s", r.step.compute_s},
+                             {"collectives_s", r.step.collectives_s}, {"bn_sync_s", r.step.bn_sync_s},
+                             {"optimizer_s", r.step.optimizer_s}, {"input_s", r.step.input_s}, {"eval_s", r.eval_s},
+                             {"block_s", r.block_s}, {"published_block_s", r.published_block_s},
+                             {"error_pct", r.error_pct()}});
+    }
+    ctx.out << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  ctx.out << fmt::format("calibration of {} from ResNet-50 at tpu-v3-32 and tpu-v3-2048 only\n", sys.source);
+  ctx.out << fmt::format(
+      "  core.mxu_efficiency      = {:.4f}\n  core.op_overhead_s       = {:.3g} s\n"
+      "  host.input_images_per_s  = {:.0f} (lower bound: tpu-v3-32 not input-bound)\n\n",
+      cal->mxu_efficiency, cal->op_overhead_s, cal->input_images_per_s);
+  ctx.out << fmt::format("{:<12} {:>9} {:>9} {:>8} {:>8} {:>8} {:>9} {:>8} {:>9} {:>9} {:>7}\n", "slice",
+                         "compute", "gradsum", "bn_sync", "optim", "input", "step", "eval", "block",
+                         "published", "error");
+  for (const auto& r : rows) {
+    bool fit = r.slice == "tpu-v3-32" || r.slice == "tpu-v3-2048";
+    ctx.out << fmt::format(
+        "{:<12} {:>7.2f}ms {:>7.2f}ms {:>6.2f}ms {:>6.2f}ms {:>6.2f}ms {:>7.2f}ms {:>7.3f}s {:>8.2f}s {:>8.2f}s {:>+6.1f}%{}\n",
+        r.slice, r.step.compute_s * 1e3, r.step.collectives_s * 1e3, r.step.bn_sync_s * 1e3,
+        r.step.optimizer_s * 1e3, r.step.input_s * 1e3, r.step_s * 1e3, r.eval_s, r.block_s,
+        r.published_block_s, r.error_pct(), fit ? "  (fitted)" : "");
+  }
+  if (!opt.write.empty()) ctx.out << "\nwrote " << opt.write << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddCalibrateCommand(CLI::App& app, CliContext& ctx) {
+  auto opt = std::make_shared<CalibrateOptions>();
+  auto* sub = app.add_subcommand(
+      "calibrate",
+      "Fit the system file's calibration parameters to ResNet-50 at tpu-v3-32 and tpu-v3-2048");
+  sub->add_option("--system", opt->system, "System description YAML (default: built-in TPU-v3)");
+  sub->add_option("--write", opt->write, "Write the calibrated system description here");
+  AddFormatOption(sub, &opt->format);
+  sub->callback([opt, &ctx] { ctx.exit_code = Run(*opt, ctx); });
+}
+
+}  // namespace podbench::cli

@@ -1,0 +1,112 @@
+#include "workloads/resnet/resnet_calibration.h"
+
+#include <cmath>
+
+#include "topology/slice.h"
+#include "workloads/resnet/google_v06.h"
+#include "workloads/resnet/resnet_model.h"
+#include "workloads/resnet/resnet_projection.h"
+
+namespace podbench::resnet {
+
+namespace {
+constexpr const char* kSmall = "tpu-v3-32";
+constexpr const char* kLarge = "tpu-v3-2048";
+}  // namespace
+
+Result<BlockPrediction> PredictGoogleBlock(const topology::SystemSpec& system, const std::string& name) {
+  auto cfg = GoogleV06ConfigFor(name);
+  if (!cfg) return Status::InvalidArgument("no Google v0.6 ResNet configuration for " + name);
+  PODBENCH_ASSIGN_OR_RETURN(topology::Slice slice, topology::Slice::FromName(name, system));
+  static const std::vector<Layer> layers = BuildResNet(ResNetConfig::ResNet50());
+  ProjectionOptions opt;
+  opt.bn_group = cfg->bn_group;
+  PODBENCH_ASSIGN_OR_RETURN(StepCost step, ProjectTrainStep(layers, cfg->per_core_batch, slice, opt));
+  PODBENCH_ASSIGN_OR_RETURN(double eval, ProjectEval(layers, cfg->eval_batch / cfg->cores, cfg->eval_steps, slice));
+  BlockPrediction p;
+  p.slice = name;
+  p.step_s = step.total_s();
+  p.step = step;
+  p.eval_s = eval;
+  p.block_s = static_cast<double>(cfg->steps_per_eval) * p.step_s + eval;
+  p.published_block_s = cfg->published_block_s;
+  return p;
+}
+
+topology::SystemSpec ApplyCalibration(topology::SystemSpec system, const Calibration& c) {
+  system.core.mxu_efficiency = c.mxu_efficiency;
+  system.core.op_overhead_s = c.op_overhead_s;
+  system.host.input_images_per_s = c.input_images_per_s;
+  return system;
+}
+
+Result<Calibration> CalibrateResNet(const topology::SystemSpec& input) {
+  Calibration c;
+  topology::SystemSpec system = input;
+  system.host.input_images_per_s = 1e300;  // not binding while fitting the core
+  auto block = [&](const char* slice, double eff, double ovh) -> Result<BlockPrediction> {
+    topology::SystemSpec s = system;
+    s.core.mxu_efficiency = eff;
+    s.core.op_overhead_s = ovh;
+    return PredictGoogleBlock(s, slice);
+  };
+  // For a given overhead, the efficiency that matches the small slice
+  // (block time falls as efficiency rises). Bisection on log(efficiency).
+  auto fit_eff = [&](double ovh, double* eff) -> Status {
+    double lo = std::log(1e-3), hi = 0;
+    PODBENCH_ASSIGN_OR_RETURN(BlockPrediction at_hi, block(kSmall, 1.0, ovh));
+    if (at_hi.block_s > at_hi.published_block_s) {
+      return Status::FailedPrecondition("even at full MXU efficiency the projected tpu-v3-32 block (" +
+                                        std::to_string(at_hi.block_s) + " s) is slower than published");
+    }
+    for (int i = 0; i < 60; ++i) {
+      double mid = 0.5 * (lo + hi);
+      PODBENCH_ASSIGN_OR_RETURN(BlockPrediction p, block(kSmall, std::exp(mid), ovh));
+      (p.block_s > p.published_block_s ? lo : hi) = mid;
+      ++c.iterations;
+    }
+    *eff = std::exp(0.5 * (lo + hi));
+    return Status::Ok();
+  };
+  // Outer bisection on the overhead to match the large slice: more overhead
+  // lowers the fitted efficiency's share and raises the large slice's time.
+  double lo = 0, hi = 1e-3;
+  double eff = 0;
+  PODBENCH_RETURN_IF_ERROR(fit_eff(lo, &eff));
+  PODBENCH_ASSIGN_OR_RETURN(BlockPrediction at_zero, block(kLarge, eff, lo));
+  if (at_zero.block_s > at_zero.published_block_s) {
+    return Status::FailedPrecondition(
+        "with no per-op overhead the projected tpu-v3-2048 block is already slower than published (" +
+        std::to_string(at_zero.block_s) + " s vs " + std::to_string(at_zero.published_block_s) + " s)");
+  }
+  for (int i = 0; i < 50; ++i) {
+    double mid = 0.5 * (lo + hi);
+    Status st = fit_eff(mid, &eff);
+    if (!st.ok()) {  // too much overhead for the small slice
+      hi = mid;
+      continue;
+    }
+    PODBENCH_ASSIGN_OR_RETURN(BlockPrediction p, block(kLarge, eff, mid));
+    (p.block_s > p.published_block_s ? hi : lo) = mid;
+  }
+  c.op_overhead_s = 0.5 * (lo + hi);
+  PODBENCH_RETURN_IF_ERROR(fit_eff(c.op_overhead_s, &c.mxu_efficiency));
+  // The input rate at which tpu-v3-32's hosts keep up, rounded up to 10.
+  {
+    PODBENCH_ASSIGN_OR_RETURN(BlockPrediction p, block(kSmall, c.mxu_efficiency, c.op_overhead_s));
+    auto cfg = GoogleV06ConfigFor(kSmall);
+    const double per_host = static_cast<double>(cfg->per_core_batch) * input.host.chips_per_host * input.chip.cores;
+    c.input_images_per_s = std::ceil(per_host / p.step_s / 10) * 10;
+    system.host.input_images_per_s = c.input_images_per_s;
+  }
+  PODBENCH_ASSIGN_OR_RETURN(c.small, block(kSmall, c.mxu_efficiency, c.op_overhead_s));
+  PODBENCH_ASSIGN_OR_RETURN(c.large, block(kLarge, c.mxu_efficiency, c.op_overhead_s));
+  if (std::fabs(c.large.error_pct()) > 1 || std::fabs(c.small.error_pct()) > 1) {
+    return Status::FailedPrecondition("calibration did not converge: tpu-v3-32 off by " +
+                                      std::to_string(c.small.error_pct()) + "%, tpu-v3-2048 by " +
+                                      std::to_string(c.large.error_pct()) + "%");
+  }
+  return c;
+}
+
+}  // namespace podbench::resnet
