@@ -1,11 +1,33 @@
 #include "harness/run/log_check.h"
 
+#include <algorithm>
+#include <iterator>
+#include <memory>
+
+#include "rules/checker.h"
+#include "rules/rule_set.h"
+
 namespace podbench::harness {
 
 Status CheckWrittenLog(const std::string& path, const std::string& benchmark) {
-  (void)path;
-  (void)benchmark;
-  return Status::Unimplemented("the rule engine is not in this build yet (issue #3)");
+  static const char* kV06[] = {"resnet", "ssd", "maskrcnn", "mask", "gnmt", "transformer", "minigo"};
+  if (std::find(std::begin(kV06), std::end(kV06), benchmark) == std::end(kV06)) {
+    return Status::Unimplemented("'" + benchmark + "' is not an MLPerf v0.6 benchmark: no rules cover its log");
+  }
+  // The embedded rule files are parsed once per process and shared.
+  static const std::shared_ptr<rules::RuleSet> kRules =
+      std::make_shared<rules::RuleSet>(rules::EmbeddedSource());
+  rules::CheckOptions options;
+  options.config = rules::DefaultConfig("training", "0.6.0");
+  options.format = rules::FormatForRuleset("0.6.0");
+  rules::Checker checker(kRules, options);
+  PODBENCH_ASSIGN_OR_RETURN(rules::CheckResult r, checker.CheckFile(path));
+  if (r.pass) return Status::Ok();
+  std::string msg = benchmark + " log " + path + " fails podbench's v0.6 rules:";
+  for (const rules::CheckMessage& m : r.errors) {
+    msg += "\n  " + (m.key.empty() ? std::string("(log)") : m.key) + ": " + m.text;
+  }
+  return Status::InvalidArgument(msg);
 }
 
 }  // namespace podbench::harness
