@@ -1,0 +1,483 @@
+#include "workloads/resnet/resnet_functional.h"
+
+#include <algorithm>
+#include <barrier>
+#include <cassert>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <thread>
+
+#include "kernels/ops/batch_norm.h"
+#include "kernels/ops/elementwise.h"
+#include "kernels/ops/optimizers.h"
+#include "kernels/ops/pooling.h"
+#include "kernels/ops/softmax_xent.h"
+#include "topology/system.h"
+
+namespace podbench::resnet {
+
+using kernels::Conv2dShape;
+
+// One layer of the layer list as an operation on numbered tensors (tensor 0
+// is the input image). param/bn offsets are -1 when unused.
+struct FunctionalResNet::Op {
+  Layer layer;
+  int in0 = 0, in1 = -1, out = -1;
+  int64_t param = -1;  // conv/dense weights; BN gamma (beta follows); dense bias follows weights
+  int64_t bn = -1;     // offset of this BN's channels in the per-core BN statistics
+  bool weight = false;
+};
+
+struct FunctionalResNet::Core {
+  std::vector<std::vector<float>> act, grad;
+  std::vector<float> scratch;
+  std::vector<float> mean, inv_std, running_mean, running_var;
+  std::vector<int32_t> labels;
+  int64_t n = 0;  // images the activations are sized for
+  double loss = 0;
+  Status status;
+  class Reducer;
+  std::unique_ptr<kernels::BatchNormStatsReducer> reducer;
+};
+
+struct FunctionalResNet::Barrier {
+  explicit Barrier(int n) : b(n) {}
+  std::barrier<> b;
+};
+
+class FunctionalResNet::Core::Reducer : public kernels::BatchNormStatsReducer {
+ public:
+  Reducer(FunctionalResNet* net, int core) : net_(net), core_(core) {}
+  void AllReduceSum(std::span<double> partials) override {
+    Status s = net_->ReduceBn(core_, op, partials.data(), static_cast<int64_t>(partials.size()));
+    if (!s.ok() && net_->cores_[static_cast<size_t>(core_)]->status.ok()) {
+      net_->cores_[static_cast<size_t>(core_)]->status = s;
+    }
+  }
+  int op = 0;
+
+ private:
+  FunctionalResNet* net_;
+  int core_;
+};
+
+FunctionalResNet::~FunctionalResNet() = default;
+
+Result<std::unique_ptr<FunctionalResNet>> FunctionalResNet::Create(const FunctionalConfig& config) {
+  std::unique_ptr<FunctionalResNet> net(new FunctionalResNet());
+  PODBENCH_RETURN_IF_ERROR(net->Setup(config));
+  return net;
+}
+
+namespace {
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+Conv2dShape ConvShape(const Layer& l, int64_t n) {
+  Conv2dShape s;
+  s.n = n;
+  s.h = l.in_h;
+  s.w = l.in_w;
+  s.c = l.in_c;
+  s.oc = l.out_c;
+  s.kh = s.kw = l.kernel;
+  s.stride = l.stride;
+  s.pad = l.pad;
+  return s;
+}
+kernels::Pool2dShape PoolShape(const Layer& l, int64_t n) {
+  kernels::Pool2dShape s;
+  s.n = n;
+  s.h = l.in_h;
+  s.w = l.in_w;
+  s.c = l.in_c;
+  s.kh = s.kw = l.kernel;
+  s.stride = l.stride;
+  s.pad = l.pad;
+  return s;
+}
+}  // namespace
+
+Status FunctionalResNet::Setup(const FunctionalConfig& config) {
+  cfg_ = config;
+  PODBENCH_RETURN_IF_ERROR(cfg_.net.Validate());
+  if (cfg_.cores < 1) return Status::InvalidArgument("functional resnet: cores must be >= 1");
+  if (cfg_.global_batch < cfg_.cores || cfg_.global_batch % cfg_.cores != 0) {
+    return Status::InvalidArgument("functional resnet: global_batch " + std::to_string(cfg_.global_batch) +
+                                   " must be a positive multiple of the " + std::to_string(cfg_.cores) + " cores");
+  }
+  if (cfg_.bn_group < 1 || cfg_.cores % cfg_.bn_group != 0) {
+    return Status::InvalidArgument("functional resnet: bn_group " + std::to_string(cfg_.bn_group) +
+                                   " must divide the " + std::to_string(cfg_.cores) + " cores");
+  }
+  if (cfg_.cores > 1) {
+    PODBENCH_ASSIGN_OR_RETURN(slice_, topology::Slice::FromName(cfg_.slice, topology::DefaultSystem()));
+    if (slice_->num_cores() != cfg_.cores) {
+      return Status::InvalidArgument("functional resnet: slice " + cfg_.slice + " has " +
+                                     std::to_string(slice_->num_cores()) + " cores, config says " +
+                                     std::to_string(cfg_.cores));
+    }
+    whole_ = topology::LogicalTopology::WholeSlice(*slice_);
+    if (cfg_.bn_group == cfg_.cores) {
+      bn_groups_ = whole_;
+    } else if (cfg_.bn_group > 1) {
+      PODBENCH_ASSIGN_OR_RETURN(bn_groups_, topology::LogicalTopology::ReplicaGroups(*slice_, 1, cfg_.bn_group));
+    }
+  }
+
+  layers_ = BuildResNet(cfg_.net);
+  tensor_elems_ = {int64_t{cfg_.net.image_size} * cfg_.net.image_size * 3};
+  int cur = 0, block_in = 0, main_out = -1;
+  bool had_shortcut = false;
+  int64_t nparams = 0, nbn = 0;
+  for (const Layer& l : layers_) {
+    Op op;
+    op.layer = l;
+    op.in0 = cur;
+    const bool in_block = l.name.find(".block") != std::string::npos;
+    if (in_block && EndsWith(l.name, ".conv1")) {
+      block_in = cur;
+      had_shortcut = false;
+    }
+    if (EndsWith(l.name, "shortcut.conv")) {
+      main_out = cur;
+      op.in0 = block_in;
+      had_shortcut = true;
+    }
+    if (l.kind == LayerKind::kAdd) {
+      if (had_shortcut) {
+        op.in0 = main_out;
+        op.in1 = cur;
+      } else {
+        op.in0 = cur;
+        op.in1 = block_in;
+      }
+    }
+    if (l.kind == LayerKind::kConv || l.kind == LayerKind::kDense || l.kind == LayerKind::kBatchNorm) {
+      op.param = nparams;
+      nparams += l.params();
+      op.weight = l.kind != LayerKind::kBatchNorm;
+    }
+    if (l.kind == LayerKind::kBatchNorm) {
+      op.bn = nbn;
+      nbn += l.out_c;
+    }
+    if (l.kind != LayerKind::kSoftmaxXent) {
+      op.out = static_cast<int>(tensor_elems_.size());
+      tensor_elems_.push_back(l.out_elems());
+      cur = op.out;
+    }
+    ops_.push_back(op);
+  }
+
+  // Initial weights: He normal convolutions, N(0, 0.01) dense, BN gamma 1
+  // (0 on the last BN of each residual branch), beta 0.
+  params_.assign(static_cast<size_t>(nparams), 0.f);
+  momentum_.assign(params_.size(), 0.f);
+  std::mt19937_64 rng(cfg_.seed);
+  for (const Op& op : ops_) {
+    const Layer& l = op.layer;
+    float* p = params_.data() + op.param;
+    if (l.kind == LayerKind::kConv) {
+      std::normal_distribution<float> d(0.f, std::sqrt(2.f / static_cast<float>(l.kernel * l.kernel * l.in_c)));
+      for (int64_t i = 0; i < l.params(); ++i) p[i] = d(rng);
+    } else if (l.kind == LayerKind::kDense) {
+      std::normal_distribution<float> d(0.f, 0.01f);
+      for (int64_t i = 0; i < int64_t{l.in_c} * l.out_c; ++i) p[i] = d(rng);
+    } else if (l.kind == LayerKind::kBatchNorm) {
+      const float g = EndsWith(l.name, ".bn3") ? 0.f : 1.f;
+      std::fill(p, p + l.out_c, g);
+    }
+  }
+
+  grads_ = std::make_unique<topology::CoreBuffers>(topology::DType::kF32, static_cast<uint64_t>(nparams), 0, cfg_.cores);
+  bn_bufs_.resize(ops_.size());
+  if (bn_groups_) {
+    for (size_t i = 0; i < ops_.size(); ++i) {
+      if (ops_[i].layer.kind == LayerKind::kBatchNorm) {
+        bn_bufs_[i] = std::make_unique<topology::CoreBuffers>(
+            topology::DType::kF32, static_cast<uint64_t>(2 * ops_[i].layer.out_c + 1), 0, cfg_.cores);
+      }
+    }
+  }
+  barrier_ = std::make_unique<Barrier>(cfg_.cores);
+  for (int c = 0; c < cfg_.cores; ++c) {
+    auto core = std::make_unique<Core>();
+    core->running_mean.assign(static_cast<size_t>(nbn), 0.f);
+    core->running_var.assign(static_cast<size_t>(nbn), 1.f);
+    core->mean.assign(static_cast<size_t>(nbn), 0.f);
+    core->inv_std.assign(static_cast<size_t>(nbn), 1.f);
+    core->act.resize(tensor_elems_.size());
+    core->grad.resize(tensor_elems_.size());
+    if (bn_groups_) core->reducer = std::make_unique<Core::Reducer>(this, c);
+    cores_.push_back(std::move(core));
+  }
+  return Status::Ok();
+}
+
+const float* FunctionalResNet::gradient() const {
+  return reinterpret_cast<const float*>(grads_->Data(0));
+}
+
+void FunctionalResNet::Sync(int) { barrier_->b.arrive_and_wait(); }
+
+Status FunctionalResNet::ReduceBn(int core, int op, double* partials, int64_t len) {
+  auto& buf = *bn_bufs_[static_cast<size_t>(op)];
+  float* mine = reinterpret_cast<float*>(buf.Data(core));
+  for (int64_t i = 0; i < len; ++i) mine[i] = static_cast<float>(partials[i]);
+  Sync(core);
+  Status s;
+  if (core == 0) s = topology::RunCollective("ring", *bn_groups_, buf, {}, 1);
+  Sync(core);
+  for (int64_t i = 0; i < len; ++i) partials[i] = mine[i];
+  return s;
+}
+
+Status FunctionalResNet::Forward(int c, const float* images, const int32_t* labels, int64_t n, bool training,
+                                 double* loss, int32_t* predictions) {
+  Core& core = *cores_[static_cast<size_t>(c)];
+  const int th = cfg_.threads_per_core;
+  if (core.n != n) {
+    for (size_t t = 0; t < tensor_elems_.size(); ++t) {
+      core.act[t].resize(static_cast<size_t>(n * tensor_elems_[t]));
+      if (training) core.grad[t].resize(core.act[t].size());
+    }
+    int64_t most = *std::max_element(tensor_elems_.begin(), tensor_elems_.end());
+    core.scratch.resize(static_cast<size_t>(n * most));
+    core.n = n;
+  }
+  if (training && core.grad[1].size() != core.act[1].size()) {
+    for (size_t t = 0; t < tensor_elems_.size(); ++t) core.grad[t].resize(core.act[t].size());
+  }
+  std::memcpy(core.act[0].data(), images, static_cast<size_t>(n * tensor_elems_[0]) * sizeof(float));
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    const Op& op = ops_[i];
+    const Layer& l = op.layer;
+    const float* x = core.act[static_cast<size_t>(op.in0)].data();
+    float* y = op.out >= 0 ? core.act[static_cast<size_t>(op.out)].data() : nullptr;
+    const float* p = params_.data() + op.param;
+    switch (l.kind) {
+      case LayerKind::kConv:
+        kernels::Conv2dForward(ConvShape(l, n), x, p, y, cfg_.precision, th);
+        break;
+      case LayerKind::kBatchNorm: {
+        const int64_t rows = n * l.out_h * l.out_w;
+        if (training) {
+          kernels::BatchNormStatsReducer* r = nullptr;
+          if (core.reducer) {
+            static_cast<Core::Reducer*>(core.reducer.get())->op = static_cast<int>(i);
+            r = core.reducer.get();
+          }
+          kernels::BatchNormForwardTraining(x, rows, l.out_c, p, p + l.out_c, {}, y, core.mean.data() + op.bn,
+                                            core.inv_std.data() + op.bn, core.running_mean.data() + op.bn,
+                                            core.running_var.data() + op.bn, r);
+        } else {
+          kernels::BatchNormForwardInference(x, rows, l.out_c, p, p + l.out_c, core.running_mean.data() + op.bn,
+                                             core.running_var.data() + op.bn, 1e-5f, y);
+        }
+        break;
+      }
+      case LayerKind::kRelu:
+        kernels::Relu(x, y, n * l.out_elems());
+        break;
+      case LayerKind::kMaxPool:
+        kernels::MaxPoolForward(PoolShape(l, n), x, y);
+        break;
+      case LayerKind::kAvgPool:
+        kernels::GlobalAvgPoolForward(x, n, int64_t{l.in_h} * l.in_w, l.in_c, y);
+        break;
+      case LayerKind::kAdd:
+        kernels::Add(x, core.act[static_cast<size_t>(op.in1)].data(), y, n * l.out_elems());
+        break;
+      case LayerKind::kDense: {
+        Conv2dShape s;
+        s.n = n;
+        s.c = l.in_c;
+        s.oc = l.out_c;
+        kernels::Conv2dForward(s, x, p, y, cfg_.precision, th);
+        kernels::AddBias(p + int64_t{l.in_c} * l.out_c, y, n, l.out_c);
+        break;
+      }
+      case LayerKind::kSoftmaxXent: {
+        const int64_t k = l.in_c;
+        if (predictions) {
+          for (int64_t r = 0; r < n; ++r) {
+            const float* row = x + r * k;
+            predictions[r] = static_cast<int32_t>(std::max_element(row, row + k) - row);
+          }
+        }
+        if (training) {
+          float* dlogits = core.grad[static_cast<size_t>(op.in0)].data();
+          *loss = kernels::SoftmaxCrossEntropy(x, labels, n, k, cfg_.label_smoothing, dlogits);
+          // The loss is the mean over the global batch.
+          kernels::Scale(1.f / static_cast<float>(cfg_.cores), dlogits, dlogits, n * k);
+        }
+        break;
+      }
+    }
+  }
+  return core.status;
+}
+
+void FunctionalResNet::Backward(int c, int64_t n) {
+  Core& core = *cores_[static_cast<size_t>(c)];
+  const int th = cfg_.threads_per_core;
+  float* g = reinterpret_cast<float*>(grads_->Data(c));
+  // The logits' gradient was written by the loss; every other tensor's
+  // gradient accumulates over its consumers.
+  const int logits = ops_.back().in0;
+  for (size_t t = 1; t < core.grad.size(); ++t) {
+    if (static_cast<int>(t) != logits) std::fill(core.grad[t].begin(), core.grad[t].end(), 0.f);
+  }
+  float* dx = core.scratch.data();
+  for (size_t i = ops_.size(); i-- > 0;) {
+    const Op& op = ops_[i];
+    const Layer& l = op.layer;
+    if (l.kind == LayerKind::kSoftmaxXent) continue;
+    const float* x = core.act[static_cast<size_t>(op.in0)].data();
+    const float* dy = core.grad[static_cast<size_t>(op.out)].data();
+    float* dxin = core.grad[static_cast<size_t>(op.in0)].data();
+    const int64_t in_n = n * l.in_elems();
+    const float* p = params_.data() + op.param;
+    bool accumulate = true;
+    switch (l.kind) {
+      case LayerKind::kConv: {
+        Conv2dShape s = ConvShape(l, n);
+        kernels::Conv2dBackwardFilter(s, x, dy, g + op.param, cfg_.precision, th);
+        if (op.in0 == 0) {
+          accumulate = false;
+        } else {
+          kernels::Conv2dBackwardData(s, dy, p, dx, cfg_.precision, th);
+        }
+        break;
+      }
+      case LayerKind::kDense: {
+        Conv2dShape s;
+        s.n = n;
+        s.c = l.in_c;
+        s.oc = l.out_c;
+        kernels::Conv2dBackwardFilter(s, x, dy, g + op.param, cfg_.precision, th);
+        kernels::BiasGrad(dy, g + op.param + int64_t{l.in_c} * l.out_c, n, l.out_c);
+        kernels::Conv2dBackwardData(s, dy, p, dx, cfg_.precision, th);
+        break;
+      }
+      case LayerKind::kBatchNorm: {
+        kernels::BatchNormStatsReducer* r = nullptr;
+        if (core.reducer) {
+          static_cast<Core::Reducer*>(core.reducer.get())->op = static_cast<int>(i);
+          r = core.reducer.get();
+        }
+        float* dgamma = g + op.param;
+        kernels::BatchNormBackward(x, dy, n * l.out_h * l.out_w, l.out_c, p, core.mean.data() + op.bn,
+                                   core.inv_std.data() + op.bn, dx, dgamma, dgamma + l.out_c, r);
+        // Group totals: each member contributes its share to the global sum.
+        if (r != nullptr) {
+          kernels::Scale(1.f / static_cast<float>(cfg_.bn_group), dgamma, dgamma, 2 * int64_t{l.out_c});
+        }
+        break;
+      }
+      case LayerKind::kRelu:
+        kernels::ReluGrad(x, dy, dx, in_n);
+        break;
+      case LayerKind::kMaxPool:
+        kernels::MaxPoolBackward(PoolShape(l, n), x, dy, dx);
+        break;
+      case LayerKind::kAvgPool:
+        kernels::GlobalAvgPoolBackward(dy, n, int64_t{l.in_h} * l.in_w, l.in_c, dx);
+        break;
+      case LayerKind::kAdd:
+        kernels::Axpy(1.f, dy, dxin, in_n);
+        kernels::Axpy(1.f, dy, core.grad[static_cast<size_t>(op.in1)].data(), in_n);
+        accumulate = false;
+        break;
+      case LayerKind::kSoftmaxXent:
+        break;
+    }
+    if (accumulate) kernels::Axpy(1.f, dx, dxin, in_n);
+  }
+}
+
+Result<double> FunctionalResNet::ComputeGradients(const float* images, const int32_t* labels) {
+  const int64_t b = cfg_.global_batch / cfg_.cores;
+  const int64_t img = tensor_elems_[0];
+  auto work = [&](int c) {
+    Core& core = *cores_[static_cast<size_t>(c)];
+    core.status = Status::Ok();
+    core.labels.assign(labels + c * b, labels + (c + 1) * b);
+    Status s = Forward(c, images + c * b * img, core.labels.data(), b, true, &core.loss, nullptr);
+    Backward(c, b);
+    if (!s.ok() && core.status.ok()) core.status = s;
+  };
+  if (cfg_.cores == 1) {
+    work(0);
+  } else {
+    std::vector<std::thread> threads;
+    for (int c = 0; c < cfg_.cores; ++c) threads.emplace_back(work, c);
+    for (auto& t : threads) t.join();
+  }
+  double loss = 0;
+  for (const auto& core : cores_) {
+    PODBENCH_RETURN_IF_ERROR(core->status);
+    loss += core->loss;
+  }
+  if (cfg_.cores > 1) {
+    PODBENCH_RETURN_IF_ERROR(topology::RunCollective(cfg_.allreduce, *whole_, *grads_, {}, 1));
+  }
+  return loss / cfg_.cores;
+}
+
+void FunctionalResNet::Update(const OptimizerStep& st) {
+  const float* g = gradient();
+  for (const Op& op : ops_) {
+    if (op.param < 0) continue;
+    const Layer& l = op.layer;
+    float* w = params_.data() + op.param;
+    float* v = momentum_.data() + op.param;
+    const float* gw = g + op.param;
+    if (l.kind == LayerKind::kBatchNorm) {
+      kernels::SgdMomentumUpdate(w, gw, v, l.params(), st.lr / 100, st.momentum, 0.f);
+      continue;
+    }
+    const int64_t nw = l.kind == LayerKind::kDense ? int64_t{l.in_c} * l.out_c : l.params();
+    kernels::LarsUpdate(w, gw, v, nw, st.lr, st.momentum, st.weight_decay, st.eta);
+    if (l.kind == LayerKind::kDense) {
+      kernels::SgdMomentumUpdate(w + nw, gw + nw, v + nw, l.out_c, st.lr / 100, st.momentum, 0.f);
+    }
+  }
+}
+
+Result<int64_t> FunctionalResNet::CountCorrect(const float* images, const int32_t* labels, int64_t n,
+                                               int64_t chunk) {
+  const int64_t img = tensor_elems_[0];
+  const int64_t chunks = (n + chunk - 1) / chunk;
+  std::vector<int64_t> correct(static_cast<size_t>(cfg_.cores), 0);
+  auto work = [&](int c) {
+    Core& core = *cores_[static_cast<size_t>(c)];
+    std::vector<int32_t> pred(static_cast<size_t>(chunk));
+    for (int64_t k = c; k < chunks; k += cfg_.cores) {
+      const int64_t begin = k * chunk, m = std::min(chunk, n - begin);
+      Status s = Forward(c, images + begin * img, nullptr, m, false, nullptr, pred.data());
+      if (!s.ok()) {
+        core.status = s;
+        return;
+      }
+      for (int64_t r = 0; r < m; ++r) correct[static_cast<size_t>(c)] += pred[static_cast<size_t>(r)] == labels[begin + r];
+    }
+  };
+  if (cfg_.cores == 1) {
+    work(0);
+  } else {
+    std::vector<std::thread> threads;
+    for (int c = 0; c < cfg_.cores; ++c) threads.emplace_back(work, c);
+    for (auto& t : threads) t.join();
+  }
+  int64_t total = 0;
+  for (int c = 0; c < cfg_.cores; ++c) {
+    PODBENCH_RETURN_IF_ERROR(cores_[static_cast<size_t>(c)]->status);
+    total += correct[static_cast<size_t>(c)];
+  }
+  return total;
+}
+
+}  // namespace podbench::resnet

@@ -1,0 +1,108 @@
+// Functional ResNet v1.5: the network of resnet_model.h trained for real on
+// the kernels, data parallel over emulated TPU cores.
+//
+// Each emulated core is one host thread holding its own activations; the
+// master weights are fp32 and replicated (one copy, updated once per step,
+// which is what identical replicas computing identical updates amount to).
+// Per step:
+//   - every core runs forward + backward on its share of the global batch
+//     (convolutions and the dense layer in the kernels' bf16 MXU mode, or
+//     fp32); the loss is the global mean, so core gradients are scaled by
+//     1 / cores;
+//   - batch norm sums its statistics over groups of `bn_group` replicas with
+//     the topology's functional all-reduce ("ring" inside each group),
+//     through the kernels' BatchNormStatsReducer hook;
+//   - the fp32 gradients are summed over all cores with the topology's
+//     functional all-reduce (`allreduce`, e.g. "torus2d");
+//   - LARS (eta 0.001, momentum 0.9, weight decay) updates conv and dense
+//     weights; batch-norm scales/shifts and the dense bias take momentum SGD
+//     at lr / 100 without weight decay (LARS's large base learning rate is
+//     meant for the trust-ratio-scaled weights only).
+// Not done: weight-update sharding (the update runs once on the summed
+// gradient).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "kernels/conv/conv2d.h"
+#include "topology/collectives.h"
+#include "topology/slice.h"
+#include "workloads/resnet/resnet_model.h"
+
+namespace podbench::resnet {
+
+struct FunctionalConfig {
+  ResNetConfig net;
+  int cores = 1;                   // emulated cores = data-parallel replicas
+  std::string slice;               // REQUIRED when cores > 1 (e.g. "tpu-v3-8"), its core count
+  int64_t global_batch = 32;       // REQUIRES: a multiple of cores
+  int bn_group = 1;                // replicas per batch-norm group; REQUIRES: divides cores
+  std::string allreduce = "torus2d";
+  kernels::Precision precision = kernels::Precision::kBf16;
+  float label_smoothing = 0.1f;
+  uint64_t seed = 1;               // initial weights
+  int threads_per_core = 1;        // kernel threads inside each emulated core (0 = all)
+};
+
+struct OptimizerStep {
+  float lr = 1;
+  float weight_decay = 1e-4f;
+  float momentum = 0.9f;
+  float eta = 0.001f;  // LARS trust coefficient
+};
+
+class FunctionalResNet {
+ public:
+  // InvalidArgument for a bad config (names the field).
+  static Result<std::unique_ptr<FunctionalResNet>> Create(const FunctionalConfig& config);
+  ~FunctionalResNet();
+
+  // Forward + backward of one global batch: images [global_batch, size, size,
+  // 3] fp32 NHWC, labels [global_batch]; core r takes rows [r * b, (r+1) * b).
+  // Leaves the all-reduced gradient of the mean loss in gradient(). Returns
+  // the mean loss.
+  Result<double> ComputeGradients(const float* images, const int32_t* labels);
+  // Applies the optimizer to the gradient of the last ComputeGradients.
+  void Update(const OptimizerStep& step);
+  // Top-1 correct predictions over n images (inference batch norm with the
+  // running statistics), spread over the cores in chunks of `chunk` images.
+  Result<int64_t> CountCorrect(const float* images, const int32_t* labels, int64_t n, int64_t chunk = 64);
+
+  std::vector<float>& parameters() { return params_; }
+  const float* gradient() const;
+  int64_t num_parameters() const { return static_cast<int64_t>(params_.size()); }
+  const std::vector<Layer>& layers() const { return layers_; }
+  const FunctionalConfig& config() const { return cfg_; }
+
+  struct Op;
+  struct Core;
+
+ private:
+  FunctionalResNet() = default;
+  Status Setup(const FunctionalConfig& config);
+  Status Forward(int core, const float* images, const int32_t* labels, int64_t n, bool training,
+                 double* loss, int32_t* predictions);
+  void Backward(int core, int64_t n);
+  void Sync(int core);  // all cores meet
+  Status ReduceBn(int core, int op, double* partials, int64_t len);
+
+  FunctionalConfig cfg_;
+  std::vector<Layer> layers_;
+  std::vector<Op> ops_;
+  std::vector<int64_t> tensor_elems_;  // per image
+  std::vector<float> params_, momentum_;
+  std::vector<std::unique_ptr<Core>> cores_;
+  std::optional<topology::Slice> slice_;
+  std::optional<topology::LogicalTopology> whole_, bn_groups_;
+  std::unique_ptr<topology::CoreBuffers> grads_;
+  std::vector<std::unique_ptr<topology::CoreBuffers>> bn_bufs_;  // per op (null when not BN)
+  struct Barrier;
+  std::unique_ptr<Barrier> barrier_;
+};
+
+}  // namespace podbench::resnet
