@@ -12,6 +12,8 @@
 #include <random>
 
 #include "topology/slice.h"
+#include "workloads/data/synthetic_images.h"
+#include "workloads/resnet/resnet_functional.h"
 #include "topology/system.h"
 #include "workloads/resnet/google_v06.h"
 #include "workloads/resnet/resnet_model.h"
@@ -26,6 +28,43 @@ using resnet::GoogleV06ConfigFor;
 constexpr int64_t kTrainImages = 1281167;
 constexpr int64_t kEvalImages = 50000;
 constexpr double kTarget = 0.759;
+// Functional mode's top-1 target on the generated 12-class set (README
+// "Functional ResNet" gives the measured time to reach it).
+constexpr double kFunctionalTarget = 0.98;
+// Functional global batches above this are ImageNet-scale values by mistake.
+constexpr int64_t kMaxFunctionalBatch = 4096;
+// The functional preset's peak LARS learning rate and epochs budget.
+constexpr double kFunctionalLr = 8.0;
+constexpr int64_t kFunctionalEpochs = 24;
+
+// The functional network of the hyperparameters (functional_* knobs).
+Result<resnet::ResNetConfig> FunctionalNet(const Hyperparameters& hp) {
+  resnet::ResNetConfig c;
+  c.image_size = static_cast<int>(hp.Int("functional_image_size"));
+  c.width = static_cast<int>(hp.Int("functional_width"));
+  c.num_classes = static_cast<int>(hp.Int("functional_classes"));
+  const std::string& b = hp.String("functional_blocks");
+  int stage = 0;
+  size_t pos = 0;
+  while (pos <= b.size() && stage < 4) {
+    size_t comma = b.find(',', pos);
+    std::string item = b.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    char* end = nullptr;
+    long v = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || v < 1 || v > 64) break;
+    c.blocks[static_cast<size_t>(stage++)] = static_cast<int>(v);
+    if (comma == std::string::npos) {
+      pos = b.size() + 1;
+      break;
+    }
+    pos = comma + 1;
+  }
+  if (stage != 4 || pos != b.size() + 1) {
+    return Status::InvalidArgument("functional_blocks '" + b + "': expected four positive counts, e.g. 1,1,1,1");
+  }
+  PODBENCH_RETURN_IF_ERROR(c.Validate().WithContext("functional_image_size/width/classes"));
+  return c;
+}
 
 HyperparameterSpec Spec(std::string name, HpValue def, std::string help) {
   HyperparameterSpec s;
@@ -55,11 +94,11 @@ class ResNetSession : public Session {
   explicit ResNetSession(const RunContext& ctx) : ctx_(ctx) {}
 
   Result<double> Initialize() override {
-    if (ctx_.mode != Mode::kProjected) {
-      return Status::Unimplemented("resnet: functional mode is not in this build yet");
-    }
     PODBENCH_ASSIGN_OR_RETURN(slice_, topology::Slice::FromName(ctx_.slice.name, topology::DefaultSystem()));
     resnet::ResNetConfig cfg = resnet::ResNetConfig::ResNet50();
+    if (ctx_.mode == Mode::kFunctional) {
+      PODBENCH_ASSIGN_OR_RETURN(cfg, FunctionalNet(ctx_.hp));
+    }
     layers_ = resnet::BuildResNet(cfg);
     batch_ = ctx_.hp.Int("global_batch_size");
     per_core_ = batch_ / ctx_.slice.cores;
@@ -69,6 +108,7 @@ class ResNetSession : public Session {
     PODBENCH_ASSIGN_OR_RETURN(step_, resnet::ProjectTrainStep(layers_, per_core_, *slice_, opt_));
     // Evaluation: eval batch = train batch (Google's in-memory eval), the
     // 50,000 images padded to whole steps.
+    if (ctx_.mode == Mode::kFunctional) return InitFunctional(cfg);
     int64_t eval_steps = (kEvalImages + batch_ - 1) / batch_;
     if (ctx_.hp.Bool("projected_eval")) {
       PODBENCH_ASSIGN_OR_RETURN(eval_s_, resnet::ProjectEval(layers_, per_core_, eval_steps, *slice_));
@@ -90,6 +130,7 @@ class ResNetSession : public Session {
   }
 
   Result<BlockResult> TrainBlock(int64_t first_epoch, int64_t epochs) override {
+    if (ctx_.mode == Mode::kFunctional) return TrainFunctional(epochs);
     BlockResult r;
     // Steps are counted from the run's start, so rounding does not drift.
     const int64_t end = (first_epoch - 1 + epochs) * kTrainImages;
@@ -107,9 +148,121 @@ class ResNetSession : public Session {
   Result<EvalResult> Evaluate(int64_t epoch) override {
     EvalResult r;
     r.emulated_s = eval_s_;
+    if (ctx_.mode == Mode::kFunctional) {
+      const int64_t n = static_cast<int64_t>(eval_y_.size());
+      PODBENCH_ASSIGN_OR_RETURN(int64_t correct, net_->CountCorrect(eval_x_.data(), eval_y_.data(), n, per_core_));
+      r.metrics["top1"] = static_cast<double>(correct) / static_cast<double>(n);
+      return r;
+    }
     r.metrics["top1"] = ModelledTop1(epoch, converge_epoch_);
     return r;
   }
+
+ private:
+  // Functional mode: generates the data, builds the network. The emulated
+  // init time is the projected one (it stands for compile and start).
+  Result<double> InitFunctional(const resnet::ResNetConfig& cfg) {
+    resnet::FunctionalConfig fc;
+    fc.net = cfg;
+    fc.cores = static_cast<int>(ctx_.slice.cores);
+    fc.slice = ctx_.slice.name;
+    fc.global_batch = batch_;
+    fc.bn_group = static_cast<int>(opt_.bn_group);
+    fc.allreduce = opt_.allreduce;
+    fc.precision = ctx_.hp.String("functional_precision") == "fp32" ? kernels::Precision::kF32
+                                                                     : kernels::Precision::kBf16;
+    fc.label_smoothing = static_cast<float>(ctx_.hp.Float("label_smoothing"));
+    fc.seed = ctx_.seed;
+    PODBENCH_ASSIGN_OR_RETURN(net_, resnet::FunctionalResNet::Create(fc));
+    data::SyntheticImageSpec spec;
+    spec.num_classes = cfg.num_classes;
+    spec.height = spec.width = cfg.image_size;
+    spec.seed = 20190610;  // the dataset is fixed; the run seed is not
+    const int64_t train_n = ctx_.hp.Int("functional_train_examples");
+    const int64_t eval_n = ctx_.hp.Int("functional_eval_examples");
+    Generate(spec, 0, train_n, &train_x_, &train_y_);
+    Generate(spec, static_cast<uint64_t>(train_n), eval_n, &eval_x_, &eval_y_);
+    steps_per_epoch_ = std::max<int64_t>(1, train_n / batch_);
+    order_.resize(static_cast<size_t>(train_n));
+    for (size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<int64_t>(i);
+    rng_.seed(ctx_.seed);
+    const int64_t eval_steps = (eval_n + batch_ - 1) / batch_;
+    PODBENCH_ASSIGN_OR_RETURN(eval_s_, resnet::ProjectEval(layers_, per_core_, eval_steps, *slice_));
+    return InitSeconds(ctx_.slice.chips);
+  }
+
+  static void Generate(const data::SyntheticImageSpec& spec, uint64_t first, int64_t n, std::vector<float>* x,
+                       std::vector<int32_t>* y) {
+    const size_t img = static_cast<size_t>(spec.height) * static_cast<size_t>(spec.width) * 3;
+    x->resize(img * static_cast<size_t>(n));
+    y->resize(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      data::LabeledImage li = data::MakeSyntheticImage(spec, first + static_cast<uint64_t>(i));
+      float* dst = x->data() + img * static_cast<size_t>(i);
+      for (size_t k = 0; k < img; ++k) dst[k] = (static_cast<float>(li.image.pixels[k]) / 255.f - 0.5f) * 4.f;
+      (*y)[static_cast<size_t>(i)] = li.label;
+    }
+  }
+
+  // Learning rate at `step` (0-based): linear warmup over the warmup epochs,
+  // then power-2 polynomial decay to the end rate at decay_steps.
+  float LearningRate(int64_t step) const {
+    const double base = ctx_.hp.Float("opt_base_learning_rate");
+    const double end = ctx_.hp.Float("lars_opt_end_learning_rate");
+    const double warm = static_cast<double>(ctx_.hp.Int("opt_learning_rate_warmup_epochs") * steps_per_epoch_);
+    const double decay = static_cast<double>(ctx_.hp.Int("lars_opt_learning_rate_decay_steps"));
+    const double s = static_cast<double>(step);
+    if (s < warm) return static_cast<float>(base * (s + 1) / warm);
+    const double left = std::clamp(1 - (s - warm) / std::max(1.0, decay - warm), 0.0, 1.0);
+    return static_cast<float>((base - end) * left * left + end);
+  }
+
+  Result<BlockResult> TrainFunctional(int64_t epochs) {
+    BlockResult r;
+    const size_t img = train_x_.size() / train_y_.size();
+    std::vector<float> x(img * static_cast<size_t>(batch_));
+    std::vector<int32_t> y(static_cast<size_t>(batch_));
+    const int side = static_cast<int>(std::lround(std::sqrt(static_cast<double>(img / 3))));
+    resnet::OptimizerStep st;
+    st.weight_decay = static_cast<float>(ctx_.hp.Float("lars_opt_weight_decay"));
+    const bool flip = ctx_.hp.Bool("functional_flip");
+    for (int64_t e = 0; e < epochs; ++e) {
+      std::shuffle(order_.begin(), order_.end(), rng_);
+      for (int64_t s = 0; s < steps_per_epoch_; ++s) {
+        for (int64_t k = 0; k < batch_; ++k) {
+          const int64_t i = order_[static_cast<size_t>(s * batch_ + k)];
+          const float* src = train_x_.data() + img * static_cast<size_t>(i);
+          float* dst = x.data() + img * static_cast<size_t>(k);
+          y[static_cast<size_t>(k)] = train_y_[static_cast<size_t>(i)];
+          if (flip && (rng_() & 1)) {  // mild augmentation: horizontal flip
+            for (int row = 0; row < side; ++row) {
+              for (int col = 0; col < side; ++col) {
+                std::copy_n(src + (row * side + col) * 3, 3, dst + (row * side + side - 1 - col) * 3);
+              }
+            }
+          } else {
+            std::copy_n(src, img, dst);
+          }
+        }
+        PODBENCH_ASSIGN_OR_RETURN(double loss, net_->ComputeGradients(x.data(), y.data()));
+        if (!std::isfinite(loss)) {
+          return Status::Internal("resnet functional: the loss diverged at step " + std::to_string(step_count_));
+        }
+        st.lr = LearningRate(step_count_++);
+        net_->Update(st);
+        ++r.steps;
+      }
+    }
+    const double n = static_cast<double>(r.steps);
+    r.time.compute_s = n * step_.compute_s;
+    r.time.collectives_s = n * step_.collectives_s;
+    r.time.bn_sync_s = n * step_.bn_sync_s;
+    r.time.optimizer_s = n * step_.optimizer_s;
+    r.time.input_s = n * step_.input_s;
+    return r;
+  }
+
+ public:
 
  private:
   RunContext ctx_;
@@ -119,6 +272,13 @@ class ResNetSession : public Session {
   resnet::StepCost step_;
   int64_t batch_ = 0, per_core_ = 0, converge_epoch_ = 0;
   double eval_s_ = 0;
+  // Functional mode.
+  std::unique_ptr<resnet::FunctionalResNet> net_;
+  std::vector<float> train_x_, eval_x_;
+  std::vector<int32_t> train_y_, eval_y_;
+  std::vector<int64_t> order_;
+  std::mt19937_64 rng_;
+  int64_t steps_per_epoch_ = 1, step_count_ = 0;
 };
 
 class ResNetWorkload : public Workload {
@@ -174,11 +334,47 @@ class ResNetWorkload : public Workload {
     auto& ev = s.emplace_back(Spec("projected_eval", true,
                                    "price the evaluations (false: an ablation, evaluation taken as free)"));
     ev.log = false;
+    // Functional mode: the network and data this machine trains.
+    auto fnum = [&](const char* name, int64_t def, double lo, double hi, const char* help) {
+      auto& f = s.emplace_back(Spec(name, def, help));
+      f.min = lo;
+      f.max = hi;
+      f.log = false;
+    };
+    fnum("functional_image_size", 32, 32, 512, "functional mode: image side in pixels");
+    fnum("functional_width", 8, 1, 128, "functional mode: stem channels (ResNet-50: 64)");
+    fnum("functional_classes", 12, 2, 48, "functional mode: classes of the generated dataset");
+    fnum("functional_train_examples", 4096, 1, 1 << 22, "functional mode: generated training images (one epoch)");
+    fnum("functional_eval_examples", 1024, 1, 1 << 20, "functional mode: held-out generated images");
+    auto& fb = s.emplace_back(Spec("functional_blocks", std::string("1,1,1,1"),
+                                   "functional mode: bottlenecks per stage (ResNet-50: 3,4,6,3)"));
+    fb.log = false;
+    auto& fp = s.emplace_back(Spec("functional_precision", std::string("bf16"),
+                                   "functional mode: convolution precision (bf16 MXU contract or fp32)"));
+    fp.choices = {"bf16", "fp32"};
+    fp.log = false;
+    auto& ff = s.emplace_back(Spec("functional_flip", true, "functional mode: random horizontal flips"));
+    ff.log = false;
     return s;
   }
 
   Result<std::map<std::string, HpValue>> Preset(std::string_view preset,
                                                 const SliceInfo& slice) const override {
+    if (preset == "functional") {
+      // Functional mode's tuned values: 128 images per step, batch-norm
+      // statistics over 32 images, 32 steps per epoch of the default set.
+      const int64_t steps_per_epoch = 4096 / 128;
+      return std::map<std::string, HpValue>{
+          {"global_batch_size", int64_t{128}},
+          {"model_bn_span", int64_t{128 / slice.cores * std::min<int64_t>(2, slice.cores)}},
+          {"opt_base_learning_rate", kFunctionalLr},
+          {"opt_learning_rate_warmup_epochs", int64_t{1}},
+          {"lars_opt_end_learning_rate", 1e-3},
+          {"lars_opt_learning_rate_decay_steps", kFunctionalEpochs * steps_per_epoch},
+          {"lars_opt_weight_decay", 1e-4},
+          {"max_epochs", kFunctionalEpochs},
+      };
+    }
     if (preset != "google-v0.6") return Status::NotFound("resnet has no preset '" + std::string(preset) + "'");
     auto c = GoogleV06ConfigFor(slice.name);
     if (!c) {
@@ -198,8 +394,26 @@ class ResNetWorkload : public Workload {
     };
   }
 
-  Status Validate(const Hyperparameters& hp, const SliceInfo& slice, Mode) const override {
+  // Records `mode` for Describe (the harness validates before describing).
+  Status Validate(const Hyperparameters& hp, const SliceInfo& slice, Mode mode) const override {
+    mode_ = mode;
     const int64_t b = hp.Int("global_batch_size");
+    if (mode == Mode::kFunctional) {
+      if (b > kMaxFunctionalBatch) {
+        return Status::InvalidArgument("global_batch_size " + std::to_string(b) +
+                                       " is an ImageNet-scale batch; functional mode trains a small network "
+                                       "on generated images: use --preset functional or --set "
+                                       "global_batch_size=N with N <= " + std::to_string(kMaxFunctionalBatch));
+      }
+      if (hp.Bool("weight_update_sharding")) {
+        return Status::InvalidArgument("weight_update_sharding: not implemented in functional mode");
+      }
+      PODBENCH_RETURN_IF_ERROR(FunctionalNet(hp).status());
+      if (hp.Int("functional_train_examples") < b) {
+        return Status::InvalidArgument("functional_train_examples " + std::to_string(hp.Int("functional_train_examples")) +
+                                       " is smaller than one global batch (" + std::to_string(b) + ")");
+      }
+    }
     if (b % slice.cores != 0) {
       return Status::InvalidArgument("global_batch_size " + std::to_string(b) + " does not split evenly over the " +
                                      std::to_string(slice.cores) + " cores of " + slice.name);
@@ -219,13 +433,22 @@ class ResNetWorkload : public Workload {
     WorkloadDescription d;
     d.benchmark = "resnet";
     d.global_batch = hp.Int("global_batch_size");
-    d.data = {"imagenet", kTrainImages, kEvalImages, false, {}, 0};
-    auto layers = resnet::BuildResNet(resnet::ResNetConfig::ResNet50());
-    d.model = {"resnet50_v1.5", resnet::TotalParams(layers), 6.0 * static_cast<double>(resnet::TotalMacs(layers))};
+    const bool functional = mode_ == Mode::kFunctional;
+    resnet::ResNetConfig net = resnet::ResNetConfig::ResNet50();
+    if (functional) {
+      PODBENCH_ASSIGN_OR_RETURN(net, FunctionalNet(hp));
+      d.data = {"generated_gratings", hp.Int("functional_train_examples"), hp.Int("functional_eval_examples"),
+                true, {}, 0};
+    } else {
+      d.data = {"imagenet", kTrainImages, kEvalImages, false, {}, 0};
+    }
+    auto layers = resnet::BuildResNet(net);
+    d.model = {functional ? "resnet_v1.5_functional" : "resnet50_v1.5", resnet::TotalParams(layers),
+               6.0 * static_cast<double>(resnet::TotalMacs(layers))};
     d.parallelism.replicas = slice.cores;
     d.parallelism.bn_group = hp.Int("model_bn_span") / (d.global_batch / slice.cores);
     d.parallelism.weight_update_sharding = hp.Bool("weight_update_sharding");
-    d.targets = {{"top1", kTarget, true}};
+    d.targets = {{"top1", functional ? kFunctionalTarget : kTarget, true}};
     d.cadence.every = 4;
     d.cadence.first = 4;
     d.cadence.max_epochs = hp.Int("max_epochs");
@@ -235,14 +458,17 @@ class ResNetWorkload : public Workload {
   Result<std::unique_ptr<Session>> Start(const RunContext& ctx) const override {
     return std::unique_ptr<Session>(new ResNetSession(ctx));
   }
+
+ private:
+  mutable Mode mode_ = Mode::kProjected;
 };
 
 }  // namespace
 
 PODBENCH_REGISTER_WORKLOAD("resnet", ResNetWorkload)
     ->Summary("MLPerf v0.6 ResNet-50 v1.5 on ImageNet, top-1 target 0.759")
-    ->Modes({Mode::kProjected})
-    ->Presets({"google-v0.6"})
+    ->Modes({Mode::kFunctional, Mode::kProjected})
+    ->Presets({"google-v0.6", "functional"})
     ->ScoredRuns(5);
 
 }  // namespace podbench::workloads

@@ -70,6 +70,49 @@ TEST(ResNetRunE2eTest, BadHyperparametersAreRefusedBeforeAnythingRuns) {
   EXPECT_FALSE(std::filesystem::exists(dir / "r.db"));
 }
 
+// A short functional run on 8 emulated cores: real training and evaluation
+// (too little to reach the target), a log that passes the rules, a stored run.
+TEST(ResNetRunE2eTest, ShortFunctionalRunPassesTheRulesAndIsStored) {
+  TempDir dir;
+  const std::string db = (dir / "f.db").string();
+  const std::string log = (dir / "f.log").string();
+  int rc = 0;
+  std::string out = Podbench("run resnet --mode functional --slice tpu-v3-8 --preset functional --runs 1 "
+                             "--seed 5 --set functional_train_examples=512 --set functional_eval_examples=256 "
+                             "--set max_epochs=4 --db " + db + " --log " + log, &rc);
+  EXPECT_THAT(out, HasSubstr("functional mode"));
+  EXPECT_THAT(out, HasSubstr("passes the v0.6 rules"));
+  EXPECT_THAT(out, ::testing::Not(HasSubstr("FAILS")));
+  EXPECT_TRUE(std::filesystem::exists(db));
+  std::ifstream in(dir / "f_0.log");
+  std::stringstream text;
+  text << in.rdbuf();
+  // A real accuracy: above chance (1/12) after 16 steps, below perfect.
+  const std::string s = text.str();
+  const size_t at = s.find("eval_accuracy: {\"value\":");
+  ASSERT_NE(at, std::string::npos) << s;
+  const double top1 = std::stod(s.substr(at + 24));
+  EXPECT_GT(top1, 0.15);
+  EXPECT_LT(top1, 1.0);
+  std::string check = Podbench("check --quiet " + (dir / "f_0.log").string(), &rc);
+  EXPECT_EQ(rc, 0) << check;
+  std::string runs = Podbench("runs --db " + db, &rc);
+  EXPECT_EQ(rc, 0) << runs;
+  EXPECT_THAT(runs, HasSubstr("resnet"));
+}
+
+TEST(ResNetRunE2eTest, FunctionalModeRefusesTheImageNetBatch) {
+  TempDir dir;
+  int rc = 0;
+  std::string out = Podbench("run resnet --mode functional --slice tpu-v3-8 --db " + (dir / "r.db").string(), &rc);
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_THAT(out, HasSubstr("--preset functional"));
+  out = Podbench("run resnet --mode functional --slice tpu-v3-8 --preset functional --set functional_blocks=1,x "
+                 "--db " + (dir / "r.db").string(), &rc);
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_THAT(out, HasSubstr("functional_blocks"));
+}
+
 TEST(ResNetRunE2eTest, CalibrateReportsTheFitAndWritesASystemFile) {
   TempDir dir;
   int rc = 0;
