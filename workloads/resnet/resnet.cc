@@ -28,8 +28,9 @@ using resnet::GoogleV06ConfigFor;
 constexpr int64_t kTrainImages = 1281167;
 constexpr int64_t kEvalImages = 50000;
 constexpr double kTarget = 0.759;
-// Functional mode's top-1 target on the generated 12-class set (README
-// "Functional ResNet" gives the measured time to reach it).
+// Functional mode's default top-1 target on the generated 12-class set
+// (hyperparameter functional_target; README "Functional ResNet" gives the
+// measured time to reach it).
 constexpr double kFunctionalTarget = 0.98;
 // Functional global batches above this are ImageNet-scale values by mistake.
 constexpr int64_t kMaxFunctionalBatch = 4096;
@@ -353,6 +354,11 @@ class ResNetWorkload : public Workload {
                                    "functional mode: convolution precision (bf16 MXU contract or fp32)"));
     fp.choices = {"bf16", "fp32"};
     fp.log = false;
+    auto& ft = s.emplace_back(Spec("functional_target", kFunctionalTarget,
+                                   "functional mode: top-1 quality target on the held-out generated images"));
+    ft.min = 0.759;  // the v0.6 rules check every ResNet log against MLPerf's 0.759
+    ft.max = 1.0;
+    ft.log = false;
     auto& ff = s.emplace_back(Spec("functional_flip", true, "functional mode: random horizontal flips"));
     ff.log = false;
     return s;
@@ -448,7 +454,7 @@ class ResNetWorkload : public Workload {
     d.parallelism.replicas = slice.cores;
     d.parallelism.bn_group = hp.Int("model_bn_span") / (d.global_batch / slice.cores);
     d.parallelism.weight_update_sharding = hp.Bool("weight_update_sharding");
-    d.targets = {{"top1", functional ? kFunctionalTarget : kTarget, true}};
+    d.targets = {{"top1", functional ? hp.Float("functional_target") : kTarget, true}};
     d.cadence.every = 4;
     d.cadence.first = 4;
     d.cadence.max_epochs = hp.Int("max_epochs");

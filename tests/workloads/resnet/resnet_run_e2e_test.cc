@@ -70,31 +70,38 @@ TEST(ResNetRunE2eTest, BadHyperparametersAreRefusedBeforeAnythingRuns) {
   EXPECT_FALSE(std::filesystem::exists(dir / "r.db"));
 }
 
-// A short functional run on 8 emulated cores: real training and evaluation
-// (too little to reach the target), a log that passes the rules, a stored run.
-TEST(ResNetRunE2eTest, ShortFunctionalRunPassesTheRulesAndIsStored) {
+// A short functional run on 8 emulated cores to a lowered target (0.8;
+// the default 0.98 run is in the README): real training and evaluation, a log
+// that passes the rules, a stored run.
+TEST(ResNetRunE2eTest, ShortFunctionalRunReachesItsTargetAndPassesTheRules) {
   TempDir dir;
   const std::string db = (dir / "f.db").string();
   const std::string log = (dir / "f.log").string();
   int rc = 0;
   std::string out = Podbench("run resnet --mode functional --slice tpu-v3-8 --preset functional --runs 1 "
-                             "--seed 5 --set functional_train_examples=512 --set functional_eval_examples=256 "
-                             "--set max_epochs=4 --db " + db + " --log " + log, &rc);
+                             "--seed 6 --set functional_target=0.8 --set functional_train_examples=2048 "
+                             "--set functional_eval_examples=256 --set max_epochs=8 "
+                             "--set lars_opt_learning_rate_decay_steps=128 --db " + db + " --log " + log, &rc);
+  ASSERT_EQ(rc, 0) << out;
   EXPECT_THAT(out, HasSubstr("functional mode"));
+  EXPECT_THAT(out, HasSubstr("success"));
   EXPECT_THAT(out, HasSubstr("passes the v0.6 rules"));
   EXPECT_THAT(out, ::testing::Not(HasSubstr("FAILS")));
-  EXPECT_TRUE(std::filesystem::exists(db));
-  std::ifstream in(dir / "f_0.log");
+  std::ifstream in(log);
   std::stringstream text;
   text << in.rdbuf();
-  // A real accuracy: above chance (1/12) after 16 steps, below perfect.
+  // Real accuracies: every evaluation is above chance (1/12) and the last
+  // one reaches the target.
   const std::string s = text.str();
-  const size_t at = s.find("eval_accuracy: {\"value\":");
-  ASSERT_NE(at, std::string::npos) << s;
-  const double top1 = std::stod(s.substr(at + 24));
-  EXPECT_GT(top1, 0.15);
-  EXPECT_LT(top1, 1.0);
-  std::string check = Podbench("check --quiet " + (dir / "f_0.log").string(), &rc);
+  const std::string key = "eval_accuracy: {\"value\":";
+  std::vector<double> top1;
+  for (size_t at = s.find(key); at != std::string::npos; at = s.find(key, at + 1)) {
+    top1.push_back(std::stod(s.substr(at + key.size())));
+  }
+  ASSERT_FALSE(top1.empty()) << s;
+  for (double v : top1) EXPECT_GT(v, 0.2);
+  EXPECT_GE(top1.back(), 0.8);
+  std::string check = Podbench("check --quiet " + log, &rc);
   EXPECT_EQ(rc, 0) << check;
   std::string runs = Podbench("runs --db " + db, &rc);
   EXPECT_EQ(rc, 0) << runs;
