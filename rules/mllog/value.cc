@@ -275,6 +275,18 @@ class JsonParser {
         return true;
       }
       if (c < 0x20) return Fail("invalid control character in string");
+      if (c < 0x80 && c != '\\') {
+        // A run of plain ASCII is appended at once.
+        size_t end = pos_ + 1;
+        while (end < t_.size()) {
+          auto d = static_cast<unsigned char>(t_[end]);
+          if (d == '"' || d == '\\' || d < 0x20 || d >= 0x80) break;
+          ++end;
+        }
+        s->append(t_.data() + pos_, end - pos_);
+        pos_ = end;
+        continue;
+      }
       if (c != '\\') {
         AppendUtf8(c, s);
         ++pos_;
