@@ -349,6 +349,7 @@ class JsonParser {
   bool ParseObject(Value* out, int depth) {
     ++pos_;
     *out = Value::Dict();
+    out->Reserve(4);  // MLPerf values and metadata are small dicts
     SkipWs();
     if (pos_ < t_.size() && t_[pos_] == '}') {
       ++pos_;
