@@ -58,7 +58,7 @@ class ResNetSession : public Session {
     if (ctx_.mode != Mode::kProjected) {
       return Status::Unimplemented("resnet: functional mode is not in this build yet");
     }
-    PODBENCH_ASSIGN_OR_RETURN(slice_, topology::Slice::FromName(ctx_.slice.name, topology::DefaultSystem()));
+    PODBENCH_ASSIGN_OR_RETURN(slice_, topology::Slice::FromName(ctx_.slice.name, *ctx_.system));
     resnet::ResNetConfig cfg = resnet::ResNetConfig::ResNet50();
     layers_ = resnet::BuildResNet(cfg);
     batch_ = ctx_.hp.Int("global_batch_size");

@@ -67,7 +67,36 @@ TEST(ResNetRunE2eTest, BadHyperparametersAreRefusedBeforeAnythingRuns) {
   out = Podbench("run resnet --mode projected --slice tpu-v3-8 --preset google-v0.6 --db " +
                  (dir / "r.db").string(), &rc);
   EXPECT_EQ(rc, 2) << out;
+  out = Podbench("run resnet --mode projected --slice tpu-v3-2048 --system " + (dir / "none.yaml").string() +
+                 " --db " + (dir / "r.db").string(), &rc);
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_THAT(out, HasSubstr("none.yaml"));
   EXPECT_FALSE(std::filesystem::exists(dir / "r.db"));
+}
+
+// A what-if system: links twice as fast make the full pod's gradient
+// summation, and so its step, faster; the built-in system is unchanged.
+TEST(ResNetRunE2eTest, WhatIfSystemFileChangesTheProjection) {
+  TempDir dir;
+  int rc = 0;
+  std::string yaml = Podbench("topology --print-system", &rc);
+  ASSERT_EQ(rc, 0);
+  const std::string key = "link_bandwidth_bytes_per_s: ";
+  size_t at = yaml.find(key);
+  ASSERT_NE(at, std::string::npos);
+  size_t end = yaml.find_first_of(" \n", at + key.size());
+  yaml.replace(at + key.size(), end - at - key.size(), "164.0e9");
+  std::ofstream(dir / "fast.yaml") << yaml;
+  auto step = [&](const std::string& extra) {
+    std::string out = Podbench("run resnet --mode projected --slice tpu-v3-2048 --preset google-v0.6 --runs 1 "
+                               "--format json --db " + (dir / "r.db").string() + extra, &rc);
+    EXPECT_EQ(rc, 0) << out;
+    return nlohmann::json::parse(out)["runs"][0]["step_time_s"].get<double>();
+  };
+  double base = step("");
+  double fast = step(" --system " + (dir / "fast.yaml").string());
+  EXPECT_LT(fast, base);
+  EXPECT_GT(fast, 0.9 * base);  // gradient summation is ~12% of the step
 }
 
 TEST(ResNetRunE2eTest, CalibrateReportsTheFitAndWritesASystemFile) {
