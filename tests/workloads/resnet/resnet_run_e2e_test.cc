@@ -16,12 +16,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string Podbench(const std::string& args, int* rc) {
-  std::string out;
-  *rc = RunCommand(PodbenchBinary().string() + " " + args, &out);
-  return out;
-}
-
 TEST(ResNetRunE2eTest, ProjectedRunsPassTheRulesAndMatchPublishedScores) {
   TempDir dir;
   const std::string db = (dir / "r.db").string();
