@@ -12,13 +12,6 @@ namespace {
 constexpr uint64_t kMinElementsPerThread = 1 << 15;
 }  // namespace
 
-uint16_t FloatToBf16(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  if ((u & 0x7f800000u) == 0x7f800000u && (u & 0x007fffffu) != 0) return uint16_t((u >> 16) | 0x40);
-  const uint32_t rounding = 0x7fffu + ((u >> 16) & 1u);
-  return uint16_t((u + rounding) >> 16);
-}
 
 CoreBuffers::CoreBuffers(DType dtype, uint64_t elements, int core_begin, int core_end)
     : dtype_(dtype),

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "kernels/bf16.h"
 #include "topology/schedule.h"
 
 namespace podbench::topology {
@@ -20,14 +21,10 @@ namespace podbench::topology {
 enum class DType { kF32, kBF16 };
 inline int BytesPerElement(DType d) { return d == DType::kF32 ? 4 : 2; }
 
-// bf16 <-> fp32, round to nearest even (NaN stays NaN).
-uint16_t FloatToBf16(float f);
-inline float Bf16ToFloat(uint16_t b) {
-  const uint32_t u = uint32_t(b) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
+// bf16 <-> fp32 with the TPU's semantics: kernels/bf16.h owns them (round to
+// nearest even, NaN stays NaN); these name them for the collectives' buffers.
+inline uint16_t FloatToBf16(float f) { return kernels::Bf16::RoundFromFloat(f); }
+inline float Bf16ToFloat(uint16_t b) { return kernels::Bf16::FromBits(b).ToFloat(); }
 
 // The buffers of cores [core_begin, core_end), `elements` each.
 class CoreBuffers {

@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "topology/system.h"
 
 namespace podbench::workloads {
 
@@ -196,6 +197,9 @@ class Session {
 
 struct RunContext {
   SliceInfo slice;
+  // The system description the slice comes from (--system, or the built-in
+  // TPU-v3): what a projected workload prices with. Never null.
+  std::shared_ptr<const topology::SystemSpec> system;
   Mode mode = Mode::kFunctional;
   uint64_t seed = 0;
   Hyperparameters hp;

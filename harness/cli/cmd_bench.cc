@@ -1,19 +1,108 @@
-// podbench bench: kernel benchmarks beside oneDNN and OpenBLAS.
+// podbench bench: kernel benchmarks beside oneDNN and OpenBLAS; with --db the
+// results are also saved to the results store (table kernel_bench).
 #include <memory>
 #include <ostream>
+#include <sstream>
+#include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
+#include "base/version.h"
 #include "harness/cli/command.h"
+#include "harness/cli/store_util.h"
 #include "kernels/bench_hook.h"
+#include "results/store.h"
 
 namespace podbench::cli {
+namespace {
+
+struct BenchOptions {
+  kernels::BenchRequest request;
+  std::string db;  // empty: not saved
+  OutputFormat format = OutputFormat::kText;
+};
+
+// One KernelBenchRecord per benchmark of a Google Benchmark JSON report
+// (aggregates: the median only). Names are "<family>/<shape>/<kernel>/...".
+Result<std::vector<results::KernelBenchRecord>> RecordsFromJson(const std::string& json) {
+  nlohmann::json j = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.contains("benchmarks")) {
+    return Status::Internal("the benchmark report is not Google Benchmark JSON");
+  }
+  char host[256] = "unknown";
+  gethostname(host, sizeof host - 1);
+  std::vector<results::KernelBenchRecord> out;
+  for (const auto& b : j["benchmarks"]) {
+    if (b.value("run_type", "") == "aggregate" && b.value("aggregate_name", "") != "median") continue;
+    if (b.contains("error_occurred") && b["error_occurred"].get<bool>()) continue;
+    std::string name = b.value("run_name", b.value("name", ""));
+    results::KernelBenchRecord r;
+    std::vector<std::string> parts;
+    std::stringstream ss(name);
+    for (std::string p; std::getline(ss, p, '/');) parts.push_back(p);
+    r.kernel = parts.size() > 2 ? parts[2] : name;
+    r.shape = parts.size() > 1 ? parts[0] + "/" + parts[1] : name;
+    for (size_t i = 3; i < parts.size(); ++i) r.shape += "/" + parts[i];  // threads:N, real_time
+    r.isa = r.kernel.find("__") != std::string::npos ? r.kernel.substr(r.kernel.find("__") + 2) : "peer";
+    const double scale = b.value("time_unit", "ns") == "us" ? 1e3 : b.value("time_unit", "ns") == "ms" ? 1e6 : 1.0;
+    r.median_ns = b.value("real_time", 0.0) * scale;
+    r.iterations = b.value("iterations", int64_t{0});
+    r.git_hash = GitHash();
+    r.host = host;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+int Run(BenchOptions& opt, CliContext& ctx) {
+  kernels::BenchRunner runner = kernels::GetBenchRunner();
+  if (runner == nullptr) {
+    ctx.err << "podbench bench: this podbench was built without benchmarks "
+               "(configure with -DPODBENCH_BENCHMARKS=ON)\n";
+    return kExitUnavailable;
+  }
+  if (opt.db.empty()) {
+    opt.request.json = opt.format == OutputFormat::kJson;
+    return runner(opt.request, ctx.out, ctx.err);
+  }
+  // Open the store first: a bad --db fails before minutes of measuring.
+  auto store = results::ResultsStore::Open(opt.db);
+  if (!store.ok()) {
+    Fail(ctx, "bench", store.status());
+    return kExitUsage;
+  }
+  std::ostringstream json;
+  opt.request.json = true;
+  int rc = runner(opt.request, json, ctx.err);
+  if (rc != 0) return rc;
+  auto records = RecordsFromJson(json.str());
+  if (!records.ok()) {
+    Fail(ctx, "bench", records.status());
+    return kExitUsage;
+  }
+  for (const auto& r : *records) {
+    Status st = (*store)->AddKernelBench(r);
+    if (!st.ok()) {
+      Fail(ctx, "bench", st);
+      return kExitUsage;
+    }
+  }
+  if (opt.format == OutputFormat::kJson) {
+    ctx.out << json.str();
+  } else {
+    for (const auto& r : *records) {
+      ctx.out << r.shape << "  " << r.kernel << "  " << r.median_ns / 1e6 << " ms\n";
+    }
+  }
+  ctx.err << "podbench bench: saved " << records->size() << " results to " << opt.db << "\n";
+  return kExitOk;
+}
+
+}  // namespace
 
 void AddBenchCommand(CLI::App& app, CliContext& ctx) {
   auto* sub = app.add_subcommand("bench", "Benchmark the kernels at workload shapes, beside oneDNN and OpenBLAS");
-  struct Options {
-    kernels::BenchRequest request;
-    OutputFormat format = OutputFormat::kText;
-  };
-  auto opt = std::make_shared<Options>();
+  auto opt = std::make_shared<BenchOptions>();
   sub->add_option("--filter", opt->request.filter, "Only benchmarks matching this regex (default: all)");
   sub->add_option("--repetitions", opt->request.repetitions,
                   "Repetitions of each benchmark; above 1 only median, mean and stddev are reported "
@@ -22,18 +111,9 @@ void AddBenchCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("--min-time", opt->request.min_time_s,
                   "Minimum seconds measured per benchmark and repetition (default: 0.2)")
       ->check(CLI::Range(0.001, 100.0));
+  sub->add_option("--db", opt->db, "Also save the results (medians) to this results database");
   AddFormatOption(sub, &opt->format);
-  sub->callback([opt, &ctx] {
-    kernels::BenchRunner runner = kernels::GetBenchRunner();
-    if (runner == nullptr) {
-      ctx.err << "podbench bench: this podbench was built without benchmarks "
-                 "(configure with -DPODBENCH_BENCHMARKS=ON)\n";
-      ctx.exit_code = kExitUnavailable;
-      return;
-    }
-    opt->request.json = opt->format == OutputFormat::kJson;
-    ctx.exit_code = runner(opt->request, ctx.out, ctx.err);
-  });
+  sub->callback([opt, &ctx] { ctx.exit_code = Run(*opt, ctx); });
 }
 
 }  // namespace podbench::cli

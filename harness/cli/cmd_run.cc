@@ -169,6 +169,7 @@ void AddRunCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("--log", r.log,
                   "Write the :::MLL log here (several runs: FILE_0.EXT, FILE_1.EXT, ...)");
   sub->add_option("--db", r.db, "Results database (SQLite; default podbench.db)");
+  sub->add_option("--system", r.system, "System description YAML (default: the built-in, calibrated TPU-v3)");
   sub->add_option("--label", r.label, "Tag the runs (a run set for `podbench compare`)");
   AddFormatOption(sub, &opt->format);
   sub->callback([opt, &ctx] { Execute(*opt, ctx); });

@@ -73,7 +73,7 @@ std::string SubmissionEntry(const EffectiveRunSettings& s) {
 Result<RunSummary> RunOnce(const EffectiveRunSettings& s, int index,
                            const std::vector<RunObserver*>& observers) {
   const workloads::WorkloadDescription& d = s.description;
-  workloads::RunContext ctx{s.slice, s.mode, s.base_seed + static_cast<uint64_t>(index), s.hp, d};
+  workloads::RunContext ctx{s.slice, s.system, s.mode, s.base_seed + static_cast<uint64_t>(index), s.hp, d};
   PODBENCH_ASSIGN_OR_RETURN(std::unique_ptr<workloads::Session> session, s.workload->Start(ctx));
 
   // Millisecond origin, so :::MLL timestamps read like real ones.

@@ -6,25 +6,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "topology/slice.h"
+
 namespace podbench::harness {
 
 using workloads::Mode;
 
-Result<workloads::SliceInfo> ParseSlice(const std::string& name) {
-  auto bad = [&] {
-    return Status::InvalidArgument("--slice " + name +
-                                   ": expected tpu-v3-N with N cores a power of two from 8 to 2048");
-  };
-  const std::string prefix = "tpu-v3-";
-  if (!name.starts_with(prefix)) return bad();
-  int64_t cores = 0;
-  const char* b = name.data() + prefix.size();
-  const char* e = name.data() + name.size();
-  auto [p, ec] = std::from_chars(b, e, cores);
-  if (ec != std::errc() || p != e || cores < 8 || cores > 2048 || (cores & (cores - 1)) != 0) {
-    return bad();
-  }
-  return workloads::SliceInfo{name, cores, cores / 2};
+Result<workloads::SliceInfo> ParseSlice(const std::string& name, const topology::SystemSpec& system) {
+  auto slice = topology::Slice::FromName(name, system);
+  if (!slice.ok()) return slice.status().WithContext("--slice " + name);
+  return workloads::SliceInfo{name, slice->num_cores(), slice->num_chips()};
 }
 
 std::string EffectiveRunSettings::LogPath(int index) const {
@@ -78,7 +69,13 @@ Result<EffectiveRunSettings> Normalize(const RunRequest& req) {
   if (!s.registration->Supports(s.mode)) {
     return Status::InvalidArgument(req.workload + " has no " + req.mode + " mode");
   }
-  PODBENCH_ASSIGN_OR_RETURN(s.slice, ParseSlice(req.slice));
+  if (req.system.empty()) {
+    s.system = std::shared_ptr<const topology::SystemSpec>(&topology::DefaultSystem(), [](const topology::SystemSpec*) {});
+  } else {
+    PODBENCH_ASSIGN_OR_RETURN(topology::SystemSpec sys, topology::LoadSystemFile(req.system));
+    s.system = std::make_shared<const topology::SystemSpec>(std::move(sys));
+  }
+  PODBENCH_ASSIGN_OR_RETURN(s.slice, ParseSlice(req.slice, *s.system));
   if (req.runs < 0 || req.runs > 1000) {
     return Status::InvalidArgument("--runs " + std::to_string(req.runs) + ": expected 1 to 1000");
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "topology/system.h"
 #include "workloads/workload.h"
 
 namespace podbench::harness {
@@ -24,19 +25,20 @@ struct RunRequest {
   std::vector<std::string> sets;     // --set key=value
   std::string log;                   // MLPerf log path; empty = none written
   std::string db = "podbench.db";
+  std::string system;                // --system FILE; empty = the built-in TPU-v3
   std::string label;
 };
 
-// The slice named "tpu-v3-N": N cores (a power of two, 8..2048), N/2 chips.
-// InvalidArgument naming the text otherwise.
-// TODO(topology): take slices from topology/ once it describes the pod.
-Result<workloads::SliceInfo> ParseSlice(const std::string& name);
+// The slice `name` of `system` (topology/slice.h): "tpu-v3-N", N cores on
+// N / cores-per-chip chips. InvalidArgument naming the flag otherwise.
+Result<workloads::SliceInfo> ParseSlice(const std::string& name, const topology::SystemSpec& system);
 
 struct EffectiveRunSettings {
   RunRequest request;
   const workloads::WorkloadRegistration* registration = nullptr;
   std::shared_ptr<const workloads::Workload> workload;
   workloads::SliceInfo slice;
+  std::shared_ptr<const topology::SystemSpec> system;
   workloads::Mode mode = workloads::Mode::kFunctional;
   workloads::Hyperparameters hp;
   workloads::WorkloadDescription description;

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -44,7 +45,8 @@ class LogReader {
 
  private:
   LogReader(std::string name, Format format);
-  bool ReadLine(std::string* line);
+  // The next line, without its line end; valid until the next call.
+  bool NextLine(std::string_view* line);
   bool FillBuffer();
   // Index of the next `c` at or after block_pos_, kNone when the block has none.
   size_t NextInBlock(char c, size_t* cache);
@@ -61,6 +63,7 @@ class LogReader {
   size_t next_lf_ = kUnknown;
   size_t next_cr_ = kUnknown;
   bool eof_ = false;
+  std::string carry_;  // a line that spans blocks
   bool skip_lf_ = false;  // the last line ended with '\r': a '\n' next belongs to it
   Status status_;
   std::vector<LineError> errors_;

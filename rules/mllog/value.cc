@@ -275,6 +275,18 @@ class JsonParser {
         return true;
       }
       if (c < 0x20) return Fail("invalid control character in string");
+      if (c < 0x80 && c != '\\') {
+        // A run of plain ASCII is appended at once.
+        size_t end = pos_ + 1;
+        while (end < t_.size()) {
+          auto d = static_cast<unsigned char>(t_[end]);
+          if (d == '"' || d == '\\' || d < 0x20 || d >= 0x80) break;
+          ++end;
+        }
+        s->append(t_.data() + pos_, end - pos_);
+        pos_ = end;
+        continue;
+      }
       if (c != '\\') {
         AppendUtf8(c, s);
         ++pos_;
@@ -337,6 +349,7 @@ class JsonParser {
   bool ParseObject(Value* out, int depth) {
     ++pos_;
     *out = Value::Dict();
+    out->Reserve(4);  // MLPerf values and metadata are small dicts
     SkipWs();
     if (pos_ < t_.size() && t_[pos_] == '}') {
       ++pos_;

@@ -57,6 +57,12 @@ class Value {
   void Set(std::string key, Value v);
   size_t size() const { return items_.size(); }
 
+  // Room for `n` list items or dict entries without reallocation.
+  void Reserve(size_t n) {
+    items_.reserve(n);
+    if (type_ == Type::kDict) keys_.reserve(n);
+  }
+
   // List append. REQUIRES: is_list().
   void Append(Value v) { items_.push_back(std::move(v)); }
 

@@ -11,12 +11,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
 
-std::string Podbench(const std::string& args, int* rc) {
-  std::string out;
-  *rc = RunCommand(PodbenchBinary().string() + " " + args, &out);
-  return out;
-}
-
 TEST(CliTest, VersionPrintsVersionAndGitHash) {
   int rc = 0;
   std::string out = Podbench("--version", &rc);

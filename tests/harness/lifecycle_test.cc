@@ -192,7 +192,7 @@ TEST(SettingsTest, RefusesBadRequestsBeforeAnythingRuns) {
     std::string workload, slice, mode, set, message;
   } cases[] = {
       {"nope", "tpu-v3-8", "functional", "", "unknown workload 'nope' (available:"},
-      {"toy", "tpu-v3-12", "functional", "", "--slice tpu-v3-12: expected tpu-v3-N"},
+      {"toy", "tpu-v3-12", "functional", "", "--slice tpu-v3-12: unknown slice"},
       {"toy", "tpu-v4-8", "functional", "", "--slice tpu-v4-8"},
       {"toy", "tpu-v3-8", "fast", "", "--mode fast: expected functional or projected"},
       {"toy", "tpu-v3-8", "functional", "global_batch_size=-4", "must be >= 1"},

@@ -18,6 +18,18 @@ using ::testing::HasSubstr;
 // One fast benchmark: our selected fp32 GEMM and OpenBLAS at 512^3, one thread.
 const char* kFilter = "'gemm_f32/m512n512k512/(podbench:f32_gemm__avx2|openblas).*/threads:1'";
 
+TEST(BenchCliTest, DbSavesOneRowPerBenchmark) {
+  TempDir dir;
+  std::string out;
+  const std::string db = (dir / "k.db").string();
+  const int rc = RunCommand(PodbenchBinary().string() + " bench --min-time 0.01 --db " + db + " --filter " + kFilter, &out);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_THAT(out, HasSubstr("saved 2 results to " + db));
+  // The rows read back through the store's own query command.
+  EXPECT_EQ(RunCommand("sqlite3 " + db + " 'select count(*), min(median_ns) > 0 from kernel_bench'", &out), 0);
+  EXPECT_EQ(out, "2|1\n");
+}
+
 TEST(BenchCliTest, JsonIsGoogleBenchmarkJson) {
   std::string out;
   // Only stdout: Google Benchmark writes warnings to stderr.

@@ -14,15 +14,10 @@ namespace podbench {
 namespace {
 
 using ::testing::HasSubstr;
+using testing::Podbench;
 using testing::PodbenchBinary;
 using testing::RunCommand;
 using testing::TempDir;
-
-std::string Podbench(const std::string& args, int* rc) {
-  std::string out;
-  *rc = RunCommand(PodbenchBinary().string() + " " + args + " 2>&1", &out);
-  return out;
-}
 
 const char* kGoodLog =
     ":::MLL 0.0 submission_benchmark: {\"value\": \"minigo\", \"metadata\": {}}\n"

@@ -1,5 +1,7 @@
 #include "tests/testing/temp_dir.h"
 
+#include "tests/testing/shared_dir.h"
+
 #include <sys/wait.h>
 
 #include <array>
@@ -29,6 +31,12 @@ int RunCommand(const std::string& command, std::string* output) {
   while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) output->append(buf.data(), n);
   int status = pclose(pipe);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string Podbench(const std::string& args, int* rc) {
+  std::string out;
+  *rc = RunCommand(PodbenchBinary().string() + " " + args, &out);
+  return out;
 }
 
 }  // namespace podbench::testing

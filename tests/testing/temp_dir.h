@@ -24,4 +24,8 @@ class TempDir {
 // with stdout and stderr together.
 int RunCommand(const std::string& command, std::string* output);
 
+// Runs the podbench binary under test (PodbenchBinary()) with `args`; returns
+// its stdout and stderr together and sets *rc to its exit status.
+std::string Podbench(const std::string& args, int* rc);
+
 }  // namespace podbench::testing

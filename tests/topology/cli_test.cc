@@ -13,12 +13,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string Podbench(const std::string& args, int* rc) {
-  std::string out;
-  *rc = RunCommand(PodbenchBinary().string() + " " + args, &out);
-  return out;
-}
-
 TEST(TopologyCliTest, TextDescribesTheFullPod) {
   int rc = 0;
   std::string out = Podbench("topology --slice tpu-v3-2048", &rc);

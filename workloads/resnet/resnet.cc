@@ -95,7 +95,7 @@ class ResNetSession : public Session {
   explicit ResNetSession(const RunContext& ctx) : ctx_(ctx) {}
 
   Result<double> Initialize() override {
-    PODBENCH_ASSIGN_OR_RETURN(slice_, topology::Slice::FromName(ctx_.slice.name, topology::DefaultSystem()));
+    PODBENCH_ASSIGN_OR_RETURN(slice_, topology::Slice::FromName(ctx_.slice.name, *ctx_.system));
     resnet::ResNetConfig cfg = resnet::ResNetConfig::ResNet50();
     if (ctx_.mode == Mode::kFunctional) {
       PODBENCH_ASSIGN_OR_RETURN(cfg, FunctionalNet(ctx_.hp));
@@ -167,6 +167,7 @@ class ResNetSession : public Session {
     fc.net = cfg;
     fc.cores = static_cast<int>(ctx_.slice.cores);
     fc.slice = ctx_.slice.name;
+    fc.system = ctx_.system.get();
     fc.global_batch = batch_;
     fc.bn_group = static_cast<int>(opt_.bn_group);
     fc.allreduce = opt_.allreduce;

@@ -112,7 +112,7 @@ Status FunctionalResNet::Setup(const FunctionalConfig& config) {
                                    " must divide the " + std::to_string(cfg_.cores) + " cores");
   }
   if (cfg_.cores > 1) {
-    PODBENCH_ASSIGN_OR_RETURN(slice_, topology::Slice::FromName(cfg_.slice, topology::DefaultSystem()));
+    PODBENCH_ASSIGN_OR_RETURN(slice_, topology::Slice::FromName(cfg_.slice, cfg_.system ? *cfg_.system : topology::DefaultSystem()));
     if (slice_->num_cores() != cfg_.cores) {
       return Status::InvalidArgument("functional resnet: slice " + cfg_.slice + " has " +
                                      std::to_string(slice_->num_cores()) + " cores, config says " +

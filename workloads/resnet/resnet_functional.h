@@ -32,6 +32,7 @@
 #include "kernels/conv/conv2d.h"
 #include "topology/collectives.h"
 #include "topology/slice.h"
+#include "topology/system.h"
 #include "workloads/resnet/resnet_model.h"
 
 namespace podbench::resnet {
@@ -40,6 +41,7 @@ struct FunctionalConfig {
   ResNetConfig net;
   int cores = 1;                   // emulated cores = data-parallel replicas
   std::string slice;               // REQUIRED when cores > 1 (e.g. "tpu-v3-8"), its core count
+  const topology::SystemSpec* system = nullptr;  // the slice's system; null = DefaultSystem()
   int64_t global_batch = 32;       // REQUIRES: a multiple of cores
   int bn_group = 1;                // replicas per batch-norm group; REQUIRES: divides cores
   std::string allreduce = "torus2d";
