@@ -32,6 +32,15 @@ TEST(ResNetRunE2eTest, ProjectedRunsPassTheRulesAndMatchPublishedScores) {
     // The logs also pass a separate `podbench check`.
     std::string check = Podbench("check --quiet " + (dir / (std::string(slice) + "_0.log")).string(), &rc);
     EXPECT_EQ(rc, 0) << check;
+    // The official 0.6.0 rule files accept real ResNet logs (NVIDIA's), so
+    // podbench's must pass them too.
+    if (auto shared = SharedDir()) {
+      check = Podbench("check --quiet --ruleset 0.6.0 --rules-dir " +
+                           (*shared / "fixtures" / "mlperf-logging-rules").string() + " " +
+                           (dir / (std::string(slice) + "_0.log")).string(),
+                       &rc);
+      EXPECT_EQ(rc, 0) << check;
+    }
   }
   int rc = 0;
   std::string json = Podbench("scaling resnet --preset google-v0.6 --format json --db " + db, &rc);
@@ -111,6 +120,12 @@ TEST(ResNetRunE2eTest, ShortFunctionalRunReachesItsTargetAndPassesTheRules) {
   EXPECT_GE(top1.back(), 0.8);
   std::string check = Podbench("check --quiet " + log, &rc);
   EXPECT_EQ(rc, 0) << check;
+  if (auto shared = SharedDir()) {  // and the official 0.6.0 rule files
+    check = Podbench("check --quiet --ruleset 0.6.0 --rules-dir " +
+                         (*shared / "fixtures" / "mlperf-logging-rules").string() + " " + log,
+                     &rc);
+    EXPECT_EQ(rc, 0) << check;
+  }
   std::string runs = Podbench("runs --db " + db, &rc);
   EXPECT_EQ(rc, 0) << runs;
   EXPECT_THAT(runs, HasSubstr("resnet"));
