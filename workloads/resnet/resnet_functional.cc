@@ -14,6 +14,7 @@
 #include "kernels/ops/pooling.h"
 #include "kernels/ops/softmax_xent.h"
 #include "topology/system.h"
+#include "workloads/resnet/resnet_projection.h"
 
 namespace podbench::resnet {
 
@@ -73,18 +74,6 @@ Result<std::unique_ptr<FunctionalResNet>> FunctionalResNet::Create(const Functio
 namespace {
 bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-Conv2dShape ConvShape(const Layer& l, int64_t n) {
-  Conv2dShape s;
-  s.n = n;
-  s.h = l.in_h;
-  s.w = l.in_w;
-  s.c = l.in_c;
-  s.oc = l.out_c;
-  s.kh = s.kw = l.kernel;
-  s.stride = l.stride;
-  s.pad = l.pad;
-  return s;
 }
 kernels::Pool2dShape PoolShape(const Layer& l, int64_t n) {
   kernels::Pool2dShape s;
@@ -259,7 +248,7 @@ Status FunctionalResNet::Forward(int c, const float* images, const int32_t* labe
     const float* p = params_.data() + op.param;
     switch (l.kind) {
       case LayerKind::kConv:
-        kernels::Conv2dForward(ConvShape(l, n), x, p, y, cfg_.precision, th);
+        kernels::Conv2dForward(ConvShapeOf(l, n), x, p, y, cfg_.precision, th);
         break;
       case LayerKind::kBatchNorm: {
         const int64_t rows = n * l.out_h * l.out_w;
@@ -343,7 +332,7 @@ void FunctionalResNet::Backward(int c, int64_t n) {
     bool accumulate = true;
     switch (l.kind) {
       case LayerKind::kConv: {
-        Conv2dShape s = ConvShape(l, n);
+        Conv2dShape s = ConvShapeOf(l, n);
         kernels::Conv2dBackwardFilter(s, x, dy, g + op.param, cfg_.precision, th);
         if (op.in0 == 0) {
           accumulate = false;

@@ -14,19 +14,6 @@ using kernels::kBf16Bytes;
 using kernels::kF32Bytes;
 using kernels::OpCost;
 
-kernels::Conv2dShape ConvShape(const Layer& l, int64_t batch) {
-  kernels::Conv2dShape s;
-  s.n = batch;
-  s.h = l.in_h;
-  s.w = l.in_w;
-  s.c = l.in_c;
-  s.oc = l.out_c;
-  s.kh = s.kw = l.kernel;
-  s.stride = l.stride;
-  s.pad = l.pad;
-  return s;
-}
-
 struct LayerCosts {
   OpCost forward, backward;
 };
@@ -36,7 +23,7 @@ LayerCosts PriceUnfused(const Layer& l, int64_t b, const kernels::CoreSpec& core
   const int64_t in = b * l.in_elems(), out = b * l.out_elems();
   switch (l.kind) {
     case LayerKind::kConv: {
-      auto s = ConvShape(l, b);
+      auto s = ConvShapeOf(l, b);
       c.forward = kernels::Conv2dForwardCost(core, s);
       // The input image needs no gradient.
       if (!first_layer) c.backward = kernels::Conv2dBackwardDataCost(core, s);
@@ -99,6 +86,19 @@ LayerCosts PriceLayer(const Layer& l, int64_t b, const kernels::CoreSpec& core, 
 }
 
 }  // namespace
+
+kernels::Conv2dShape ConvShapeOf(const Layer& l, int64_t batch) {
+  kernels::Conv2dShape s;
+  s.n = batch;
+  s.h = l.in_h;
+  s.w = l.in_w;
+  s.c = l.in_c;
+  s.oc = l.out_c;
+  s.kh = s.kw = l.kernel;
+  s.stride = l.stride;
+  s.pad = l.pad;
+  return s;
+}
 
 std::vector<LayerTime> ProjectLayers(const std::vector<Layer>& layers, int64_t per_core_batch,
                                      const kernels::CoreSpec& core, bool fuse_elementwise) {

@@ -26,10 +26,16 @@
 #include <vector>
 
 #include "base/status.h"
+#include "kernels/conv/conv2d.h"
 #include "topology/slice.h"
 #include "workloads/resnet/resnet_model.h"
 
 namespace podbench::resnet {
+
+// The kernels' convolution shape of conv layer `l` for `batch` images: the
+// one mapping from the layer list to kernels/, for pricing and for running.
+// REQUIRES: l.kind == LayerKind::kConv.
+kernels::Conv2dShape ConvShapeOf(const Layer& l, int64_t batch);
 
 struct ProjectionOptions {
   std::string allreduce = "torus2d";  // a registered topology algorithm name
