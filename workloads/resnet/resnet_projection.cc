@@ -124,12 +124,10 @@ Result<StepCost> ProjectTrainStep(const std::vector<Layer>& layers, int64_t per_
   const kernels::CoreSpec& core = sys.core;
   StepCost step;
   int64_t params = 0;
-  int64_t bn_channels = 0;  // sum of C over BN layers
   for (size_t i = 0; i < layers.size(); ++i) {
     LayerCosts c = PriceLayer(layers[i], per_core_batch, core, i == 0, opt.fuse_elementwise);
     step.compute_s += c.forward.total_s() + c.backward.total_s();
     params += layers[i].params();
-    if (layers[i].kind == LayerKind::kBatchNorm) bn_channels += layers[i].out_c;
   }
 
   const int replicas = slice.num_cores();
@@ -166,7 +164,6 @@ Result<StepCost> ProjectTrainStep(const std::vector<Layer>& layers, int64_t per_
     }
     step.bn_sync_s = sync;
   }
-  (void)bn_channels;
 
   // Host input: each host feeds its chips' cores; what the device step does
   // not hide shows as input time.
