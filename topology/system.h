@@ -41,6 +41,13 @@ struct HostSpec {
   int vcpus = 0;
   double pcie_bandwidth_bytes_per_s_per_chip = 0;
   double input_images_per_s = 0;  // calibration: ResNet-50 input pipeline rate per host
+  // Calibration: seconds from run_start to the first training step running
+  // at speed (input pipeline and shuffle-buffer fill, infeed start).
+  double startup_s = 0;
+  // Calibration: ResNet-50 images per second a host's pipeline delivers while
+  // it fills a cache of decoded images (full JPEG decode plus cache insert;
+  // the first epoch only, for runs that cache decoded images).
+  double cache_fill_images_per_s = 0;
 };
 
 struct PodSpec {

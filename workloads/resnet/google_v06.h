@@ -13,6 +13,10 @@
 
 namespace podbench::resnet {
 
+// ImageNet 2012 (ILSVRC) training and validation images.
+constexpr int64_t kImageNetTrainImages = 1281167;
+constexpr int64_t kImageNetEvalImages = 50000;
+
 struct GoogleV06Config {
   std::string_view slice;      // "tpu-v3-32" ...
   int64_t cores = 0;
@@ -34,6 +38,13 @@ struct GoogleV06Config {
   // 4-epoch block time including its evaluation (seconds).
   double published_score_min = 0;
   double published_block_s = 0;
+  // The host pipeline caches decoded images (cache_decoded_image in the run
+  // scripts): the first epoch decodes every image in full, later ones crop
+  // from memory. Otherwise raw records are cached and decoded every epoch.
+  bool cache_decoded_image = false;
+  // How much longer the first block (run_start to the first eval) is than
+  // the median block, median over the 5 runs (seconds; read from the logs).
+  double published_first_block_extra_s = 0;
 };
 
 // The six slices of the submission, smallest first.

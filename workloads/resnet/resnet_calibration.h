@@ -11,7 +11,13 @@
 //   host.input_images_per_s
 // is set to the rate tpu-v3-32 needs not to be input-bound (its hosts feed
 // 1,024 images a step from a decoded-image cache), a lower bound, since the
-// published runs were not input-bound. Link bandwidth and hop latency keep
+// published runs were not input-bound. Last, the two host start-up values:
+//   host.startup_s                 how much longer tpu-v3-2048's first block is
+//                                  than its median block (no decoded cache there)
+//   host.cache_fill_images_per_s   the rate at which tpu-v3-32's hosts fill their
+//                                  decoded-image cache, from how much longer its
+//                                  first block is, after the start-up
+// (both published figures are medians over the five runs' logs). Link bandwidth and hop latency keep
 // their documented values. No other slice or benchmark is looked at; nothing
 // is per slice.
 #pragma once
@@ -31,6 +37,10 @@ struct BlockPrediction {
   double eval_s = 0;
   double block_s = 0;        // steps_per_eval steps + one evaluation
   double published_block_s = 0;
+  // The first block's extra time over a steady one (ProjectFirstEpochExtra),
+  // and the published median of the same.
+  double first_extra_s = 0;
+  double published_first_extra_s = 0;
   double error_pct() const { return (block_s - published_block_s) / published_block_s * 100; }
 };
 
@@ -43,13 +53,17 @@ struct Calibration {
   double mxu_efficiency = 0;
   double op_overhead_s = 0;
   double input_images_per_s = 0;
+  double startup_s = 0;
+  double cache_fill_images_per_s = 0;
   BlockPrediction small, large;  // the two calibration slices after the fit
   int iterations = 0;
 };
 
-// Fits mxu_efficiency in (0, 1] and op_overhead_s >= 0 to the two slices.
+// Fits mxu_efficiency in (0, 1] and op_overhead_s >= 0 to the two slices'
+// blocks, then the input rate and the two start-up values.
 // FailedPrecondition when no values in range reproduce both (e.g. a system
-// file whose links alone are slower than the published block).
+// file whose links alone are slower than the published block, or a first
+// block the start-up alone makes too slow).
 Result<Calibration> CalibrateResNet(const topology::SystemSpec& system);
 
 // `system` with the calibrated values written into its core.

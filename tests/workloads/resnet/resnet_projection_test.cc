@@ -37,10 +37,46 @@ TEST(ResNetCalibrationTest, CommittedSystemFileIsCalibrated) {
   EXPECT_NEAR(cal->mxu_efficiency, sys.core.mxu_efficiency, 1e-4 * sys.core.mxu_efficiency);
   EXPECT_NEAR(cal->op_overhead_s, sys.core.op_overhead_s, 1e-3 * sys.core.op_overhead_s);
   EXPECT_EQ(cal->input_images_per_s, sys.host.input_images_per_s);
+  EXPECT_NEAR(cal->startup_s, sys.host.startup_s, 0.01);
+  EXPECT_NEAR(cal->cache_fill_images_per_s, sys.host.cache_fill_images_per_s, 0.01);
   EXPECT_NEAR(cal->small.error_pct(), 0, 0.1);
   EXPECT_NEAR(cal->large.error_pct(), 0, 0.1);
   EXPECT_GT(cal->mxu_efficiency, 0.3);
   EXPECT_LE(cal->mxu_efficiency, 1.0);
+}
+
+// The two start-up values reproduce the two calibration slices' first
+// blocks: tpu-v3-2048 (no decoded cache) is the start-up alone; tpu-v3-32
+// adds its hosts' cache-filling first epoch beyond the device's 313 steps.
+TEST(ResNetCalibrationTest, FirstBlockExtrasOfTheCalibrationSlices) {
+  const topology::SystemSpec& sys = topology::DefaultSystem();
+  auto cal = CalibrateResNet(sys);
+  ASSERT_TRUE(cal.ok()) << cal.status().ToString();
+  EXPECT_NEAR(cal->large.first_extra_s, 5.33, 0.01);
+  EXPECT_NEAR(cal->small.first_extra_s, 68.12, 0.01);
+  EXPECT_DOUBLE_EQ(cal->startup_s, 5.33);
+  // 4 hosts each read 320,292 images: 313 steps of ~130.6 ms (40.9 s)
+  // plus the 62.8 s the fill adds.
+  EXPECT_NEAR(cal->cache_fill_images_per_s, 320292 / (313 * cal->small.step_s + 68.12 - 5.33), 1e-6);
+}
+
+TEST(ResNetProjectionTest, FirstEpochExtraIsStartupPlusCacheFillBeyondTheDevice) {
+  topology::SystemSpec sys = topology::DefaultSystem();
+  sys.host.startup_s = 2;
+  sys.host.cache_fill_images_per_s = 1000;
+  auto slice = topology::Slice::FromName("tpu-v3-32", sys);  // 16 chips, 4 hosts
+  ASSERT_TRUE(slice.ok());
+  ASSERT_EQ(slice->num_hosts(), 4);
+  StepCost step;
+  step.compute_s = 0.1;
+  // Without a decoded-image cache only the start-up is extra.
+  EXPECT_DOUBLE_EQ(ProjectFirstEpochExtra(step, 10, 4000, false, *slice), 2);
+  // With it: 1,000 images a host at 1,000/s = 1 s, the device's 10 steps
+  // take 1 s: nothing beyond the start-up; at 20,000 images, 5 s - 1 s.
+  EXPECT_DOUBLE_EQ(ProjectFirstEpochExtra(step, 10, 4000, true, *slice), 2);
+  EXPECT_DOUBLE_EQ(ProjectFirstEpochExtra(step, 10, 20000, true, *slice), 2 + 4);
+  // Shards round up: 4,001 images give one host 1,001.
+  EXPECT_NEAR(ProjectFirstEpochExtra(step, 1, 4001, true, *slice), 2 + 1.001 - 0.1, 1e-12);
 }
 
 TEST(ResNetCalibrationTest, ImpossibleSystemsAreRefusedNotFitted) {
