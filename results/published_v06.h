@@ -20,6 +20,11 @@ struct PublishedResult {
   int64_t chips;
   int64_t global_batch;
   double score_min;
+  // Median seconds between consecutive evaluations before run_stop, median
+  // over the runs: one training block plus its evaluation (4 epochs for
+  // ResNet, 1 for Mask R-CNN, Transformer and GNMT; an SSD block is 625 steps
+  // at batch 1024, 313 at 2048). 0 where the logs do not give one.
+  double block_s = 0;
 };
 
 // Every published row, in table order.

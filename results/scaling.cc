@@ -30,8 +30,23 @@ std::optional<double> OlympicMeanMinutes(const std::vector<std::optional<double>
   return sum / static_cast<double>(hi - lo) / 60.0;
 }
 
+std::optional<double> MedianEvalGapS(const std::vector<EvalRecord>& evals) {
+  std::map<double, double> at;  // epoch -> earliest timestamp
+  for (const EvalRecord& e : evals) {
+    auto [it, fresh] = at.emplace(e.epoch, e.ts_emulated_s);
+    if (!fresh) it->second = std::min(it->second, e.ts_emulated_s);
+  }
+  if (at.size() < 2) return std::nullopt;
+  std::vector<double> gaps;
+  for (auto a = at.begin(), b = std::next(at.begin()); b != at.end(); ++a, ++b) {
+    gaps.push_back(b->second - a->second);
+  }
+  return Median(gaps);
+}
+
 std::vector<ScalingRow> BuildScalingTable(const std::string& workload,
                                           const std::vector<RunRecord>& runs,
+                                          const std::map<int64_t, std::vector<EvalRecord>>& evals,
                                           const ScalingOptions& options) {
   std::map<std::string, std::vector<const RunRecord*>> by_slice;
   std::map<std::string, int64_t> chips;
@@ -48,15 +63,19 @@ std::vector<ScalingRow> BuildScalingTable(const std::string& workload,
     row.chips = chips[slice];
     row.runs = static_cast<int64_t>(rs.size());
     row.global_batch = rs.back()->run.global_batch;
-    std::vector<double> step, tput;
+    std::vector<double> step, tput, block;
     std::vector<std::optional<double>> ttt;
     for (const RunRecord* r : rs) {
+      if (auto e = evals.find(r->id); e != evals.end()) {
+        if (auto gap = MedianEvalGapS(e->second)) block.push_back(*gap);
+      }
       if (r->outcome.step_time_s) step.push_back(*r->outcome.step_time_s);
       if (r->outcome.throughput) tput.push_back(*r->outcome.throughput);
       ttt.push_back(r->status == "success" ? r->outcome.ttt_emulated_s : std::nullopt);
     }
     if (!step.empty()) row.step_time_s = Median(step);
     if (!tput.empty()) row.throughput = Median(tput);
+    if (!block.empty()) row.block_s = Median(block);
     row.predicted_min = OlympicMeanMinutes(ttt);
     rows.push_back(row);
   }
@@ -90,6 +109,10 @@ std::vector<ScalingRow> BuildScalingTable(const std::string& workload,
     if (auto p = FindPublishedV06(workload, r.slice)) {
       r.published_min = p->score_min;
       if (r.predicted_min) r.error_pct = (*r.predicted_min - p->score_min) / p->score_min * 100;
+      if (p->block_s > 0) {
+        r.published_block_s = p->block_s;
+        if (r.block_s) r.block_error_pct = (*r.block_s - p->block_s) / p->block_s * 100;
+      }
     }
   }
   return rows;
@@ -117,7 +140,10 @@ nlohmann::json ScalingToJson(const std::vector<ScalingRow>& rows) {
                  {"predicted_min", J(r.predicted_min)},
                  {"parallel_efficiency", J(r.parallel_efficiency)},
                  {"published_min", J(r.published_min)},
-                 {"error_pct", J(r.error_pct)}});
+                 {"error_pct", J(r.error_pct)},
+                 {"block_s", J(r.block_s)},
+                 {"published_block_s", J(r.published_block_s)},
+                 {"block_error_pct", J(r.block_error_pct)}});
   }
   return a;
 }
@@ -125,29 +151,30 @@ nlohmann::json ScalingToJson(const std::vector<ScalingRow>& rows) {
 void WriteScalingText(std::ostream& out, const std::string& workload,
                       const std::vector<ScalingRow>& rows) {
   out << "scaling of " << workload << " (projected runs; published: Google MLPerf v0.6)\n";
-  out << fmt::format("{:<12} {:>6} {:>5} {:>8} {:>12} {:>12} {:>10} {:>8} {:>10} {:>8}\n", "slice",
-                     "chips", "runs", "batch", "step_ms", "ex/s", "pred_min", "eff", "pub_min",
-                     "err%");
+  out << fmt::format("{:<12} {:>6} {:>5} {:>8} {:>9} {:>10} {:>6} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6}\n",
+                     "slice", "chips", "runs", "batch", "step_ms", "ex/s", "eff", "pred_min", "pub_min",
+                     "err%", "block_s", "pub_blk_s", "err%");
   for (const ScalingRow& r : rows) {
     out << fmt::format(
-        "{:<12} {:>6} {:>5} {:>8} {:>12} {:>12} {:>10} {:>8} {:>10} {:>8}\n", r.slice, r.chips,
-        r.runs, r.global_batch ? std::to_string(*r.global_batch) : "-",
+        "{:<12} {:>6} {:>5} {:>8} {:>9} {:>10} {:>6} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6}\n", r.slice,
+        r.chips, r.runs, r.global_batch ? std::to_string(*r.global_batch) : "-",
         T(r.step_time_s ? std::optional<double>(*r.step_time_s * 1000) : std::nullopt, "{:.4g}"),
-        T(r.throughput, "{:.4g}"), T(r.predicted_min, "{:.3f}"),
-        T(r.parallel_efficiency, "{:.3f}"), T(r.published_min, "{:.2f}"),
-        T(r.error_pct, "{:+.1f}"));
+        T(r.throughput, "{:.4g}"), T(r.parallel_efficiency, "{:.3f}"), T(r.predicted_min, "{:.3f}"),
+        T(r.published_min, "{:.2f}"), T(r.error_pct, "{:+.1f}"), T(r.block_s, "{:.2f}"),
+        T(r.published_block_s, "{:.2f}"), T(r.block_error_pct, "{:+.1f}"));
   }
   if (rows.empty()) out << "(no complete projected runs of " << workload << ")\n";
 }
 
 void WriteScalingCsv(std::ostream& out, const std::vector<ScalingRow>& rows) {
   out << "slice,chips,runs,global_batch,step_time_s,throughput,predicted_min,parallel_efficiency,"
-         "published_min,error_pct\n";
+         "published_min,error_pct,block_s,published_block_s,block_error_pct\n";
   for (const ScalingRow& r : rows) {
     out << CsvField(r.slice) << ',' << r.chips << ',' << r.runs << ','
         << (r.global_batch ? std::to_string(*r.global_batch) : "") << ',' << C(r.step_time_s)
         << ',' << C(r.throughput) << ',' << C(r.predicted_min) << ','
-        << C(r.parallel_efficiency) << ',' << C(r.published_min) << ',' << C(r.error_pct) << '\n';
+        << C(r.parallel_efficiency) << ',' << C(r.published_min) << ',' << C(r.error_pct) << ','
+        << C(r.block_s) << ',' << C(r.published_block_s) << ',' << C(r.block_error_pct) << '\n';
   }
 }
 

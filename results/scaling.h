@@ -2,6 +2,7 @@
 // runs, what podbench predicts, next to Google's published v0.6 score.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -26,6 +27,12 @@ struct ScalingRow {
   std::optional<double> parallel_efficiency;
   std::optional<double> published_min;  // Google's v0.6 score
   std::optional<double> error_pct;      // (predicted - published) / published * 100
+  // Median over runs of each run's median emulated seconds between
+  // consecutive evaluations (a training block plus its evaluation), next to
+  // the same figure from Google's logs.
+  std::optional<double> block_s;
+  std::optional<double> published_block_s;
+  std::optional<double> block_error_pct;
 };
 
 struct ScalingOptions {
@@ -33,10 +40,16 @@ struct ScalingOptions {
 };
 
 // Rows ordered by chips. `runs` are the workload's runs (any mode; only
-// complete projected ones are used).
+// complete projected ones are used); `evals` holds their evaluations by run
+// id (a run without an entry gives no block time).
 std::vector<ScalingRow> BuildScalingTable(const std::string& workload,
                                           const std::vector<RunRecord>& runs,
+                                          const std::map<int64_t, std::vector<EvalRecord>>& evals,
                                           const ScalingOptions& options);
+
+// Median emulated seconds between consecutive evaluations (an evaluation is
+// one epoch's records, at its earliest timestamp); nullopt with fewer than 2.
+std::optional<double> MedianEvalGapS(const std::vector<EvalRecord>& evals);
 
 // The v0.6 score in minutes: drop the fastest and the slowest when there are
 // at least 3 runs, mean of the rest; aborted runs (nullopt) count as the

@@ -1,4 +1,5 @@
 // podbench scaling: per-slice scaling table against published v0.6 results.
+#include <map>
 #include <memory>
 #include <ostream>
 
@@ -33,7 +34,13 @@ void AddScalingCommand(CLI::App& app, CliContext& ctx) {
     f.mode = "projected";
     auto runs = store->ListRuns(f);
     if (!runs.ok()) return Fail(ctx, "scaling", runs.status());
-    auto rows = results::BuildScalingTable(opt->workload, *runs, opt->scaling);
+    std::map<int64_t, std::vector<results::EvalRecord>> evals;
+    for (const auto& r : *runs) {
+      auto e = store->Evals(r.id);
+      if (!e.ok()) return Fail(ctx, "scaling", e.status());
+      evals[r.id] = std::move(e).value();
+    }
+    auto rows = results::BuildScalingTable(opt->workload, *runs, evals, opt->scaling);
     switch (opt->format) {
       case OutputFormat::kText: results::WriteScalingText(ctx.out, opt->workload, rows); break;
       case OutputFormat::kCsv: results::WriteScalingCsv(ctx.out, rows); break;
