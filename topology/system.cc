@@ -177,12 +177,35 @@ Result<SystemSpec> ParseSystemYaml(std::string_view text, std::string source) {
   return s;
 }
 
-Result<SystemSpec> LoadSystemFile(const std::filesystem::path& path) {
+namespace {
+
+Result<std::string> ReadSystemText(const std::filesystem::path& path) {
   std::ifstream in(path);
   if (!in) return Status::NotFound(path.string() + ": cannot read the system description file");
   std::stringstream buf;
   buf << in.rdbuf();
-  return ParseSystemYaml(buf.str(), path.string());
+  return buf.str();
+}
+
+}  // namespace
+
+Result<SystemSpec> LoadSystemFile(const std::filesystem::path& path) {
+  PODBENCH_ASSIGN_OR_RETURN(std::string text, ReadSystemText(path));
+  return ParseSystemYaml(text, path.string());
+}
+
+Result<LoadedSystem> LoadSystemOrDefault(const std::filesystem::path& path) {
+  LoadedSystem out;
+  if (path.empty()) {
+    // Aliasing constructor with no owner: the built-in spec is static.
+    out.spec = std::shared_ptr<const SystemSpec>(std::shared_ptr<void>(), &DefaultSystem());
+    out.yaml = DefaultSystemYaml();
+    return out;
+  }
+  PODBENCH_ASSIGN_OR_RETURN(out.yaml, ReadSystemText(path));
+  PODBENCH_ASSIGN_OR_RETURN(SystemSpec spec, ParseSystemYaml(out.yaml, path.string()));
+  out.spec = std::make_shared<const SystemSpec>(std::move(spec));
+  return out;
 }
 
 std::string_view DefaultSystemYaml() { return kBuiltinTpuV3Yaml; }

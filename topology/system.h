@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -80,6 +81,21 @@ Result<SystemSpec> LoadSystemFile(const std::filesystem::path& path);
 
 // The built-in TPU-v3 description (topology/systems/tpu-v3.yaml, compiled in).
 const SystemSpec& DefaultSystem();
+
+// A system description with the YAML text it was parsed from.
+struct LoadedSystem {
+  std::shared_ptr<const SystemSpec> spec;  // never null
+  std::string yaml;                        // the text `spec` was parsed from
+  // For messages: the file's path, or "<builtin tpu-v3.yaml>".
+  const std::string& source() const { return spec->source; }
+};
+
+// What a `--system FILE` option means. An empty `path` is the built-in
+// description: `spec` points at DefaultSystem() (static, not owned) and
+// `yaml` is DefaultSystemYaml(). Otherwise the file is read once and parsed,
+// with LoadSystemFile's errors (NotFound when it cannot be read, else
+// ParseSystemYaml's, naming the file).
+Result<LoadedSystem> LoadSystemOrDefault(const std::filesystem::path& path);
 
 // The built-in YAML text, e.g. to write a template for users to edit.
 std::string_view DefaultSystemYaml();

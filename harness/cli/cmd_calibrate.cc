@@ -4,7 +4,6 @@
 // calibrated system file.
 #include <fstream>
 #include <memory>
-#include <optional>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -54,21 +53,12 @@ std::string SetYamlValue(const std::string& yaml, const std::string& key, double
 }
 
 int Run(const CalibrateOptions& opt, CliContext& ctx) {
-  std::optional<topology::SystemSpec> loaded;
-  std::string yaml(topology::DefaultSystemYaml());
-  if (!opt.system.empty()) {
-    auto r = topology::LoadSystemFile(opt.system);
-    if (!r.ok()) {
-      ctx.err << "podbench calibrate: " << r.status().message() << "\n";
-      return kExitUsage;
-    }
-    loaded = std::move(r).value();
-    std::ifstream in(opt.system);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    yaml = ss.str();
+  auto loaded = topology::LoadSystemOrDefault(opt.system);
+  if (!loaded.ok()) {
+    ctx.err << "podbench calibrate: " << loaded.status().message() << "\n";
+    return kExitUsage;
   }
-  const topology::SystemSpec& sys = loaded ? *loaded : topology::DefaultSystem();
+  const topology::SystemSpec& sys = *loaded->spec;
   auto cal = resnet::CalibrateResNet(sys);
   if (!cal.ok()) {
     ctx.err << "podbench calibrate: " << cal.status().message() << "\n";
@@ -85,7 +75,7 @@ int Run(const CalibrateOptions& opt, CliContext& ctx) {
     rows.push_back(*p);
   }
   if (!opt.write.empty()) {
-    std::string out = SetYamlValue(yaml, "mxu_efficiency", cal->mxu_efficiency);
+    std::string out = SetYamlValue(loaded->yaml, "mxu_efficiency", cal->mxu_efficiency);
     out = SetYamlValue(out, "op_overhead_s", cal->op_overhead_s);
     out = SetYamlValue(out, "input_images_per_s", cal->input_images_per_s);
     out = SetYamlValue(out, "startup_s", cal->startup_s);

@@ -59,16 +59,12 @@ int Run(const TopologyOptions& opt, CliContext& ctx) {
     ctx.out << topology::DefaultSystemYaml();
     return kExitOk;
   }
-  std::optional<topology::SystemSpec> loaded;
-  if (!opt.system.empty()) {
-    auto r = topology::LoadSystemFile(opt.system);
-    if (!r.ok()) {
-      ctx.err << "podbench topology: " << r.status().message() << "\n";
-      return kExitUsage;
-    }
-    loaded = std::move(r).value();
+  auto loaded = topology::LoadSystemOrDefault(opt.system);
+  if (!loaded.ok()) {
+    ctx.err << "podbench topology: " << loaded.status().message() << "\n";
+    return kExitUsage;
   }
-  const topology::SystemSpec& sys = loaded ? *loaded : topology::DefaultSystem();
+  const topology::SystemSpec& sys = *loaded->spec;
   std::optional<bool> wrap;
   if (!opt.subpod_wraparound.empty()) wrap = opt.subpod_wraparound == "true";
   auto slice = topology::Slice::FromName(opt.slice, sys, wrap);

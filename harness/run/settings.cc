@@ -69,12 +69,8 @@ Result<EffectiveRunSettings> Normalize(const RunRequest& req) {
   if (!s.registration->Supports(s.mode)) {
     return Status::InvalidArgument(req.workload + " has no " + req.mode + " mode");
   }
-  if (req.system.empty()) {
-    s.system = std::shared_ptr<const topology::SystemSpec>(&topology::DefaultSystem(), [](const topology::SystemSpec*) {});
-  } else {
-    PODBENCH_ASSIGN_OR_RETURN(topology::SystemSpec sys, topology::LoadSystemFile(req.system));
-    s.system = std::make_shared<const topology::SystemSpec>(std::move(sys));
-  }
+  PODBENCH_ASSIGN_OR_RETURN(topology::LoadedSystem sys, topology::LoadSystemOrDefault(req.system));
+  s.system = std::move(sys.spec);
   PODBENCH_ASSIGN_OR_RETURN(s.slice, ParseSlice(req.slice, *s.system));
   if (req.runs < 0 || req.runs > 1000) {
     return Status::InvalidArgument("--runs " + std::to_string(req.runs) + ": expected 1 to 1000");

@@ -1,7 +1,5 @@
 #include "kernels/cost/tpu_cost.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cassert>
 
@@ -129,74 +127,6 @@ OpCost OptimizerCost(const CoreSpec& spec, int64_t params, Optimizer opt) {
 OpCost SoftmaxXentCost(const CoreSpec& spec, int64_t rows, int64_t classes) {
   // max, exp, sum, log, target, gradient: about 8 ops per logit; read logits, write grads.
   return ElementwiseCost(spec, rows * classes, 8, 2 * kF32Bytes);
-}
-
-std::vector<NamedConv> ResNet50Convs(int64_t batch) {
-  std::vector<NamedConv> out;
-  auto add = [&](std::string name, int64_t hw, int64_t c, int64_t oc, int64_t k, int64_t stride) {
-    Conv2dShape s;
-    s.n = batch;
-    s.h = s.w = hw;
-    s.c = c;
-    s.oc = oc;
-    s.kh = s.kw = k;
-    s.stride = stride;
-    s.pad = k / 2;
-    out.push_back({std::move(name), s});
-  };
-  add("conv1", 224, 3, 64, 7, 2);
-  const int blocks[4] = {3, 4, 6, 3};
-  int64_t hw = 56, in_c = 64;
-  for (int stage = 0; stage < 4; ++stage) {
-    const int64_t width = 64 << stage, out_c = 4 * width;
-    for (int b = 0; b < blocks[stage]; ++b) {
-      const std::string base = fmt::format("res{}{}", stage + 2, char('a' + b));
-      const int64_t stride = (b == 0 && stage > 0) ? 2 : 1;
-      if (b == 0) add(base + "_branch1", hw, in_c, out_c, 1, stride);
-      add(base + "_branch2a", hw, in_c, width, 1, 1);
-      add(base + "_branch2b", hw, width, width, 3, stride);
-      hw /= stride;
-      add(base + "_branch2c", hw, width, out_c, 1, 1);
-      in_c = out_c;
-    }
-  }
-  return out;
-}
-
-std::vector<LayerCost> ResNet50ConvCosts(const CoreSpec& spec, int64_t batch) {
-  std::vector<LayerCost> out;
-  for (NamedConv& c : ResNet50Convs(batch)) {
-    LayerCost l{c, Conv2dForwardCost(spec, c.shape), Conv2dBackwardDataCost(spec, c.shape),
-                Conv2dBackwardFilterCost(spec, c.shape)};
-    if (out.empty()) l.backward_data = OpCost{};  // the input images need no gradient
-    out.push_back(std::move(l));
-  }
-  return out;
-}
-
-std::string FormatResNet50CostTable(const CoreSpec& spec, int64_t batch) {
-  std::string t = fmt::format(
-      "ResNet-50 v1.5 convolutions, batch {} per core, TPU-v3 core ({:.1f} TFLOP/s bf16, {:.0f} GB/s HBM)\n",
-      batch, spec.mxu_peak_flops() / 1e12, spec.hbm_bandwidth / 1e9);
-  t += fmt::format("{:<16} {:>9} {:>5} {:>5} {:>3} {:>8} {:>6} {:>6} {:>9} {:>9} {:>9}\n", "layer", "in",
-                   "c", "oc", "k/s", "GFLOP", "util", "bound", "fwd us", "bwd us", "total us");
-  OpCost fwd;
-  double fwd_total = 0, bwd_total = 0;
-  for (const LayerCost& l : ResNet50ConvCosts(spec, batch)) {
-    const Conv2dShape& s = l.conv.shape;
-    const double b_s = l.backward_data.total_s() + l.backward_filter.total_s();
-    t += fmt::format("{:<16} {:>9} {:>5} {:>5} {:>1}/{:<1} {:>8.2f} {:>5.0f}% {:>6} {:>9.1f} {:>9.1f} {:>9.1f}\n",
-                     l.conv.name, fmt::format("{}x{}", s.h, s.w), s.c, s.oc, s.kh, s.stride,
-                     l.forward.flops / 1e9, 100 * l.forward.mxu_utilisation(), l.forward.bound(),
-                     l.forward.total_s() * 1e6, b_s * 1e6, (l.forward.total_s() + b_s) * 1e6);
-    fwd += l.forward;
-    fwd_total += l.forward.total_s();
-    bwd_total += b_s;
-  }
-  t += fmt::format("{:<16} {:>9} {:>5} {:>5} {:>3} {:>8.2f} {:>5.0f}% {:>6} {:>9.1f} {:>9.1f} {:>9.1f}\n", "total",
-                   "", "", "", "", fwd.flops / 1e9, 100 * fwd.mxu_utilisation(), "", fwd_total * 1e6,
-                   bwd_total * 1e6, (fwd_total + bwd_total) * 1e6);
-  return t;
 }
 
 }  // namespace podbench::kernels

@@ -16,8 +16,6 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
-#include <vector>
 
 #include "kernels/conv/conv2d.h"
 #include "kernels/core_spec.h"
@@ -66,22 +64,5 @@ OpCost OptimizerCost(const CoreSpec& spec, std::int64_t params, Optimizer opt);
 
 // Softmax cross-entropy over rows x classes, forward and backward together.
 OpCost SoftmaxXentCost(const CoreSpec& spec, std::int64_t rows, std::int64_t classes);
-
-// The ResNet-50 v1.5 convolutions (the MLPerf model: stride on the 3x3 of a
-// bottleneck), in network order, for `batch` images of 224 x 224.
-struct NamedConv {
-  std::string name;  // e.g. "res3a_branch2b"
-  Conv2dShape shape;
-};
-std::vector<NamedConv> ResNet50Convs(std::int64_t batch);
-
-struct LayerCost {
-  NamedConv conv;
-  OpCost forward, backward_data, backward_filter;  // backward_data is zero for conv1
-};
-std::vector<LayerCost> ResNet50ConvCosts(const CoreSpec& spec, std::int64_t batch);
-
-// A text table of ResNet50ConvCosts: one row per layer, then totals.
-std::string FormatResNet50CostTable(const CoreSpec& spec, std::int64_t batch);
 
 }  // namespace podbench::kernels

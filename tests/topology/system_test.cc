@@ -1,5 +1,6 @@
 // The system description file: the built-in TPU-v3 numbers, and errors that
 // name the file and the field.
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -95,6 +96,44 @@ TEST(SystemTest, MissingFileIsNotFound) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), Status::Code::kNotFound);
   EXPECT_THAT(r.status().message(), HasSubstr("/nonexistent/podbench/system.yaml"));
+}
+
+TEST(SystemTest, EmptyPathLoadsTheBuiltinSystemAndItsText) {
+  auto r = LoadSystemOrDefault("");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->spec.get(), &DefaultSystem());
+  EXPECT_EQ(r->yaml, DefaultSystemYaml());
+  EXPECT_EQ(r->source(), "<builtin tpu-v3.yaml>");
+}
+
+TEST(SystemTest, FileLoadsOnceWithTheTextItWasParsedFrom) {
+  testing::TempDir dir;
+  const auto path = dir / "fast.yaml";
+  const std::string text =
+      Edited("link_bandwidth_bytes_per_s: 82.0e9", "link_bandwidth_bytes_per_s: 164.0e9");
+  std::ofstream(path) << text;
+  auto r = LoadSystemOrDefault(path);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->yaml, text);
+  EXPECT_DOUBLE_EQ(r->spec->ici.link.bandwidth_bytes_per_s, 164e9);
+  EXPECT_EQ(r->source(), path.string());
+  EXPECT_NE(r->spec.get(), &DefaultSystem());
+}
+
+// The same errors as LoadSystemFile: callers print them unchanged.
+TEST(SystemTest, LoadSystemOrDefaultFailsLikeLoadSystemFile) {
+  testing::TempDir dir;
+  const auto bad = dir / "bad.yaml";
+  std::ofstream(bad) << Edited("link_bandwidth_bytes_per_s: 82.0e9", "link_bandwidth_bytes_per_s: 0");
+  for (const std::filesystem::path& p : {bad, std::filesystem::path("/nonexistent/podbench/system.yaml")}) {
+    auto a = LoadSystemOrDefault(p);
+    auto b = LoadSystemFile(p);
+    ASSERT_FALSE(a.ok()) << p;
+    ASSERT_FALSE(b.ok()) << p;
+    EXPECT_EQ(a.status().code(), b.status().code()) << p;
+    EXPECT_EQ(a.status().message(), b.status().message()) << p;
+    EXPECT_THAT(a.status().message(), HasSubstr(p.string()));
+  }
 }
 
 }  // namespace

@@ -3,9 +3,12 @@
 #include "workloads/resnet/resnet_projection.h"
 
 #include <cmath>
+#include <iostream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "kernels/cost/tpu_cost.h"
 #include "topology/slice.h"
 #include "topology/system.h"
 #include "workloads/resnet/google_v06.h"
@@ -163,6 +166,66 @@ TEST(ResNetProjectionTest, LayerTableCoversEveryLayer) {
     EXPECT_GE(r.forward_s, 0) << r.name;
     EXPECT_GT(r.mxu_utilisation, 0) << r.name;
   }
+}
+
+// One row per convolution of `rows` (ProjectLayers at `batch`), then totals:
+// the table docs/kernels.md quotes.
+std::string ConvTable(const std::vector<LayerTime>& rows, int64_t batch, const kernels::CoreSpec& core) {
+  std::string t = fmt::format(
+      "ResNet-50 v1.5 convolutions, batch {} per core, TPU-v3 core ({:.1f} TFLOP/s bf16, {:.0f} GB/s HBM)\n",
+      batch, core.mxu_peak_flops() / 1e12, core.hbm_bandwidth / 1e9);
+  t += fmt::format("{:<28} {:>9} {:>5} {:>5} {:>3} {:>8} {:>6} {:>6} {:>9} {:>9} {:>9}\n", "layer", "in", "c",
+                   "oc", "k/s", "GFLOP", "util", "bound", "fwd us", "bwd us", "total us");
+  double gflop = 0, fwd = 0, bwd = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (Net()[i].kind != LayerKind::kConv) continue;
+    const kernels::Conv2dShape s = ConvShapeOf(Net()[i], batch);
+    const LayerTime& r = rows[i];
+    t += fmt::format("{:<28} {:>9} {:>5} {:>5} {:>1}/{:<1} {:>8.2f} {:>5.0f}% {:>6} {:>9.1f} {:>9.1f} {:>9.1f}\n",
+                     r.name, fmt::format("{}x{}", s.h, s.w), s.c, s.oc, s.kh, s.stride,
+                     kernels::Conv2dFlops(s) / 1e9, 100 * r.mxu_utilisation, r.bound, r.forward_s * 1e6,
+                     r.backward_s * 1e6, (r.forward_s + r.backward_s) * 1e6);
+    gflop += kernels::Conv2dFlops(s) / 1e9;
+    fwd += r.forward_s;
+    bwd += r.backward_s;
+  }
+  t += fmt::format("{:<28} {:>9} {:>5} {:>5} {:>3} {:>8.2f} {:>6} {:>6} {:>9.1f} {:>9.1f} {:>9.1f}\n", "total", "",
+                   "", "", "", gflop, "", "", fwd * 1e6, bwd * 1e6, (fwd + bwd) * 1e6);
+  return t;
+}
+
+// ResNet-50's convolutions as the kernels see them (ConvShapeOf) and as the
+// projection prices them (ProjectLayers), with the default CoreSpec.
+TEST(ResNetProjectionTest, ConvolutionsOfResNet50) {
+  std::vector<size_t> convs;
+  for (size_t i = 0; i < Net().size(); ++i) {
+    if (Net()[i].kind == LayerKind::kConv) convs.push_back(i);
+  }
+  ASSERT_EQ(convs.size(), 53u);  // stem + 16 bottlenecks x 3 + 4 projections
+  const Layer& first = Net()[convs.front()];
+  const Layer& last = Net()[convs.back()];
+  EXPECT_EQ(first.name, "stem.conv");
+  EXPECT_EQ(ConvShapeOf(first, 1).OutH(), 112);
+  EXPECT_EQ(last.name, "stage4.block2.conv3");
+  EXPECT_EQ(ConvShapeOf(last, 1).h, 7);
+  EXPECT_EQ(ConvShapeOf(last, 1).oc, 2048);
+  double flops = 0;
+  for (size_t i : convs) flops += kernels::Conv2dFlops(ConvShapeOf(Net()[i], 1));
+  // About 4.1 G multiply-adds per 224 x 224 image, nearly all in convolutions.
+  EXPECT_GT(flops, 7.6e9);
+  EXPECT_LT(flops, 8.4e9);
+
+  const kernels::CoreSpec core;
+  const auto rows = ProjectLayers(Net(), 32, core);
+  ASSERT_EQ(rows.size(), Net().size());
+  EXPECT_NEAR(rows[convs[0]].mxu_utilisation, 147.0 * 64 / (256 * 128), 1e-12);  // 7x7x3 folded
+  auto filter_only_s = [&](size_t i) {
+    return kernels::Conv2dBackwardFilterCost(core, ConvShapeOf(Net()[i], 32)).total_s();
+  };
+  // The input images need no gradient: the stem's backward is its filter gradient alone.
+  EXPECT_DOUBLE_EQ(rows[convs[0]].backward_s, filter_only_s(convs[0]));
+  EXPECT_GT(rows[convs[1]].backward_s, filter_only_s(convs[1]));
+  std::cout << ConvTable(rows, 32, core);
 }
 
 }  // namespace
