@@ -76,13 +76,16 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   bool ok = true;
   for (const char* algo : {"ring", "ring_bidir", "torus2d", "torus2d_pipelined", "torus2d_bidir",
-                           "reduce_scatter", "all_gather", "halo_exchange", "broadcast"}) {
+                           "reduce_scatter", "all_gather", "torus2d_reduce_scatter", "torus2d_all_gather",
+                           "halo_exchange", "broadcast"}) {
     const int k = std::string(algo) == "halo_exchange" ? 4 : 1;  // spatial partitions need k > 1
     for (DType dt : {DType::kF32, DType::kBF16}) ok = RunCase(algo, "tpu-v3-32", k, 32 / k, dt, 1000) && ok;
   }
   ok = RunCase("ring", "tpu-v3-128", 1, 16, DType::kF32, 512) && ok;            // batch-norm groups
   ok = RunCase("halo_exchange", "tpu-v3-128", 4, 32, DType::kBF16, 512) && ok;  // spatial partitions
   ok = RunCase("torus2d", "tpu-v3-2048", 1, 2048, DType::kF32, 1024) && ok;     // the full pod
+  ok = RunCase("torus2d_reduce_scatter", "tpu-v3-64", 1, 64, DType::kBF16, 1000) && ok;  // not square
+  ok = RunCase("torus2d_all_gather", "tpu-v3-128", 2, 8, DType::kF32, 512) && ok;        // groups
   MPI_Finalize();
   return ok ? 0 : 1;
 }
