@@ -23,6 +23,7 @@ TEST(RegistryTest, HasEveryAlgorithmAndRejectsUnknownNames) {
   EXPECT_THAT(AlgorithmRegistry::Global().Names(),
               ::testing::IsSupersetOf({"ring", "ring_bidir", "torus2d", "torus2d_pipelined", "torus2d_bidir",
                                        "reduce_scatter", "all_gather", "torus2d_reduce_scatter", "torus2d_all_gather",
+                                       "torus2d_bidir_reduce_scatter", "torus2d_bidir_all_gather",
                                        "halo_exchange", "broadcast"}));
   auto r = AlgorithmRegistry::Global().Create("butterfly");
   ASSERT_FALSE(r.ok());
@@ -67,8 +68,13 @@ TEST(AnalyticTest, TwoDReduceScatterPlusAllGatherCostsTheTwoDAllReduce) {
   Slice pod = Get("tpu-v3-2048");
   LogicalTopology lt = LogicalTopology::WholeSlice(pod);
   const double n = 25.6e6 * 4;
-  EXPECT_LT(*CollectiveTime("torus2d_reduce_scatter", n, lt) + *CollectiveTime("torus2d_all_gather", n, lt),
-            *CollectiveTime("reduce_scatter", n, lt) + *CollectiveTime("all_gather", n, lt));
+  const double two_d = *CollectiveTime("torus2d_reduce_scatter", n, lt) + *CollectiveTime("torus2d_all_gather", n, lt);
+  EXPECT_LT(two_d, *CollectiveTime("reduce_scatter", n, lt) + *CollectiveTime("all_gather", n, lt));
+  // Both directions of every link: the bandwidth term halves.
+  const double bidir =
+      *CollectiveTime("torus2d_bidir_reduce_scatter", n, lt) + *CollectiveTime("torus2d_bidir_all_gather", n, lt);
+  EXPECT_LT(bidir, 0.7 * two_d);
+  EXPECT_GT(bidir, 0.5 * two_d);
 }
 
 struct Case {
@@ -114,6 +120,9 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"torus2d_all_gather", "tpu-v3-2048", true, 102.4e6},
                       Case{"torus2d_reduce_scatter", "tpu-v3-256", false, 64e6},
                       Case{"torus2d_all_gather", "tpu-v3-1024", false, 64e6},
+                      Case{"torus2d_bidir_reduce_scatter", "tpu-v3-2048", true, 102.4e6},
+                      Case{"torus2d_bidir_all_gather", "tpu-v3-2048", true, 102.4e6},
+                      Case{"torus2d_bidir_all_gather", "tpu-v3-256", true, 64e6},
                       Case{"broadcast", "tpu-v3-512", true, 64e6}, Case{"broadcast", "tpu-v3-2048", true, 64e6}),
     CaseName);
 
@@ -167,7 +176,8 @@ TEST(PipelineTest, ChunksOverlapTheYPhasesWithTheXPhases) {
 // overlap, for contended and uncontended schedules.
 TEST(CapacityTest, NoLinkEverCarriesTwoMessagesAtOnce) {
   for (const char* algo : {"ring_bidir", "torus2d_pipelined", "torus2d_bidir", "torus2d_reduce_scatter",
-                           "torus2d_all_gather", "broadcast", "halo_exchange"}) {
+                           "torus2d_all_gather", "torus2d_bidir_reduce_scatter", "torus2d_bidir_all_gather",
+                           "broadcast", "halo_exchange"}) {
     Slice s = Get("tpu-v3-128", false);
     auto lt = LogicalTopology::ReplicaGroups(s, 4, 8);
     ASSERT_TRUE(lt.ok());

@@ -16,10 +16,12 @@ namespace {
 constexpr const char* kAlgorithms[] = {"ring",           "ring_bidir",     "torus2d",
                                        "torus2d_pipelined", "torus2d_bidir", "reduce_scatter",
                                        "all_gather",     "torus2d_reduce_scatter", "torus2d_all_gather",
+                                       "torus2d_bidir_reduce_scatter", "torus2d_bidir_all_gather",
                                        "halo_exchange",  "broadcast"};
 // The algorithms with the weight-update sharding layout of ShardOfCore.
 constexpr const char* kSharded[] = {"reduce_scatter", "all_gather", "torus2d_reduce_scatter",
-                                    "torus2d_all_gather"};
+                                    "torus2d_all_gather", "torus2d_bidir_reduce_scatter",
+                                    "torus2d_bidir_all_gather"};
 constexpr const char* kSlices[] = {"tpu-v3-8",   "tpu-v3-32",  "tpu-v3-128", "tpu-v3-256",
                                    "tpu-v3-512", "tpu-v3-1024", "tpu-v3-2048"};
 
@@ -278,6 +280,7 @@ TEST(ShardTest, ReduceScatterUpdateAllGatherEqualsAllReduceThenUpdate) {
         for (uint64_t i = 0; i < n; ++i) want.Set(c, i, want.Get(c, i) * 0.5f - 1.0f);
       }
       for (auto [rs, ag] : {std::pair{"torus2d_reduce_scatter", "torus2d_all_gather"},
+                            std::pair{"torus2d_bidir_reduce_scatter", "torus2d_bidir_all_gather"},
                             std::pair{"reduce_scatter", "torus2d_all_gather"},
                             std::pair{"torus2d_reduce_scatter", "all_gather"}}) {
         SCOPED_TRACE(std::string(slice_name) + " " + rs + " + " + ag + (dt == DType::kF32 ? " fp32" : " bf16"));

@@ -15,6 +15,11 @@
 // with the shard ShardOfCore (collectives.h) names: member i owns part i in
 // core order. Either order moves the same bytes over the same number of
 // hops: (H-1)/H + (W-1)/(W H) = (W-1)/W + (H-1)/(W H) of the buffer per chip.
+//
+// Bidirectional variants (as torus2d_bidir for the all-reduce): every ring
+// chunk is split in two; + rings move the low halves, - rings the high
+// halves, so both directions of every link carry data and each phase takes
+// about half the time. The layout stays that of ShardOfCore.
 #include <algorithm>
 
 #include "topology/algorithm.h"
@@ -23,37 +28,77 @@
 namespace podbench::topology::algorithms {
 namespace {
 
+// Which part of the data a set of rings carries: all of it in the + ring
+// direction, or (bidirectional) the low half of every chunk on + rings or
+// the high half on - rings, so both directions of every link carry data.
+enum class Half { kAll, kLowPlus, kHighMinus };
+
 // Column rings (first phase: position y owns the shards of row y) and row
 // rings (second phase: position x owns the shard of chip x) of every group.
 struct ShardRings {
   std::vector<Ring> columns, rows;
 };
 
-ShardRings MakeShardRings(const LogicalTopology& lt, uint64_t elements) {
+Ring MakeRing(const LogicalTopology& lt, const Group& g, const std::vector<int>& chips,
+              std::vector<ElementRange> chunks, Half half) {
+  const bool minus = half == Half::kHighMinus;
+  if (half != Half::kAll) {
+    for (ElementRange& c : chunks) c = Part(c, 2, minus ? 1 : 0);
+  }
+  if (minus) std::reverse(chunks.begin(), chunks.end());  // chunks follow the reversed cores
+  return Ring{Leaders(lt, g, chips, minus), {0, 0}, std::move(chunks)};
+}
+
+ShardRings MakeShardRings(const LogicalTopology& lt, uint64_t elements, Half half) {
   ShardRings out;
   for (const Group& g : lt.groups()) {
     const int row_members = g.w * g.members_per_chip;
-    for (int x = 0; x < g.w; ++x) {
-      Ring ring{Leaders(lt, g, lt.ColumnChips(g, x), false), {0, elements}, {}};
-      for (int y = 0; y < g.h; ++y) ring.chunks.push_back(MembersShard(g, elements, y * row_members, row_members));
-      out.columns.push_back(std::move(ring));
-    }
+    std::vector<ElementRange> row_shards;
+    for (int y = 0; y < g.h; ++y) row_shards.push_back(MembersShard(g, elements, y * row_members, row_members));
+    for (int x = 0; x < g.w; ++x) out.columns.push_back(MakeRing(lt, g, lt.ColumnChips(g, x), row_shards, half));
     for (int y = 0; y < g.h; ++y) {
       const std::vector<int> chips = lt.RowChips(g, y);
-      Ring ring{Leaders(lt, g, chips, false), MembersShard(g, elements, y * row_members, row_members), {}};
-      for (int chip : chips) ring.chunks.push_back(ChipShard(lt, g, elements, chip));
-      out.rows.push_back(std::move(ring));
+      std::vector<ElementRange> chip_shards;
+      for (int chip : chips) chip_shards.push_back(ChipShard(lt, g, elements, chip));
+      out.rows.push_back(MakeRing(lt, g, chips, std::move(chip_shards), half));
     }
   }
   return out;
 }
 
-// Time of the two torus phases: Y moving bytes / H a step, X bytes / (W H).
-double TorusPhasesTime(const LogicalTopology& lt, double bytes) {
+std::vector<Half> Halves(bool bidir) {
+  return bidir ? std::vector<Half>{Half::kLowPlus, Half::kHighMinus} : std::vector<Half>{Half::kAll};
+}
+
+// A stage with one stream per half running `phase` (RS or AG) on `pick` rings.
+template <typename Phase>
+Stage PhaseStage(const std::vector<ShardRings>& per_half, std::vector<Ring> ShardRings::*pick, Phase phase) {
+  Stage stage;
+  for (const ShardRings& r : per_half) {
+    Stream st;
+    phase(r.*pick, &st);
+    if (st.num_steps() > 0) stage.streams.push_back(std::move(st));
+  }
+  return stage;
+}
+
+// Time of the two torus phases: Y moving bytes / H a step, then X moving
+// bytes / (W H); bidirectional: half of that on each direction, the slower
+// direction sets each phase's time (the phases are separate stages).
+double TorusPhasesTime(const LogicalTopology& lt, double bytes, bool bidir) {
   const Group& g = lt.groups().front();
-  const double w = g.w, h = g.h;
-  return RingChainTime(lt.torus(), lt.ColumnChips(g, 0), g.h - 1, bytes / h) +
-         RingChainTime(lt.torus(), lt.RowChips(g, 0), g.w - 1, bytes / (w * h));
+  const double w = g.w, h = g.h, dirs = bidir ? 2 : 1;
+  double ty = 0, tx = 0;
+  for (int d = 0; d < dirs; ++d) {
+    std::vector<int> col = lt.ColumnChips(g, 0), row = lt.RowChips(g, 0);
+    if (d == 1) {
+      std::reverse(col.begin(), col.end());
+      std::reverse(row.begin(), row.end());
+    }
+    ty = std::max(ty, RingChainTime(lt.torus(), col, g.h - 1, bytes / h / dirs));
+    tx = std::max(tx, RingChainTime(lt.torus(), row, g.w - 1, bytes / (w * h) / dirs));
+  }
+  return ty + tx;
 }
 
 // Bytes of one member's shard (the average; shards differ by one element).
@@ -63,14 +108,18 @@ double MemberShardBytes(const LogicalTopology& lt, double bytes) {
 
 class Torus2dReduceScatter final : public CollectiveAlgorithm {
  public:
-  std::string_view name() const override { return "torus2d_reduce_scatter"; }
+  explicit Torus2dReduceScatter(bool bidir) : bidir_(bidir) {}
+  std::string_view name() const override {
+    return bidir_ ? "torus2d_bidir_reduce_scatter" : "torus2d_reduce_scatter";
+  }
   std::string_view description() const override {
-    return "2-D torus reduce-scatter: RS-Y, RS-X on the 1/Y piece; core ends with its 1/N shard";
+    return bidir_ ? "2-D torus reduce-scatter, half of every chunk on + rings, half on - rings"
+                  : "2-D torus reduce-scatter: RS-Y, RS-X on the 1/Y piece; core ends with its 1/N shard";
   }
   CollectiveKind kind() const override { return CollectiveKind::kReduceScatter; }
 
   double AnalyticTime(const LogicalTopology& lt, double bytes) const override {
-    return LocalReduceTime(lt, bytes) + TorusPhasesTime(lt, bytes) +
+    return LocalReduceTime(lt, bytes) + TorusPhasesTime(lt, bytes, bidir_) +
            LocalCopyTime(lt, MemberShardBytes(lt, bytes));
   }
 
@@ -79,29 +128,33 @@ class Torus2dReduceScatter final : public CollectiveAlgorithm {
     s.elements = elements;
     s.num_cores = lt.torus().num_cores();
     s.owned = AllShards(lt, elements);
+    std::vector<ShardRings> rings;
+    for (Half h : Halves(bidir_)) rings.push_back(MakeShardRings(lt, elements, h));
     s.stages.push_back(LocalReduceStage(lt, elements));
-    const ShardRings rings = MakeShardRings(lt, elements);
-    Stage torus;
-    Stream st;
-    AddRingReduceScatter(rings.columns, &st);
-    AddRingReduceScatter(rings.rows, &st);
-    if (st.num_steps() > 0) torus.streams.push_back(std::move(st));
-    s.stages.push_back(std::move(torus));
+    // Columns and rows are separate stages when bidirectional: a row ring's
+    // chunks span both halves of the column phase's pieces.
+    s.stages.push_back(PhaseStage(rings, &ShardRings::columns, AddRingReduceScatter));
+    s.stages.push_back(PhaseStage(rings, &ShardRings::rows, AddRingReduceScatter));
     s.stages.push_back(ScatterShardsStage(lt, elements));
     return s;
   }
+
+ private:
+  bool bidir_;
 };
 
 class Torus2dAllGather final : public CollectiveAlgorithm {
  public:
-  std::string_view name() const override { return "torus2d_all_gather"; }
+  explicit Torus2dAllGather(bool bidir) : bidir_(bidir) {}
+  std::string_view name() const override { return bidir_ ? "torus2d_bidir_all_gather" : "torus2d_all_gather"; }
   std::string_view description() const override {
-    return "2-D torus all-gather: AG-X, AG-Y; every core ends with every core's 1/N shard";
+    return bidir_ ? "2-D torus all-gather, half of every chunk on + rings, half on - rings"
+                  : "2-D torus all-gather: AG-X, AG-Y; every core ends with every core's 1/N shard";
   }
   CollectiveKind kind() const override { return CollectiveKind::kAllGather; }
 
   double AnalyticTime(const LogicalTopology& lt, double bytes) const override {
-    return LocalCopyTime(lt, MemberShardBytes(lt, bytes)) + TorusPhasesTime(lt, bytes) +
+    return LocalCopyTime(lt, MemberShardBytes(lt, bytes)) + TorusPhasesTime(lt, bytes, bidir_) +
            LocalCopyTime(lt, bytes);
   }
 
@@ -110,26 +163,30 @@ class Torus2dAllGather final : public CollectiveAlgorithm {
     s.elements = elements;
     s.num_cores = lt.torus().num_cores();
     s.owned = AllShards(lt, elements);
+    std::vector<ShardRings> rings;
+    for (Half h : Halves(bidir_)) rings.push_back(MakeShardRings(lt, elements, h));
     s.stages.push_back(GatherShardsStage(lt, elements));
-    const ShardRings rings = MakeShardRings(lt, elements);
-    Stage torus;
-    Stream st;
-    AddRingAllGather(rings.rows, &st);
-    AddRingAllGather(rings.columns, &st);
-    if (st.num_steps() > 0) torus.streams.push_back(std::move(st));
-    s.stages.push_back(std::move(torus));
+    s.stages.push_back(PhaseStage(rings, &ShardRings::rows, AddRingAllGather));
+    s.stages.push_back(PhaseStage(rings, &ShardRings::columns, AddRingAllGather));
     s.stages.push_back(LocalBroadcastStage(lt, elements));
     return s;
   }
+
+ private:
+  bool bidir_;
 };
 
 }  // namespace
 
 void RegisterTorus2dShardedAlgorithms(AlgorithmRegistry& registry) {
-  registry.Register("torus2d_reduce_scatter", std::string(Torus2dReduceScatter().description()),
-                    [](const AlgorithmOptions&) { return std::make_unique<Torus2dReduceScatter>(); });
-  registry.Register("torus2d_all_gather", std::string(Torus2dAllGather().description()),
-                    [](const AlgorithmOptions&) { return std::make_unique<Torus2dAllGather>(); });
+  for (bool bidir : {false, true}) {
+    const Torus2dReduceScatter rs(bidir);
+    registry.Register(std::string(rs.name()), std::string(rs.description()),
+                      [bidir](const AlgorithmOptions&) { return std::make_unique<Torus2dReduceScatter>(bidir); });
+    const Torus2dAllGather ag(bidir);
+    registry.Register(std::string(ag.name()), std::string(ag.description()),
+                      [bidir](const AlgorithmOptions&) { return std::make_unique<Torus2dAllGather>(bidir); });
+  }
 }
 
 }  // namespace podbench::topology::algorithms

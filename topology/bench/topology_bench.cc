@@ -45,6 +45,12 @@ BENCHMARK_CAPTURE(BM_SimulateResNetAllReduce, torus2d_reduce_scatter_v3_2048, "t
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_SimulateResNetAllReduce, torus2d_all_gather_v3_2048, "torus2d_all_gather", "tpu-v3-2048")
     ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_SimulateResNetAllReduce, torus2d_bidir_reduce_scatter_v3_2048,
+                  "torus2d_bidir_reduce_scatter", "tpu-v3-2048")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_SimulateResNetAllReduce, torus2d_bidir_all_gather_v3_2048, "torus2d_bidir_all_gather",
+                  "tpu-v3-2048")
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_SimulateResNetAllReduce, reduce_scatter_v3_2048, "reduce_scatter", "tpu-v3-2048")
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
