@@ -1,6 +1,9 @@
 #include "topology/collectives.h"
 
+#include <cassert>
 #include <cmath>
+
+#include "topology/algorithms/common.h"
 
 namespace podbench::topology {
 
@@ -20,6 +23,31 @@ Result<SimResult> SimulateCollective(std::string_view algorithm, double bytes, D
   }
   PODBENCH_ASSIGN_OR_RETURN(Schedule s, algo->Build(logical, static_cast<uint64_t>(elements)));
   return Simulate(s, logical.torus(), BytesPerElement(dtype), sim_options);
+}
+
+namespace {
+
+const Group& GroupOfCore(const LogicalTopology& logical, int core) {
+  assert(core >= 0 && core < logical.torus().num_cores());
+  for (const Group& g : logical.groups()) {
+    if (core >= g.first_core && core < g.first_core + g.size) return g;
+  }
+  assert(false && "every core is in a group");
+  return logical.groups().front();
+}
+
+}  // namespace
+
+ElementRange ShardOfCore(const LogicalTopology& logical, uint64_t elements, int core) {
+  const Group& g = GroupOfCore(logical, core);
+  return algorithms::MembersShard(g, elements, core - g.first_core, 1);
+}
+
+ElementRange ShardOfReplica(const LogicalTopology& logical, uint64_t elements, int replica) {
+  assert(replica >= 0 && replica < logical.num_replicas());
+  const int k = logical.cores_per_replica();
+  const Group& g = GroupOfCore(logical, replica * k);
+  return algorithms::MembersShard(g, elements, replica * k - g.first_core, k);
 }
 
 Status RunCollective(std::string_view algorithm, const LogicalTopology& logical, CoreBuffers& buffers,

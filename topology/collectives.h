@@ -32,6 +32,22 @@ Result<SimResult> SimulateCollective(std::string_view algorithm, double bytes, D
                                      const LogicalTopology& logical, const AlgorithmOptions& options = {},
                                      const SimOptions& sim_options = {});
 
+// Weight-update sharding. Every reduce-scatter and all-gather in the registry
+// (reduce_scatter, all_gather, torus2d_reduce_scatter, torus2d_all_gather)
+// uses one layout, so any reduce-scatter pairs with any all-gather: member i
+// of a group (core g.first_core + i, members in core order) owns the i-th of
+// g.size nearly equal contiguous parts of the buffer,
+//   [elements * i / g.size, elements * (i + 1) / g.size)   (integer division).
+// A reduce-scatter leaves the group sum there (and unspecified partial sums
+// elsewhere); an all-gather sends it to every member. Whole slice: the group
+// is every core, so core c owns part c of num_cores. Offset = begin,
+// length = end - begin; a shard is empty when elements < group size.
+// REQUIRES: 0 <= core < logical.torus().num_cores().
+ElementRange ShardOfCore(const LogicalTopology& logical, uint64_t elements, int core);
+// The union of the shards of replica `replica`'s cores [replica k, replica k + k)
+// (k = cores per replica): contiguous. REQUIRES: 0 <= replica < num_replicas().
+ElementRange ShardOfReplica(const LogicalTopology& logical, uint64_t elements, int replica);
+
 // Runs `algorithm` on `buffers` (which hold every core) with threads.
 Status RunCollective(std::string_view algorithm, const LogicalTopology& logical, CoreBuffers& buffers,
                      const AlgorithmOptions& options = {}, int threads = 0);

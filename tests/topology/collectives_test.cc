@@ -22,7 +22,9 @@ Slice Get(const char* name, bool wrap = false) {
 TEST(RegistryTest, HasEveryAlgorithmAndRejectsUnknownNames) {
   EXPECT_THAT(AlgorithmRegistry::Global().Names(),
               ::testing::IsSupersetOf({"ring", "ring_bidir", "torus2d", "torus2d_pipelined", "torus2d_bidir",
-                                       "reduce_scatter", "all_gather", "halo_exchange", "broadcast"}));
+                                       "reduce_scatter", "all_gather", "torus2d_reduce_scatter", "torus2d_all_gather",
+                                       "torus2d_bidir_reduce_scatter", "torus2d_bidir_all_gather",
+                                       "halo_exchange", "broadcast"}));
   auto r = AlgorithmRegistry::Global().Create("butterfly");
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.status().message(), HasSubstr("torus2d"));
@@ -45,6 +47,34 @@ TEST(AnalyticTest, TwoDBeatsTheRingOnTheFullPodAtResNetSize) {
   const double n = 25.6e6 * 4;
   EXPECT_LT(*CollectiveTime("torus2d", n, lt), *CollectiveTime("ring", n, lt));
   EXPECT_LT(*CollectiveTime("torus2d_bidir", n, lt), *CollectiveTime("torus2d", n, lt));
+}
+
+// Weight-update sharding on the 2-D torus costs what the 2-D all-reduce
+// costs (same bytes, same hops; Y-first instead of X-first), plus the two
+// on-chip shard copies, and beats the 1-D pair on the full pod.
+TEST(AnalyticTest, TwoDReduceScatterPlusAllGatherCostsTheTwoDAllReduce) {
+  for (const char* name : {"tpu-v3-2048", "tpu-v3-256", "tpu-v3-32"}) {
+    SCOPED_TRACE(name);
+    Slice s = Get(name);
+    LogicalTopology lt = LogicalTopology::WholeSlice(s);
+    const double n = 25.6e6 * 4;
+    const double rs = *CollectiveTime("torus2d_reduce_scatter", n, lt);
+    const double ag = *CollectiveTime("torus2d_all_gather", n, lt);
+    const double shard_copy = 0.1e-6 + n / lt.torus().num_cores() / 450e9;
+    EXPECT_NEAR(rs + ag, *CollectiveTime("torus2d", n, lt) + 2 * shard_copy, 1e-9);
+    EXPECT_GT(rs, 0.4 * (rs + ag));
+    EXPECT_GT(ag, 0.4 * (rs + ag));
+  }
+  Slice pod = Get("tpu-v3-2048");
+  LogicalTopology lt = LogicalTopology::WholeSlice(pod);
+  const double n = 25.6e6 * 4;
+  const double two_d = *CollectiveTime("torus2d_reduce_scatter", n, lt) + *CollectiveTime("torus2d_all_gather", n, lt);
+  EXPECT_LT(two_d, *CollectiveTime("reduce_scatter", n, lt) + *CollectiveTime("all_gather", n, lt));
+  // Both directions of every link: the bandwidth term halves.
+  const double bidir =
+      *CollectiveTime("torus2d_bidir_reduce_scatter", n, lt) + *CollectiveTime("torus2d_bidir_all_gather", n, lt);
+  EXPECT_LT(bidir, 0.7 * two_d);
+  EXPECT_GT(bidir, 0.5 * two_d);
 }
 
 struct Case {
@@ -86,6 +116,13 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"torus2d_bidir", "tpu-v3-512", true, 64e6},
                       Case{"reduce_scatter", "tpu-v3-128", true, 64e6},
                       Case{"all_gather", "tpu-v3-128", false, 64e6},
+                      Case{"torus2d_reduce_scatter", "tpu-v3-2048", true, 102.4e6},
+                      Case{"torus2d_all_gather", "tpu-v3-2048", true, 102.4e6},
+                      Case{"torus2d_reduce_scatter", "tpu-v3-256", false, 64e6},
+                      Case{"torus2d_all_gather", "tpu-v3-1024", false, 64e6},
+                      Case{"torus2d_bidir_reduce_scatter", "tpu-v3-2048", true, 102.4e6},
+                      Case{"torus2d_bidir_all_gather", "tpu-v3-2048", true, 102.4e6},
+                      Case{"torus2d_bidir_all_gather", "tpu-v3-256", true, 64e6},
                       Case{"broadcast", "tpu-v3-512", true, 64e6}, Case{"broadcast", "tpu-v3-2048", true, 64e6}),
     CaseName);
 
@@ -138,7 +175,9 @@ TEST(PipelineTest, ChunksOverlapTheYPhasesWithTheXPhases) {
 // Capacity: replays every link's recorded busy intervals and checks none
 // overlap, for contended and uncontended schedules.
 TEST(CapacityTest, NoLinkEverCarriesTwoMessagesAtOnce) {
-  for (const char* algo : {"ring_bidir", "torus2d_pipelined", "torus2d_bidir", "broadcast", "halo_exchange"}) {
+  for (const char* algo : {"ring_bidir", "torus2d_pipelined", "torus2d_bidir", "torus2d_reduce_scatter",
+                           "torus2d_all_gather", "torus2d_bidir_reduce_scatter", "torus2d_bidir_all_gather",
+                           "broadcast", "halo_exchange"}) {
     Slice s = Get("tpu-v3-128", false);
     auto lt = LogicalTopology::ReplicaGroups(s, 4, 8);
     ASSERT_TRUE(lt.ok());

@@ -13,9 +13,15 @@
 namespace podbench::topology {
 namespace {
 
-constexpr const char* kAlgorithms[] = {"ring",           "ring_bidir", "torus2d",       "torus2d_pipelined",
-                                       "torus2d_bidir",  "reduce_scatter", "all_gather", "halo_exchange",
-                                       "broadcast"};
+constexpr const char* kAlgorithms[] = {"ring",           "ring_bidir",     "torus2d",
+                                       "torus2d_pipelined", "torus2d_bidir", "reduce_scatter",
+                                       "all_gather",     "torus2d_reduce_scatter", "torus2d_all_gather",
+                                       "torus2d_bidir_reduce_scatter", "torus2d_bidir_all_gather",
+                                       "halo_exchange",  "broadcast"};
+// The algorithms with the weight-update sharding layout of ShardOfCore.
+constexpr const char* kSharded[] = {"reduce_scatter", "all_gather", "torus2d_reduce_scatter",
+                                    "torus2d_all_gather", "torus2d_bidir_reduce_scatter",
+                                    "torus2d_bidir_all_gather"};
 constexpr const char* kSlices[] = {"tpu-v3-8",   "tpu-v3-32",  "tpu-v3-128", "tpu-v3-256",
                                    "tpu-v3-512", "tpu-v3-1024", "tpu-v3-2048"};
 
@@ -202,6 +208,95 @@ TEST(DeterminismTest, BitwiseEqualForAnyThreadCount) {
       ASSERT_TRUE(RunFunctional(*s, many, 3).ok());
       for (int c = 0; c < lt.torus().num_cores(); ++c) {
         ASSERT_EQ(std::memcmp(one.Data(c), many.Data(c), 4000 * BytesPerElement(dt)), 0) << algo << " core " << c;
+      }
+    }
+  }
+}
+
+// The contract callers rely on: every reduce-scatter and all-gather owns
+// ShardOfCore's range, shards tile each group's buffer in member order, and
+// a replica's cores own one contiguous run.
+TEST(ShardTest, EveryShardedAlgorithmOwnsShardOfCoreInMemberOrder) {
+  auto slice = Slice::FromName("tpu-v3-64", DefaultSystem());  // 4 x 8 chips, not square
+  ASSERT_TRUE(slice.ok());
+  for (auto [k, g] : {std::pair{1, 64}, std::pair{1, 1}, std::pair{1, 16}, std::pair{2, 4}, std::pair{1, 2}, std::pair{4, 16}}) {
+    auto lt = LogicalTopology::ReplicaGroups(*slice, k, g);
+    ASSERT_TRUE(lt.ok()) << lt.status().ToString();
+    for (uint64_t n : {uint64_t{1000}, uint64_t{7}, uint64_t{64}}) {
+      SCOPED_TRACE("k=" + std::to_string(k) + " g=" + std::to_string(g) + " n=" + std::to_string(n));
+      for (const Group& grp : lt->groups()) {
+        uint64_t next = 0;
+        for (int c = grp.first_core; c < grp.first_core + grp.size; ++c) {
+          const ElementRange r = ShardOfCore(*lt, n, c);
+          EXPECT_EQ(r.begin, next) << "core " << c;
+          EXPECT_LE(r.end - r.begin, n / grp.size + 1);
+          EXPECT_GE(r.end - r.begin, n / grp.size);
+          next = r.end;
+        }
+        EXPECT_EQ(next, n);
+      }
+      for (int r = 0; r < lt->num_replicas(); ++r) {
+        const ElementRange rep = ShardOfReplica(*lt, n, r);
+        EXPECT_EQ(rep.begin, ShardOfCore(*lt, n, r * k).begin);
+        EXPECT_EQ(rep.end, ShardOfCore(*lt, n, r * k + k - 1).end);
+      }
+      for (const char* algo : kSharded) {
+        auto a = AlgorithmRegistry::Global().Create(algo);
+        ASSERT_TRUE(a.ok());
+        auto s = (*a)->Build(*lt, n);
+        ASSERT_TRUE(s.ok());
+        ASSERT_EQ(s->owned.size(), size_t(s->num_cores));
+        for (int c = 0; c < s->num_cores; ++c) {
+          EXPECT_EQ(s->owned[c].begin, ShardOfCore(*lt, n, c).begin) << algo << " core " << c;
+          EXPECT_EQ(s->owned[c].end, ShardOfCore(*lt, n, c).end) << algo << " core " << c;
+        }
+      }
+    }
+  }
+  // Whole slice: core c owns part c of num_cores.
+  LogicalTopology all = LogicalTopology::WholeSlice(*slice);
+  EXPECT_EQ(ShardOfCore(all, 6400, 5).begin, 500u);
+  EXPECT_EQ(ShardOfCore(all, 6400, 5).end, 600u);
+  EXPECT_EQ(ShardOfReplica(all, 6400, 63).end, 6400u);
+}
+
+// Weight-update sharding as a workload runs it, through the public API:
+// reduce-scatter, an update on each core's shard only, all-gather. The result
+// equals all-reduce then the update everywhere, bitwise, for any pairing of
+// 1-D and 2-D halves (one shard layout).
+TEST(ShardTest, ReduceScatterUpdateAllGatherEqualsAllReduceThenUpdate) {
+  for (const char* slice_name : {"tpu-v3-256", "tpu-v3-2048"}) {
+    auto slice = Slice::FromName(slice_name, DefaultSystem());
+    ASSERT_TRUE(slice.ok());
+    LogicalTopology lt = LogicalTopology::WholeSlice(*slice);
+    const int cores = lt.torus().num_cores();
+    const uint64_t n = 3 * uint64_t(cores) + 5;
+    for (DType dt : {DType::kF32, DType::kBF16}) {
+      CoreBuffers want(dt, n, 0, cores);
+      FillExact(want, CollectiveKind::kAllReduce);
+      const Values in = Snapshot(want);
+      ASSERT_TRUE(RunCollective("torus2d", lt, want, {}, 1).ok());
+      for (int c = 0; c < cores; ++c) {
+        for (uint64_t i = 0; i < n; ++i) want.Set(c, i, want.Get(c, i) * 0.5f - 1.0f);
+      }
+      for (auto [rs, ag] : {std::pair{"torus2d_reduce_scatter", "torus2d_all_gather"},
+                            std::pair{"torus2d_bidir_reduce_scatter", "torus2d_bidir_all_gather"},
+                            std::pair{"reduce_scatter", "torus2d_all_gather"},
+                            std::pair{"torus2d_reduce_scatter", "all_gather"}}) {
+        SCOPED_TRACE(std::string(slice_name) + " " + rs + " + " + ag + (dt == DType::kF32 ? " fp32" : " bf16"));
+        CoreBuffers got(dt, n, 0, cores);
+        for (int c = 0; c < cores; ++c) {
+          for (uint64_t i = 0; i < n; ++i) got.Set(c, i, in[c][i]);
+        }
+        ASSERT_TRUE(RunCollective(rs, lt, got, {}, 1).ok());
+        for (int c = 0; c < cores; ++c) {
+          const ElementRange mine = ShardOfCore(lt, n, c);
+          for (uint64_t i = mine.begin; i < mine.end; ++i) got.Set(c, i, got.Get(c, i) * 0.5f - 1.0f);
+        }
+        ASSERT_TRUE(RunCollective(ag, lt, got, {}, 1).ok());
+        for (int c = 0; c < cores; ++c) {
+          ASSERT_EQ(std::memcmp(got.Data(c), want.Data(c), n * BytesPerElement(dt)), 0) << "core " << c;
+        }
       }
     }
   }

@@ -61,7 +61,7 @@ bool RunCase(const char* algo, const char* slice_name, int k, int g, DType dt, u
     Fill(whole, 0, cores);
     ok = RunFunctional(*s, whole, 2).ok() &&
          std::memcmp(whole.Data(0), all.data(), all.size()) == 0;
-    std::printf("%-18s %-11s k=%d g=%-3d %s: %s\n", algo, slice_name, k, g, dt == DType::kF32 ? "fp32" : "bf16",
+    std::printf("%-28s %-11s k=%d g=%-3d %s: %s\n", algo, slice_name, k, g, dt == DType::kF32 ? "fp32" : "bf16",
                 ok ? "equal" : "DIFFERENT");
   }
   MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -76,13 +76,17 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   bool ok = true;
   for (const char* algo : {"ring", "ring_bidir", "torus2d", "torus2d_pipelined", "torus2d_bidir",
-                           "reduce_scatter", "all_gather", "halo_exchange", "broadcast"}) {
+                           "reduce_scatter", "all_gather", "torus2d_reduce_scatter", "torus2d_all_gather",
+                           "torus2d_bidir_reduce_scatter", "torus2d_bidir_all_gather", "halo_exchange",
+                           "broadcast"}) {
     const int k = std::string(algo) == "halo_exchange" ? 4 : 1;  // spatial partitions need k > 1
     for (DType dt : {DType::kF32, DType::kBF16}) ok = RunCase(algo, "tpu-v3-32", k, 32 / k, dt, 1000) && ok;
   }
   ok = RunCase("ring", "tpu-v3-128", 1, 16, DType::kF32, 512) && ok;            // batch-norm groups
   ok = RunCase("halo_exchange", "tpu-v3-128", 4, 32, DType::kBF16, 512) && ok;  // spatial partitions
   ok = RunCase("torus2d", "tpu-v3-2048", 1, 2048, DType::kF32, 1024) && ok;     // the full pod
+  ok = RunCase("torus2d_reduce_scatter", "tpu-v3-64", 1, 64, DType::kBF16, 1000) && ok;  // not square
+  ok = RunCase("torus2d_all_gather", "tpu-v3-128", 2, 8, DType::kF32, 512) && ok;        // groups
   MPI_Finalize();
   return ok ? 0 : 1;
 }

@@ -28,7 +28,7 @@ void AddRingPhase(const std::vector<Ring>& rings, Stream* stream, bool reduce) {
         // Reduce-scatter: r sends chunk r-s-1 so position q ends owning chunk q.
         // All-gather: r forwards chunk r-s, its own at step 0.
         const int chunk = ((reduce ? r - s - 1 : r - s) % p + p) % p;
-        stream->Add(Make(ring.cores[r], ring.cores[(r + 1) % p], Part(ring.region, p, chunk),
+        stream->Add(Make(ring.cores[r], ring.cores[(r + 1) % p], ring.Chunk(chunk),
                          reduce ? TransferOp::kReduce : TransferOp::kCopy));
       }
     }
@@ -44,6 +44,56 @@ void AddRingReduceScatter(const std::vector<Ring>& rings, Stream* stream) {
 
 void AddRingAllGather(const std::vector<Ring>& rings, Stream* stream) {
   AddRingPhase(rings, stream, /*reduce=*/false);
+}
+
+ElementRange MembersShard(const Group& g, uint64_t elements, int first, int count) {
+  const ElementRange all{0, elements};
+  const uint64_t n = static_cast<uint64_t>(g.size);
+  return {Part(all, n, static_cast<uint64_t>(first)).begin,
+          Part(all, n, static_cast<uint64_t>(first + count - 1)).end};
+}
+
+ElementRange ChipShard(const LogicalTopology& lt, const Group& g, uint64_t elements, int chip) {
+  return MembersShard(g, elements, lt.Leader(g, chip) - g.first_core, g.members_per_chip);
+}
+
+std::vector<ElementRange> AllShards(const LogicalTopology& lt, uint64_t elements) {
+  std::vector<ElementRange> out(lt.torus().num_cores());
+  for (const Group& g : lt.groups()) {
+    for (int i = 0; i < g.size; ++i) out[g.first_core + i] = MembersShard(g, elements, i, 1);
+  }
+  return out;
+}
+
+namespace {
+
+// Copies each non-leader member's shard between it and its chip's leader.
+Stage ShardCopyStage(const LogicalTopology& lt, uint64_t elements, bool to_members) {
+  Stage stage;
+  Stream s;
+  for (const Group& g : lt.groups()) {
+    for (int chip : lt.SnakeChips(g)) {
+      const int leader = lt.Leader(g, chip);
+      for (int j = 1; j < g.members_per_chip; ++j) {
+        const int core = lt.torus().CoreOf(chip, g.local_begin + j);
+        const ElementRange r = MembersShard(g, elements, core - g.first_core, 1);
+        s.Add(to_members ? Make(leader, core, r, TransferOp::kCopy) : Make(core, leader, r, TransferOp::kCopy));
+      }
+    }
+  }
+  s.EndStep();
+  if (s.num_steps() > 0) stage.streams.push_back(std::move(s));
+  return stage;
+}
+
+}  // namespace
+
+Stage ScatterShardsStage(const LogicalTopology& lt, uint64_t elements) {
+  return ShardCopyStage(lt, elements, /*to_members=*/true);
+}
+
+Stage GatherShardsStage(const LogicalTopology& lt, uint64_t elements) {
+  return ShardCopyStage(lt, elements, /*to_members=*/false);
 }
 
 std::vector<int> Leaders(const LogicalTopology& lt, const Group& g, std::vector<int> chips, bool reverse) {

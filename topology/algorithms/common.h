@@ -13,15 +13,36 @@ namespace podbench::topology::algorithms {
 struct Ring {
   std::vector<int> cores;
   ElementRange region;
+  // The chunk ring position r ends up owning: chunks[r] when not empty
+  // (REQUIRES: then one disjoint range per position), else Part(region, p, r).
+  std::vector<ElementRange> chunks;
+
+  ElementRange Chunk(int r) const {
+    return chunks.empty() ? Part(region, cores.size(), static_cast<uint64_t>(r)) : chunks[r];
+  }
 };
 
 // Appends p - 1 steps of ring reduce-scatter (all rings at once; all rings
-// have the same length p). Afterwards position r holds Part(region, p, r)
-// reduced over the ring.
+// have the same length p). Afterwards position r holds Chunk(r) reduced over
+// the ring.
 void AddRingReduceScatter(const std::vector<Ring>& rings, Stream* stream);
-// Appends p - 1 steps of ring all-gather: position r starts with
-// Part(region, p, r); afterwards every position holds the whole region.
+// Appends p - 1 steps of ring all-gather: position r starts with Chunk(r);
+// afterwards every position holds every chunk.
 void AddRingAllGather(const std::vector<Ring>& rings, Stream* stream);
+
+// The elements owned after a reduce-scatter by members [first, first + count)
+// of `g` (member i is core g.first_core + i): the union of their ShardOfCore
+// ranges, contiguous by construction.
+ElementRange MembersShard(const Group& g, uint64_t elements, int first, int count);
+// MembersShard of the members of `chip` (one chip of `g`).
+ElementRange ChipShard(const LogicalTopology& lt, const Group& g, uint64_t elements, int chip);
+
+// Stage in which every chip's leader copies each other member's shard to it.
+Stage ScatterShardsStage(const LogicalTopology& lt, uint64_t elements);
+// Stage in which every chip's non-leader members copy their shard to the leader.
+Stage GatherShardsStage(const LogicalTopology& lt, uint64_t elements);
+// ShardOfCore for every core.
+std::vector<ElementRange> AllShards(const LogicalTopology& lt, uint64_t elements);
 
 // Leader cores of `chips` of group `g`, in order; reversed when `reverse`.
 std::vector<int> Leaders(const LogicalTopology& lt, const Group& g, std::vector<int> chips,

@@ -150,11 +150,13 @@ namespace podbench::topology {
 namespace algorithms {
 void RegisterRingAlgorithms(AlgorithmRegistry& registry);
 void RegisterTorus2dAlgorithms(AlgorithmRegistry& registry);
+void RegisterTorus2dShardedAlgorithms(AlgorithmRegistry& registry);
 }  // namespace algorithms
 
 void RegisterBuiltinAlgorithms(AlgorithmRegistry& registry) {
   algorithms::RegisterRingAlgorithms(registry);
   algorithms::RegisterTorus2dAlgorithms(registry);
+  algorithms::RegisterTorus2dShardedAlgorithms(registry);
   algorithms::RegisterHaloAndBroadcast(registry);
 }
 

@@ -11,7 +11,7 @@ namespace {
 
 std::vector<Ring> SnakeRings(const LogicalTopology& lt, ElementRange region, bool reverse) {
   std::vector<Ring> rings;
-  for (const Group& g : lt.groups()) rings.push_back({Leaders(lt, g, lt.SnakeChips(g), reverse), region});
+  for (const Group& g : lt.groups()) rings.push_back({Leaders(lt, g, lt.SnakeChips(g), reverse), region, {}});
   return rings;
 }
 
@@ -62,30 +62,17 @@ class RingAllReduce final : public CollectiveAlgorithm {
   bool bidir_;
 };
 
-// The range member j of the chip at ring position r owns after a
-// reduce-scatter (and contributes to an all-gather).
-std::vector<ElementRange> OwnedRanges(const LogicalTopology& lt, uint64_t elements) {
-  std::vector<ElementRange> owned(lt.torus().num_cores());
+// The snake ring for reduce-scatter / all-gather alone: position r (chip r
+// of the snake) works on its members' shards, so every core ends with
+// ShardOfCore's range.
+std::vector<Ring> ShardedSnakeRings(const LogicalTopology& lt, uint64_t elements) {
+  std::vector<Ring> rings;
   for (const Group& g : lt.groups()) {
-    const std::vector<int> chips = lt.SnakeChips(g);
-    const uint64_t p = chips.size();
-    for (uint64_t r = 0; r < p; ++r) {
-      for (int j = 0; j < g.members_per_chip; ++j) {
-        owned[lt.torus().CoreOf(chips[r], g.local_begin + j)] =
-            Part(Part({0, elements}, p, r), g.members_per_chip, j);
-      }
-    }
+    Ring ring{Leaders(lt, g, lt.SnakeChips(g), false), {0, elements}, {}};
+    for (int chip : lt.SnakeChips(g)) ring.chunks.push_back(ChipShard(lt, g, elements, chip));
+    rings.push_back(std::move(ring));
   }
-  return owned;
-}
-
-Transfer Copy(int src, int dst, ElementRange r) {
-  Transfer t;
-  t.src = src;
-  t.dst = dst;
-  t.src_off = t.dst_off = static_cast<uint32_t>(r.begin);
-  t.count = static_cast<uint32_t>(r.end - r.begin);
-  return t;
+  return rings;
 }
 
 class RingReduceScatter final : public CollectiveAlgorithm {
@@ -109,26 +96,14 @@ class RingReduceScatter final : public CollectiveAlgorithm {
     Schedule s;
     s.elements = elements;
     s.num_cores = lt.torus().num_cores();
-    s.owned = OwnedRanges(lt, elements);
+    s.owned = AllShards(lt, elements);
     s.stages.push_back(LocalReduceStage(lt, elements));
     Stage ring;
     Stream st;
-    AddRingReduceScatter(SnakeRings(lt, {0, elements}, false), &st);
+    AddRingReduceScatter(ShardedSnakeRings(lt, elements), &st);
     if (st.num_steps() > 0) ring.streams.push_back(std::move(st));
     s.stages.push_back(std::move(ring));
-    Stage scatter;
-    Stream sc;
-    for (const Group& g : lt.groups()) {
-      for (int chip : lt.SnakeChips(g)) {
-        for (int j = 1; j < g.members_per_chip; ++j) {
-          const int core = lt.torus().CoreOf(chip, g.local_begin + j);
-          sc.Add(Copy(lt.Leader(g, chip), core, s.owned[core]));
-        }
-      }
-    }
-    sc.EndStep();
-    if (sc.num_steps() > 0) scatter.streams.push_back(std::move(sc));
-    s.stages.push_back(std::move(scatter));
+    s.stages.push_back(ScatterShardsStage(lt, elements));
     return s;
   }
 };
@@ -154,23 +129,11 @@ class RingAllGather final : public CollectiveAlgorithm {
     Schedule s;
     s.elements = elements;
     s.num_cores = lt.torus().num_cores();
-    s.owned = OwnedRanges(lt, elements);
-    Stage gather;
-    Stream ga;
-    for (const Group& g : lt.groups()) {
-      for (int chip : lt.SnakeChips(g)) {
-        for (int j = 1; j < g.members_per_chip; ++j) {
-          const int core = lt.torus().CoreOf(chip, g.local_begin + j);
-          ga.Add(Copy(core, lt.Leader(g, chip), s.owned[core]));
-        }
-      }
-    }
-    ga.EndStep();
-    if (ga.num_steps() > 0) gather.streams.push_back(std::move(ga));
-    s.stages.push_back(std::move(gather));
+    s.owned = AllShards(lt, elements);
+    s.stages.push_back(GatherShardsStage(lt, elements));
     Stage ring;
     Stream st;
-    AddRingAllGather(SnakeRings(lt, {0, elements}, false), &st);
+    AddRingAllGather(ShardedSnakeRings(lt, elements), &st);
     if (st.num_steps() > 0) ring.streams.push_back(std::move(st));
     s.stages.push_back(std::move(ring));
     s.stages.push_back(LocalBroadcastStage(lt, elements));

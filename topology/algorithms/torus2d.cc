@@ -108,7 +108,7 @@ class Torus2dAllReduce final : public CollectiveAlgorithm {
       const int len = plan.x_first ? g.w : g.h;      // their length
       for (int i = 0; i < n_outer; ++i) {
         outer.push_back({Leaders(lt, g, plan.x_first ? lt.RowChips(g, i) : lt.ColumnChips(g, i), plan.reverse),
-                         plan.region});
+                         plan.region, {}});
       }
       // After the first phase the chip at position r of its ring owns
       // Part(region, len, r); the second-dimension ring through that
@@ -117,7 +117,7 @@ class Torus2dAllReduce final : public CollectiveAlgorithm {
         const int idx = plan.reverse ? len - 1 - pos : pos;  // rectangle index of that position
         inner.push_back({Leaders(lt, g, plan.x_first ? lt.ColumnChips(g, idx) : lt.RowChips(g, idx),
                                  plan.reverse),
-                         Part(plan.region, len, pos)});
+                         Part(plan.region, len, pos), {}});
       }
     }
     AddRingReduceScatter(outer, st);

@@ -1,6 +1,7 @@
 // Host-side speed of the topology module: how long the event simulation
-// takes to time one ResNet-50-sized all-reduce on tpu-v3-2048, and the
-// threaded functional all-reduce's throughput.
+// takes to time one ResNet-50-sized all-reduce (or reduce-scatter /
+// all-gather) on tpu-v3-2048, and the threaded functional all-reduce's
+// throughput. The simulated and analytic times are reported as counters.
 //   build/topology/topology_bench --benchmark_filter=Sim
 #include <benchmark/benchmark.h>
 
@@ -29,12 +30,31 @@ void BM_SimulateResNetAllReduce(benchmark::State& state, const char* algo, const
     benchmark::DoNotOptimize(r->events);
   }
   state.counters["simulated_ms"] = simulated * 1e3;
+  state.counters["analytic_ms"] = *CollectiveTime(algo, kResNetParams * 4, lt) * 1e3;
 }
 BENCHMARK_CAPTURE(BM_SimulateResNetAllReduce, torus2d_v3_2048, "torus2d", "tpu-v3-2048")
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_SimulateResNetAllReduce, torus2d_bidir_v3_2048, "torus2d_bidir", "tpu-v3-2048")
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_SimulateResNetAllReduce, ring_v3_2048, "ring", "tpu-v3-2048")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+// Weight-update sharding: the 2-D and 1-D halves.
+BENCHMARK_CAPTURE(BM_SimulateResNetAllReduce, torus2d_reduce_scatter_v3_2048, "torus2d_reduce_scatter",
+                  "tpu-v3-2048")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_SimulateResNetAllReduce, torus2d_all_gather_v3_2048, "torus2d_all_gather", "tpu-v3-2048")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_SimulateResNetAllReduce, torus2d_bidir_reduce_scatter_v3_2048,
+                  "torus2d_bidir_reduce_scatter", "tpu-v3-2048")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_SimulateResNetAllReduce, torus2d_bidir_all_gather_v3_2048, "torus2d_bidir_all_gather",
+                  "tpu-v3-2048")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_SimulateResNetAllReduce, reduce_scatter_v3_2048, "reduce_scatter", "tpu-v3-2048")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_SimulateResNetAllReduce, all_gather_v3_2048, "all_gather", "tpu-v3-2048")
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
