@@ -33,9 +33,10 @@ struct TopologyOptions {
 };
 
 // Algorithms in the table: those that act on every core of the slice.
-const std::vector<std::string> kTableAlgorithms = {"ring",           "ring_bidir",  "torus2d",
-                                                   "torus2d_bidir",  "torus2d_pipelined",
-                                                   "reduce_scatter", "all_gather", "broadcast"};
+const std::vector<std::string> kTableAlgorithms = {
+    "ring",           "ring_bidir", "torus2d",   "torus2d_bidir", "torus2d_pipelined",
+    "reduce_scatter", "all_gather", "torus2d_reduce_scatter", "torus2d_all_gather",
+    "torus2d_bidir_reduce_scatter", "torus2d_bidir_all_gather", "broadcast"};
 constexpr double kResNetParams = 25.6e6;
 
 std::string SizeLabel(double bytes) {
