@@ -7,6 +7,17 @@
 
 namespace podbench::topology {
 
+Result<ShardedAllReduce> ShardedPairOf(std::string_view allreduce) {
+  if (allreduce == "torus2d" || allreduce == "torus2d_pipelined") {
+    return ShardedAllReduce{"torus2d_reduce_scatter", "torus2d_all_gather"};
+  }
+  if (allreduce == "torus2d_bidir") {
+    return ShardedAllReduce{"torus2d_bidir_reduce_scatter", "torus2d_bidir_all_gather"};
+  }
+  if (allreduce == "ring" || allreduce == "ring_bidir") return ShardedAllReduce{"reduce_scatter", "all_gather"};
+  return Status::NotFound("no reduce-scatter/all-gather pair for all-reduce '" + std::string(allreduce) + "'");
+}
+
 Result<double> CollectiveTime(std::string_view algorithm, double bytes, const LogicalTopology& logical,
                               const AlgorithmOptions& options) {
   PODBENCH_ASSIGN_OR_RETURN(auto algo, AlgorithmRegistry::Global().Create(algorithm, options));

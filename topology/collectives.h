@@ -10,6 +10,7 @@
 // the event simulation adds contention and the dependency structure.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "base/status.h"
@@ -47,6 +48,18 @@ ElementRange ShardOfCore(const LogicalTopology& logical, uint64_t elements, int 
 // The union of the shards of replica `replica`'s cores [replica k, replica k + k)
 // (k = cores per replica): contiguous. REQUIRES: 0 <= replica < num_replicas().
 ElementRange ShardOfReplica(const LogicalTopology& logical, uint64_t elements, int replica);
+
+// The reduce-scatter and all-gather that together do what all-reduce
+// `allreduce` does, over the same rings (weight-update sharding splits the
+// all-reduce around the optimizer): torus2d and torus2d_pipelined ->
+// torus2d_reduce_scatter + torus2d_all_gather; torus2d_bidir -> the
+// bidirectional 2-D pair; ring and ring_bidir -> the 1-D reduce_scatter +
+// all_gather (there is no bidirectional 1-D pair). All share ShardOfCore's
+// layout. NotFound for a name that is not one of those all-reduces.
+struct ShardedAllReduce {
+  std::string reduce_scatter, all_gather;
+};
+Result<ShardedAllReduce> ShardedPairOf(std::string_view allreduce);
 
 // Runs `algorithm` on `buffers` (which hold every core) with threads.
 Status RunCollective(std::string_view algorithm, const LogicalTopology& logical, CoreBuffers& buffers,

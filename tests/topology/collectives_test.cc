@@ -205,3 +205,35 @@ TEST(SimulateTest, RejectsEmptyPayloadAndUnknownAlgorithm) {
 
 }  // namespace
 }  // namespace podbench::topology
+
+namespace podbench::topology {
+namespace {
+
+TEST(ShardedPairTest, EachAllReduceMapsToItsReduceScatterAndAllGather) {
+  auto p = ShardedPairOf("torus2d");
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->reduce_scatter, "torus2d_reduce_scatter");
+  EXPECT_EQ(p->all_gather, "torus2d_all_gather");
+  EXPECT_EQ(ShardedPairOf("torus2d_bidir")->all_gather, "torus2d_bidir_all_gather");
+  EXPECT_EQ(ShardedPairOf("ring")->reduce_scatter, "reduce_scatter");
+  EXPECT_FALSE(ShardedPairOf("broadcast").ok());
+  // Every pair is registered, and times like its all-reduce on the full pod.
+  auto slice = Slice::FromName("tpu-v3-2048", DefaultSystem());
+  ASSERT_TRUE(slice.ok());
+  LogicalTopology all = LogicalTopology::WholeSlice(*slice);
+  for (const char* ar : {"torus2d", "torus2d_pipelined", "torus2d_bidir", "ring", "ring_bidir"}) {
+    auto pair = ShardedPairOf(ar);
+    ASSERT_TRUE(pair.ok()) << ar;
+    auto rs = CollectiveTime(pair->reduce_scatter, 102.4e6, all);
+    auto ag = CollectiveTime(pair->all_gather, 102.4e6, all);
+    ASSERT_TRUE(rs.ok() && ag.ok()) << ar;
+    auto whole = CollectiveTime(ar, 102.4e6, all);
+    ASSERT_TRUE(whole.ok());
+    if (std::string_view(ar) != "ring_bidir") {  // the 1-D pair is one-directional
+      EXPECT_NEAR(*rs + *ag, *whole, 0.03 * *whole) << ar;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace podbench::topology

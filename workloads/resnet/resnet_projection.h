@@ -14,8 +14,9 @@
 //               C-vector statistics within groups of `bn_group` replicas
 //               (forward: mean and variance; backward: the two gradient sums)
 //   collectives gradient summation: all-reduce of the fp32 gradients over
-//               all replicas, or with weight-update sharding a
-//               reduce-scatter before and an all-gather after the update
+//               all replicas, or with weight-update sharding the matching
+//               reduce-scatter before and all-gather after the update
+//               (topology::ShardedPairOf)
 //   optimizer   LARS on every parameter (or on 1/replicas of them, sharded)
 //   input       the part of the host's per-step work (decode, augment) that
 //               the device step does not hide
