@@ -1,10 +1,13 @@
 #include "rules/mllog/reader.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cctype>
 #include <charconv>
 #include <cstring>
 #include <sstream>
+
+#include "rules/mllog/json.h"
 
 namespace podbench::mllog {
 
@@ -73,8 +76,15 @@ bool PyFloatFromDigits(std::string_view s, double* out) {
   return ec == std::errc() && ptr == s.data() + s.size();
 }
 
+// Buffers for the decoded strings of a :::MLLOG line.
+struct MllogStrings {
+  std::string* key;
+  std::string* ns;
+  std::string* event_type;
+};
+
 // ^:::MLL (\d[\d.]*) ([A-Za-z0-9_]+) ?:\s+(.+)$ on a stripped line.
-bool ParseMll(std::string_view line, Record* out, std::string* error) {
+bool ParseMll(std::string_view line, RawRecord* out, std::string* error) {
   auto fail = [&](const char* msg) {
     *error = msg;
     return false;
@@ -111,51 +121,122 @@ bool ParseMll(std::string_view line, Record* out, std::string* error) {
   std::string_view json = line.substr(p);
   double t = 0;
   if (!PyFloatFromDigits(ts, &t)) return fail("could not convert timestamp to float");
-  Value v;
   std::string jerr;
-  if (!ParseJson(json, &v, &jerr)) {
+  if (!ValidateJson(json, &jerr)) {
     *error = "invalid JSON value: " + jerr;
     return false;
   }
   out->timestamp = t;
-  out->key.assign(key);
-  out->value = std::move(v);
-  out->ns.clear();
-  out->event_type.clear();
+  out->key = key;
+  out->value_json = json;
+  out->metadata_json = {};
+  out->ns = {};
+  out->event_type = {};
   return true;
 }
 
-// ":::MLLOG " + JSON object with time_ms, key, value, metadata.
-bool ParseMllog(std::string_view line, Record* out, std::string* error) {
+// The member of a :::MLLOG object that a name denotes.
+enum Member { kTimeMs, kKey, kValue, kMetadata, kNamespace, kEventType, kOther, kMembers };
+
+Member MemberOf(std::string_view name) {
+  if (name == "time_ms") return kTimeMs;
+  if (name == "key") return kKey;
+  if (name == "value") return kValue;
+  if (name == "metadata") return kMetadata;
+  if (name == "namespace") return kNamespace;
+  if (name == "event_type") return kEventType;
+  return kOther;
+}
+
+// A validated JSON text as a Value.
+Value ParseValid(std::string_view json) {
+  Value v;
+  std::string error;
+  bool ok = ParseJson(json, &v, &error);
+  assert(ok && "the reader validated this JSON text");
+  (void)ok;
+  return v;
+}
+
+// ":::MLLOG " + JSON object with time_ms, key, value, metadata. The object is
+// walked member by member (as json.loads would parse it: a repeated member
+// keeps its last value), recording the text of each member's value.
+bool ParseMllog(std::string_view line, RawRecord* out, const MllogStrings& strings, std::string* error) {
   if (line.substr(0, kMllogToken.size()) != kMllogToken) {
     *error = "does not start with ':::MLLOG '";
     return false;
   }
-  Value obj;
-  std::string jerr;
-  if (!ParseJson(line.substr(kMllogToken.size()), &obj, &jerr)) {
-    *error = "invalid JSON: " + jerr;
+  std::string_view json = line.substr(kMllogToken.size());
+  JsonValidator validator;
+  JsonParser<JsonValidator> p(json, &validator);
+  JsonValidator::Value ignored;
+  auto invalid = [&](std::string_view what, size_t column) {
+    *error = "invalid JSON: " + std::string(what) + " at column " + std::to_string(column);
     return false;
-  }
-  // The official parser raises (and crashes) on a non-object or a missing
-  // field; podbench reports those lines as unparsable instead.
-  if (!obj.is_dict()) {
+  };
+  std::string_view members[kMembers];
+  bool seen[kMembers] = {};
+  p.SkipWs();
+  if (p.at_end() || p.peek() != '{') {
+    std::string jerr;
+    if (!ValidateJson(json, &jerr)) {
+      *error = "invalid JSON: " + jerr;
+      return false;
+    }
+    // The official parser raises (and crashes) on a non-object or a missing
+    // field; podbench reports those lines as unparsable instead.
     *error = "the :::MLLOG payload is not a JSON object";
     return false;
   }
-  const Value* tms = obj.Find("time_ms");
-  const Value* key = obj.Find("key");
-  const Value* value = obj.Find("value");
-  const Value* meta = obj.Find("metadata");
-  if (tms == nullptr || key == nullptr || value == nullptr || meta == nullptr) {
+  p.advance();
+  p.SkipWs();
+  if (!p.at_end() && p.peek() == '}') {
+    p.advance();
+  } else {
+    while (true) {
+      p.SkipWs();
+      if (p.at_end() || p.peek() != '"') {
+        return invalid("expecting property name enclosed in double quotes", p.pos());
+      }
+      std::string_view name;
+      if (!p.ParseString(&name)) return invalid(p.error(), p.pos());
+      Member m = MemberOf(name);
+      p.SkipWs();
+      if (p.at_end() || p.peek() != ':') return invalid("expecting ':' delimiter", p.pos());
+      p.advance();
+      p.SkipWs();
+      size_t begin = p.pos();
+      if (!p.ParseValue(&ignored, 1)) return invalid(p.error(), p.pos());
+      members[m] = json.substr(begin, p.pos() - begin);
+      seen[m] = true;
+      p.SkipWs();
+      if (p.at_end()) return invalid("unterminated object", p.pos());
+      if (p.peek() == ',') {
+        p.advance();
+        continue;
+      }
+      if (p.peek() == '}') {
+        p.advance();
+        break;
+      }
+      return invalid("expecting ',' delimiter", p.pos());
+    }
+  }
+  p.SkipWs();
+  if (!p.at_end()) {
+    *error = "invalid JSON: extra data at column " + std::to_string(p.pos());
+    return false;
+  }
+  if (!seen[kTimeMs] || !seen[kKey] || !seen[kValue] || !seen[kMetadata]) {
     *error = "missing one of time_ms, key, value, metadata";
     return false;
   }
+  Value tms = ParseValid(members[kTimeMs]);
   double t = 0;
-  if (tms->is_int() || tms->is_float() || tms->is_bool()) {
-    t = tms->as_number();
-  } else if (tms->is_string()) {
-    std::string_view s = PyStrip(tms->as_string());
+  if (tms.is_int() || tms.is_float() || tms.is_bool()) {
+    t = tms.as_number();
+  } else if (tms.is_string()) {
+    std::string_view s = PyStrip(tms.as_string());
     auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), t);
     if (ec != std::errc() || ptr != s.data() + s.size() || s.empty()) {
       *error = "could not convert time_ms to float";
@@ -165,21 +246,33 @@ bool ParseMllog(std::string_view line, Record* out, std::string* error) {
     *error = "time_ms is not a number";
     return false;
   }
-  if (!key->is_string()) {
+  // A string member's text, decoded; "" when absent or not a string.
+  auto string_member = [&](Member m, std::string* buf) -> bool {
+    buf->clear();
+    if (!seen[m] || members[m].empty() || members[m][0] != '"') return false;
+    *buf = ParseValid(members[m]).as_string();
+    return true;
+  };
+  if (!string_member(kKey, strings.key)) {
     *error = "key is not a string";
     return false;
   }
+  string_member(kNamespace, strings.ns);
+  string_member(kEventType, strings.event_type);
   out->timestamp = t;
-  out->key = key->as_string();
-  Value v = Value::Dict();
-  v.Set("value", *value);
-  v.Set("metadata", *meta);
-  out->value = std::move(v);
-  const Value* ns = obj.Find("namespace");
-  out->ns = ns && ns->is_string() ? ns->as_string() : "";
-  const Value* et = obj.Find("event_type");
-  out->event_type = et && et->is_string() ? et->as_string() : "";
+  out->key = *strings.key;
+  out->value_json = members[kValue];
+  out->metadata_json = members[kMetadata];
+  out->ns = *strings.ns;
+  out->event_type = *strings.event_type;
   return true;
+}
+
+// Parses a line from its last token on. REQUIRES: `at` is where that token starts.
+bool ParseRawAt(std::string_view line, size_t at, Format format, const MllogStrings& strings,
+                RawRecord* out, std::string* error) {
+  std::string_view rest = PyStrip(line.substr(at));
+  return format == Format::kMll ? ParseMll(rest, out, error) : ParseMllog(rest, out, strings, error);
 }
 
 }  // namespace
@@ -198,6 +291,23 @@ const Value& Record::metadata() const {
   return v ? *v : kNull;
 }
 
+void ToRecord(const RawRecord& raw, Format format, Record* out) {
+  out->timestamp = raw.timestamp;
+  out->key.assign(raw.key);
+  out->index = raw.index;
+  out->file_line = raw.file_line;
+  out->ns.assign(raw.ns);
+  out->event_type.assign(raw.event_type);
+  if (format == Format::kMll) {
+    out->value = ParseValid(raw.value_json);
+  } else {
+    Value v = Value::Dict();
+    v.Set("value", ParseValid(raw.value_json));
+    v.Set("metadata", ParseValid(raw.metadata_json));
+    out->value = std::move(v);
+  }
+}
+
 bool ParseLine(std::string_view line, Format format, int64_t index, int64_t file_line,
                Record* out, std::string* error) {
   std::string_view token = TokenOf(format);
@@ -206,10 +316,13 @@ bool ParseLine(std::string_view line, Format format, int64_t index, int64_t file
     *error = "no " + std::string(token) + " token";
     return false;
   }
-  std::string_view rest = PyStrip(line.substr(at));
-  out->index = index;
-  out->file_line = file_line;
-  return format == Format::kMll ? ParseMll(rest, out, error) : ParseMllog(rest, out, error);
+  std::string key, ns, event_type;
+  RawRecord raw;
+  if (!ParseRawAt(line, at, format, MllogStrings{&key, &ns, &event_type}, &raw, error)) return false;
+  raw.index = index;
+  raw.file_line = file_line;
+  ToRecord(raw, format, out);
+  return true;
 }
 
 LogReader::LogReader(std::string name, Format format) : name_(std::move(name)), format_(format) {}
@@ -304,15 +417,20 @@ bool LogReader::NextLine(std::string_view* line) {
   }
 }
 
-bool LogReader::Next(Record* out) {
+bool LogReader::NextRaw(RawRecord* out) {
   std::string_view line;
   std::string_view token = TokenOf(format_);
+  const MllogStrings strings{&key_buf_, &ns_buf_, &event_type_buf_};
   while (NextLine(&line)) {
     size_t at = RFindToken(line, token);
     if (at == std::string_view::npos) continue;
     int64_t index = next_index_++;
     std::string error;
-    if (ParseLine(line, format_, index, physical_line_, out, &error)) return true;
+    if (ParseRawAt(line, at, format_, strings, out, &error)) {
+      out->index = index;
+      out->file_line = physical_line_;
+      return true;
+    }
     LineError e;
     e.file_line = physical_line_;
     e.index = index;
@@ -321,6 +439,13 @@ bool LogReader::Next(Record* out) {
     errors_.push_back(std::move(e));
   }
   return false;
+}
+
+bool LogReader::Next(Record* out) {
+  RawRecord raw;
+  if (!NextRaw(&raw)) return false;
+  ToRecord(raw, format_, out);
+  return true;
 }
 
 Result<std::vector<Record>> ReadLog(const std::filesystem::path& path, Format format,

@@ -22,6 +22,28 @@
 
 namespace podbench::mllog {
 
+// A record as the reader found it, before its value is built (see ToRecord):
+// the line's fields and the JSON texts of its value. The views point into the
+// reader's buffers and stay valid until the next NextRaw/Next call. The JSON
+// texts have been validated: parsing them cannot fail.
+struct RawRecord {
+  double timestamp = 0;  // as Record::timestamp
+  std::string_view key;
+  // kMll: the JSON payload as written (may have leading white space).
+  // kMllog: the text of the line's "value" member.
+  std::string_view value_json;
+  // kMllog only: the text of the line's "metadata" member.
+  std::string_view metadata_json;
+  // kMllog only: "namespace" and "event_type" when they are strings, else "".
+  std::string_view ns;
+  std::string_view event_type;
+  int64_t index = 0;      // as Record::index
+  int64_t file_line = 0;  // as Record::file_line
+};
+
+// Builds the Record of a raw record read in `format`.
+void ToRecord(const RawRecord& raw, Format format, Record* out);
+
 class LogReader {
  public:
   // Opens `path` for reading records of `format`.
@@ -34,6 +56,9 @@ class LogReader {
   // Reads the next record into *out. Returns false at end of file or on an
   // I/O error (see status()). Unparsable lines go to errors(), not here.
   bool Next(Record* out);
+  // As Next, without building the value: for callers that build their own
+  // representation of it (the checker) or need only some fields.
+  bool NextRaw(RawRecord* out);
 
   // OK, or the I/O error that stopped reading.
   Status status() const { return status_; }
@@ -70,6 +95,8 @@ class LogReader {
   int64_t physical_line_ = 0;
   int64_t next_index_ = 0;
   int64_t bytes_read_ = 0;
+  // Decoded strings of the current :::MLLOG record (RawRecord views them).
+  std::string key_buf_, ns_buf_, event_type_buf_;
 };
 
 // Reads a whole file. Parse errors land in *errors (if given); I/O errors in

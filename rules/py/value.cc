@@ -6,6 +6,8 @@
 #include <cstring>
 #include <functional>
 
+#include "rules/mllog/json.h"
+
 namespace podbench::rules::py {
 
 Val Val::Str(std::string s) {
@@ -90,8 +92,7 @@ Val* DictObj::FindStr(std::string_view key) {
 }
 
 void DictObj::Set(const Val& key, Val value) {
-  uint64_t h = Hash(key);
-  if (Val* existing = Find(key)) {
+  if (Val* existing = Find(key)) {  // raises for an unhashable key
     *existing = std::move(value);
     return;
   }
@@ -99,7 +100,7 @@ void DictObj::Set(const Val& key, Val value) {
   if (entries_.size() == kIndexThreshold) {
     for (size_t i = 0; i < entries_.size(); ++i) index_.emplace(Hash(entries_[i].first), i);
   } else if (entries_.size() > kIndexThreshold) {
-    index_.emplace(h, entries_.size() - 1);
+    index_.emplace(Hash(key), entries_.size() - 1);
   }
 }
 
@@ -517,6 +518,43 @@ Val FromJson(const mllog::Value& j) {
     }
   }
   return Val::None();
+}
+
+namespace {
+
+// JsonParser's builder of interpreter values.
+struct ValBuilder {
+  using Value = Val;
+  JsonToVal* owner;
+  Val Null() { return Val::None(); }
+  Val Bool(bool b) { return Val::Bool(b); }
+  Val Int(int64_t i) { return Val::Int(i); }
+  Val Float(double d) { return Val::Float(d); }
+  Val String(std::string_view s) { return owner->Intern(s); }
+  Val NewList() { return Val::NewList(); }
+  void Append(Val* list, Val item) { list->list().push_back(std::move(item)); }
+  Val NewDict() { return Val::NewDict(); }
+  void Set(Val* dict, std::string_view key, Val item) { dict->dict().Set(owner->Intern(key), std::move(item)); }
+};
+
+}  // namespace
+
+JsonToVal::JsonToVal() = default;
+JsonToVal::~JsonToVal() = default;
+
+Val JsonToVal::Intern(std::string_view s) {
+  if (s.size() > kMaxInterned) return Val::Str(std::string(s));
+  auto it = strings_.find(s);
+  if (it != strings_.end()) return it->second;
+  Val v = Val::Str(std::string(s));
+  strings_.emplace(std::string_view(v.str()), v);
+  return v;
+}
+
+bool JsonToVal::Parse(std::string_view json, Val* out, std::string* error) {
+  ValBuilder b{this};
+  mllog::JsonParser<ValBuilder> p(json, &b);
+  return p.Parse(out, error);
 }
 
 }  // namespace podbench::rules::py
