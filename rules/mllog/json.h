@@ -28,6 +28,10 @@
 #include <string_view>
 #include <system_error>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace podbench::mllog {
 
 template <class Builder>
@@ -116,15 +120,11 @@ class JsonParser {
     ++pos_;  // opening quote
     const size_t begin = pos_;
     // Fast path: a run of plain ASCII up to the closing quote.
-    while (pos_ < t_.size()) {
-      auto c = static_cast<unsigned char>(t_[pos_]);
-      if (c == '"') {
-        *out = t_.substr(begin, pos_ - begin);
-        ++pos_;
-        return true;
-      }
-      if (c == '\\' || c < 0x20 || c >= 0x80) break;
+    pos_ = SkipPlain(pos_);
+    if (pos_ < t_.size() && t_[pos_] == '"') {
+      *out = t_.substr(begin, pos_ - begin);
       ++pos_;
+      return true;
     }
     scratch_.assign(t_.data() + begin, pos_ - begin);
     if (!DecodeStringTail(&scratch_)) return false;
@@ -144,6 +144,33 @@ class JsonParser {
   }
 
   static bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+  // The first position at or after `p` that holds a byte that ends a run of
+  // plain string characters: '"', '\\', a control character or a non-ASCII byte.
+  size_t SkipPlain(size_t p) const {
+    const char* s = t_.data();
+    const size_t n = t_.size();
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i backslash = _mm_set1_epi8('\\');
+    const __m128i space = _mm_set1_epi8(0x20);
+    while (p + 16 <= n) {
+      __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i_u*>(s + p));
+      // Signed compare: bytes >= 0x80 are negative, so "< 0x20" also finds them.
+      __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
+                                  _mm_cmplt_epi8(x, space));
+      auto mask = static_cast<unsigned>(_mm_movemask_epi8(stop));
+      if (mask != 0) return p + static_cast<size_t>(__builtin_ctz(mask));
+      p += 16;
+    }
+#endif
+    while (p < n) {
+      auto c = static_cast<unsigned char>(s[p]);
+      if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) break;
+      ++p;
+    }
+    return p;
+  }
 
   // Python's NUMBER_RE: -?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?
   bool ParseNumber(Value* out) {
@@ -240,12 +267,7 @@ class JsonParser {
       }
       if (c < 0x20) return Fail("invalid control character in string");
       if (c < 0x80 && c != '\\') {
-        size_t end = pos_ + 1;
-        while (end < t_.size()) {
-          auto d = static_cast<unsigned char>(t_[end]);
-          if (d == '"' || d == '\\' || d < 0x20 || d >= 0x80) break;
-          ++end;
-        }
+        size_t end = SkipPlain(pos_ + 1);
         s->append(t_.data() + pos_, end - pos_);
         pos_ = end;
         continue;

@@ -96,6 +96,7 @@ void DictObj::Set(const Val& key, Val value) {
     *existing = std::move(value);
     return;
   }
+  if (entries_.empty()) entries_.reserve(4);  // most dicts (log values, metadata) are this small
   entries_.emplace_back(key, std::move(value));
   if (entries_.size() == kIndexThreshold) {
     for (size_t i = 0; i < entries_.size(); ++i) index_.emplace(Hash(entries_[i].first), i);
@@ -165,13 +166,13 @@ struct CompareDepth {
 
 bool Equal(const Val& a, const Val& b) {
   if (a.is_number() && b.is_number()) return CompareNumbers(a, b) == 0;
-  CompareDepth depth_guard;
   if (a.kind() != b.kind()) return false;
   switch (a.kind()) {
     case Kind::kNone: return true;
-    case Kind::kStr: return a.str() == b.str();
+    case Kind::kStr: return a.identity() == b.identity() || a.str() == b.str();
     case Kind::kList: {
       if (a.identity() == b.identity()) return true;
+      CompareDepth depth_guard;  // only containers recurse
       const auto &x = a.list(), &y = b.list();
       if (x.size() != y.size()) return false;
       for (size_t i = 0; i < x.size(); ++i) {
@@ -182,6 +183,7 @@ bool Equal(const Val& a, const Val& b) {
     case Kind::kDict:
     case Kind::kSet: {
       if (a.identity() == b.identity()) return true;
+      CompareDepth depth_guard;
       if (a.dict().size() != b.dict().size()) return false;
       for (const auto& [k, v] : a.dict().entries()) {
         Val* other = b.dict().Find(k);
