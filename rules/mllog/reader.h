@@ -73,11 +73,10 @@ class LogReader {
   // The next line, without its line end; valid until the next call.
   bool NextLine(std::string_view* line);
   bool FillBuffer();
-  // Index of the next `c` at or after block_pos_, kNone when the block has none.
-  size_t NextInBlock(char c, size_t* cache);
+  // Index of the next '\n' or '\r' at or after block_pos_, kNone when the block has none.
+  size_t NextLineEnd() const;
 
-  static constexpr size_t kUnknown = static_cast<size_t>(-1);
-  static constexpr size_t kNone = static_cast<size_t>(-2);
+  static constexpr size_t kNone = static_cast<size_t>(-1);
 
   std::string name_;
   Format format_;
@@ -85,8 +84,6 @@ class LogReader {
   std::unique_ptr<char[]> block_;
   size_t block_len_ = 0;
   size_t block_pos_ = 0;
-  size_t next_lf_ = kUnknown;
-  size_t next_cr_ = kUnknown;
   bool eof_ = false;
   std::string carry_;  // a line that spans blocks
   bool skip_lf_ = false;  // the last line ended with '\r': a '\n' next belongs to it

@@ -541,16 +541,30 @@ struct ValBuilder {
 
 }  // namespace
 
-JsonToVal::JsonToVal() = default;
+namespace {
+constexpr size_t kRecentSlots = 256;
+}  // namespace
+
+JsonToVal::JsonToVal() : recent_(kRecentSlots) {}
 JsonToVal::~JsonToVal() = default;
 
 Val JsonToVal::Intern(std::string_view s) {
   if (s.size() > kMaxInterned) return Val::Str(std::string(s));
+  size_t slot = s.size() * 0x9E3779B1u;
+  if (!s.empty()) {
+    slot ^= static_cast<unsigned char>(s.front()) * 31u + static_cast<unsigned char>(s.back()) * 131u +
+            static_cast<unsigned char>(s[s.size() / 2]) * 7u;
+  }
+  slot = (slot ^ (slot >> 13)) % kRecentSlots;
+  Val& recent = recent_[slot];
+  if (recent.kind() == Kind::kStr && std::string_view(recent.str()) == s) return recent;
   auto it = strings_.find(s);
-  if (it != strings_.end()) return it->second;
-  Val v = Val::Str(std::string(s));
-  strings_.emplace(std::string_view(v.str()), v);
-  return v;
+  if (it == strings_.end()) {
+    Val v = Val::Str(std::string(s));
+    it = strings_.emplace(std::string_view(v.str()), v).first;
+  }
+  recent = it->second;
+  return recent;
 }
 
 bool JsonToVal::Parse(std::string_view json, Val* out, std::string* error) {

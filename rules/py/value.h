@@ -182,6 +182,9 @@ class JsonToVal {
 
  private:
   std::unordered_map<std::string_view, Val> strings_;  // views into the values' own text
+  // Recently interned strings by a cheap hash: most lookups (the same few
+  // dict keys and file names on every line) end here, without hashing the text.
+  std::vector<Val> recent_;
 };
 
 }  // namespace podbench::rules::py
