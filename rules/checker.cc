@@ -319,6 +319,8 @@ class LogRun {
     std::vector<std::vector<Val>> reported(nkeys);
     std::vector<int64_t> atleast_hits(nkeys, -1);  // -1: key never seen with an ATLEAST_ONE_CHECK
 
+    Val* v_slot = nullptr;   // the globals v and ll
+    Val* ll_slot = nullptr;
     // `known_ki`: the rule index of the line's key when the caller knows it, else -1.
     auto process = [&](const Val& line_val, int64_t known_ki) {
       if (line_val.kind() != py::Kind::kLine) return;
@@ -340,8 +342,12 @@ class LogRun {
       reported[ki].push_back(*payload);
       if (!first && rule.name.find("submission_") != std::string::npos) return;
 
-      interp.SetGlobal("v", line.value);
-      interp.SetGlobal("ll", line_val);
+      if (v_slot == nullptr) {  // made at the first line, as SetGlobal would
+        v_slot = interp.GlobalSlot("v");
+        ll_slot = interp.GlobalSlot("ll");
+      }
+      *v_slot = line.value;
+      *ll_slot = line_val;
       const std::string& key = rule.name;
       if (rule.pre) RunExec(interp, file, *rule.pre, "PRE", line_val);
       if (first && rule.first_check) RunCheck(interp, file, *rule.first_check, line_val, key);
