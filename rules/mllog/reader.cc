@@ -379,31 +379,49 @@ bool LogReader::FillBuffer() {
   return block_len_ != 0;
 }
 
-size_t LogReader::NextLineEnd() const {
+size_t LogReader::NextLineEnd(bool* colons) const {
   const char* d = block_.get();
   size_t p = block_pos_;
+  bool found = false;
 #if defined(__SSE2__)
   const __m128i lf = _mm_set1_epi8('\n');
   const __m128i cr = _mm_set1_epi8('\r');
-  while (p + 16 <= block_len_) {
-    __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i_u*>(d + p));
-    auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, lf), _mm_cmpeq_epi8(x, cr))));
-    if (mask != 0) return p + static_cast<size_t>(__builtin_ctz(mask));
+  const __m128i colon = _mm_set1_epi8(':');
+  while (p + 18 <= block_len_) {  // the loads cover bytes [p, p + 18)
+    __m128i x0 = _mm_loadu_si128(reinterpret_cast<const __m128i_u*>(d + p));
+    __m128i x1 = _mm_loadu_si128(reinterpret_cast<const __m128i_u*>(d + p + 1));
+    __m128i x2 = _mm_loadu_si128(reinterpret_cast<const __m128i_u*>(d + p + 2));
+    auto ends = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x0, lf), _mm_cmpeq_epi8(x0, cr))));
+    auto three = static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(
+        _mm_and_si128(_mm_cmpeq_epi8(x0, colon), _mm_cmpeq_epi8(x1, colon)), _mm_cmpeq_epi8(x2, colon))));
+    if (ends != 0) {
+      unsigned e = static_cast<unsigned>(__builtin_ctz(ends));
+      // Three colons starting before the line end lie inside the line.
+      *colons = found || (three & ((1u << e) - 1)) != 0;
+      return p + e;
+    }
+    found = found || three != 0;
     p += 16;
   }
 #endif
   for (; p < block_len_; ++p) {
-    if (d[p] == '\n' || d[p] == '\r') return p;
+    if (d[p] == '\n' || d[p] == '\r') {
+      *colons = found;
+      return p;
+    }
+    if (d[p] == ':' && p + 2 < block_len_ && d[p + 1] == ':' && d[p + 2] == ':') found = true;
   }
+  *colons = true;  // unknown: the line goes on in the next block
   return kNone;
 }
 
 // Universal newlines, as Python's text mode: "\n", "\r\n" and "\r" end a line.
 // A line inside one block is returned as a view into it, without a copy; only
 // lines that span blocks are assembled in carry_.
-bool LogReader::NextLine(std::string_view* line) {
+bool LogReader::NextLine(std::string_view* line, bool* colons) {
   carry_.clear();
   bool spanning = false;
+  *colons = true;  // lines that span blocks are not pre-screened
   while (true) {
     if (block_pos_ >= block_len_ && !FillBuffer()) {
       if (!spanning) return false;
@@ -418,7 +436,8 @@ bool LogReader::NextLine(std::string_view* line) {
         continue;
       }
     }
-    size_t end = NextLineEnd();
+    bool here_colons = true;
+    size_t end = NextLineEnd(&here_colons);
     const char* begin = block_.get() + block_pos_;
     if (end == kNone) {
       carry_.append(begin, block_len_ - block_pos_);
@@ -435,6 +454,7 @@ bool LogReader::NextLine(std::string_view* line) {
       *line = carry_;
     } else {
       *line = here;
+      *colons = here_colons;
     }
     return true;
   }
@@ -444,7 +464,9 @@ bool LogReader::NextRaw(RawRecord* out) {
   std::string_view line;
   std::string_view token = TokenOf(format_);
   const MllogStrings strings{&key_buf_, &ns_buf_, &event_type_buf_};
-  while (NextLine(&line)) {
+  bool colons = true;
+  while (NextLine(&line, &colons)) {
+    if (!colons) continue;  // no ":::", so no token: most lines of most logs
     size_t at = RFindToken(line, token);
     if (at == std::string_view::npos) continue;
     int64_t index = next_index_++;

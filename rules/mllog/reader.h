@@ -70,11 +70,14 @@ class LogReader {
 
  private:
   LogReader(std::string name, Format format);
-  // The next line, without its line end; valid until the next call.
-  bool NextLine(std::string_view* line);
+  // The next line, without its line end; valid until the next call. *colons
+  // is false only when the line surely holds no ":::" (so no token).
+  bool NextLine(std::string_view* line, bool* colons);
   bool FillBuffer();
-  // Index of the next '\n' or '\r' at or after block_pos_, kNone when the block has none.
-  size_t NextLineEnd() const;
+  // Index of the next '\n' or '\r' at or after block_pos_, kNone when the
+  // block has none. *colons: whether ":::" may start in between (true when
+  // unsure).
+  size_t NextLineEnd(bool* colons) const;
 
   static constexpr size_t kNone = static_cast<size_t>(-1);
 
