@@ -1,8 +1,11 @@
 #include "rules/checker.h"
 
 #include <algorithm>
+#include <cassert>
 #include <deque>
 #include <functional>
+#include <string_view>
+#include <unordered_map>
 
 #include "rules/mllog/reader.h"
 #include "rules/py/interp.h"
@@ -97,11 +100,106 @@ std::string Truncate(std::string s, size_t max = 2000) {
   return s;
 }
 
+// The lines of one log as the checker keeps them: keys interned (an id per
+// distinct key), each value kept as the reader's JSON text, or as the
+// caller's mllog::Value, until rule code needs it as an interpreter value.
+class LogData {
+ public:
+  // Lines of records already parsed; `records` must outlive this object.
+  explicit LogData(const std::vector<mllog::Record>& records) : records_(&records) {
+    lines_.reserve(records.size());
+    for (const auto& r : records) {
+      Line l;
+      l.timestamp = r.timestamp;
+      l.key = KeyId(r.key);
+      l.index = r.index;
+      l.file_line = r.file_line;
+      lines_.push_back(l);
+    }
+  }
+  // Lines of a log being read in `format`.
+  explicit LogData(mllog::Format format) : format_(format) {}
+
+  // Appends a line read by LogReader::NextRaw.
+  void Add(const mllog::RawRecord& r) {
+    Line l;
+    l.timestamp = r.timestamp;
+    l.key = KeyId(r.key);
+    l.index = r.index;
+    l.file_line = r.file_line;
+    l.text = text_.size();
+    l.value_len = r.value_json.size();
+    l.metadata_len = r.metadata_json.size();
+    text_.append(r.value_json);
+    text_.append(r.metadata_json);
+    lines_.push_back(l);
+  }
+
+  size_t size() const { return lines_.size(); }
+  size_t num_keys() const { return key_names_.size(); }
+  uint32_t key_id(size_t i) const { return lines_[i].key; }
+  const std::string& key_name(uint32_t id) const { return key_names_[id]; }
+  double timestamp(size_t i) const { return lines_[i].timestamp; }
+  int64_t index(size_t i) const { return lines_[i].index; }
+  int64_t file_line(size_t i) const { return lines_[i].file_line; }
+
+  // `v` of line i, fresh (rule code may mutate it), as the official parser makes it.
+  py::Val Value(size_t i, py::JsonToVal* json) const {
+    if (records_ != nullptr) return py::FromJson((*records_)[i].value);
+    const Line& l = lines_[i];
+    std::string_view value_json(text_.data() + l.text, l.value_len);
+    if (format_ == mllog::Format::kMll) return Parse(value_json, json);
+    std::string_view metadata_json(text_.data() + l.text + l.value_len, l.metadata_len);
+    py::Val v = py::Val::NewDict();
+    v.dict().Set(json->Intern("value"), Parse(value_json, json));
+    v.dict().Set(json->Intern("metadata"), Parse(metadata_json, json));
+    return v;
+  }
+
+ private:
+  struct Line {
+    double timestamp = 0;
+    uint32_t key = 0;
+    int64_t index = 0;
+    int64_t file_line = 0;
+    size_t text = 0;  // offset of the value's JSON text in text_, then the metadata's
+    size_t value_len = 0;
+    size_t metadata_len = 0;
+  };
+
+  uint32_t KeyId(std::string_view key) {
+    auto it = key_ids_.find(key);
+    if (it != key_ids_.end()) return it->second;
+    auto id = static_cast<uint32_t>(key_names_.size());
+    key_names_.emplace_back(key);
+    key_ids_.emplace(key_names_.back(), id);
+    return id;
+  }
+
+  // REQUIRES: `text` was validated by the reader.
+  static py::Val Parse(std::string_view text, py::JsonToVal* json) {
+    py::Val v;
+    std::string error;
+    bool ok = json->Parse(text, &v, &error);
+    assert(ok && "the log reader validated this JSON text");
+    (void)ok;
+    return v;
+  }
+
+  const std::vector<mllog::Record>* records_ = nullptr;
+  mllog::Format format_ = mllog::Format::kMll;
+  std::vector<Line> lines_;
+  std::string text_;
+  std::deque<std::string> key_names_;  // stable: key_ids_ views them
+  std::unordered_map<std::string_view, uint32_t> key_ids_;
+};
+
 // One log against the rule files: the state of one CheckRecords call.
 class LogRun {
  public:
-  LogRun(RuleSet* rules, const CheckOptions& opt, const std::vector<mllog::Record>& records, std::string name)
-      : rules_(rules), opt_(opt), records_(records), name_(std::move(name)), cache_(records.size()) {}
+  LogRun(RuleSet* rules, const CheckOptions& opt, const LogData& lines, std::string name)
+      : rules_(rules), opt_(opt), lines_(lines), name_(std::move(name)), cache_(lines.size()),
+        key_vals_(lines.num_keys()), empty_str_(py::Val::Str("")) {}
   LogRun(const LogRun&) = delete;
   LogRun& operator=(const LogRun&) = delete;
   // Every value of this log dies here, so cycles made by rule code are broken.
@@ -117,7 +215,7 @@ class LogRun {
       messages_.Put("", "Log lines had parsing errors.\n  " + std::to_string(parse_errors) +
                             " line(s) with the log token could not be parsed");
     }
-    if (records_.empty()) messages_.Put("", "No log lines detected");
+    if (lines_.size() == 0) messages_.Put("", "No log lines detected");
     queue_.push_back(opt_.config);
     while (!queue_.empty() && !crashed_) {
       std::string path = queue_.front();
@@ -133,24 +231,29 @@ class LogRun {
   // and later files see the mutation, as in the official checker).
   Val LineAt(size_t i) {
     if (cache_[i].is_none()) {
-      const mllog::Record& r = records_[i];
       auto l = std::make_shared<py::LineObj>();
-      l->full_string = Val::Str("");
-      l->timestamp = Val::Float(r.timestamp);
-      l->key = Val::Str(r.key);
-      l->value = py::FromJson(r.value);
-      l->lineno = Val::Int(r.index);
-      l->file_line = r.file_line;
+      l->full_string = empty_str_;
+      l->timestamp = Val::Float(lines_.timestamp(i));
+      l->key = KeyVal(lines_.key_id(i));
+      l->value = lines_.Value(i, &json_);
+      l->lineno = Val::Int(lines_.index(i));
+      l->file_line = lines_.file_line(i);
       cache_[i] = Val::FromObject(py::Kind::kLine, std::move(l));
     }
     return cache_[i];
   }
 
+  // The str value of a key, shared by the lines of that key.
+  const Val& KeyVal(uint32_t id) {
+    if (key_vals_[id].is_none()) key_vals_[id] = json_.Intern(lines_.key_name(id));
+    return key_vals_[id];
+  }
+
   Val LogLines() {
     if (loglines_.is_none()) {
       std::vector<Val> items;
-      items.reserve(records_.size());
-      for (size_t i = 0; i < records_.size(); ++i) items.push_back(LineAt(i));
+      items.reserve(lines_.size());
+      for (size_t i = 0; i < lines_.size(); ++i) items.push_back(LineAt(i));
       loglines_ = Val::NewList(std::move(items));
     }
     return loglines_;
@@ -216,23 +319,35 @@ class LogRun {
     std::vector<std::vector<Val>> reported(nkeys);
     std::vector<int64_t> atleast_hits(nkeys, -1);  // -1: key never seen with an ATLEAST_ONE_CHECK
 
-    auto process = [&](const Val& line_val) {
+    Val* v_slot = nullptr;   // the globals v and ll
+    Val* ll_slot = nullptr;
+    // `known_ki`: the rule index of the line's key when the caller knows it, else -1.
+    auto process = [&](const Val& line_val, int64_t known_ki) {
       if (line_val.kind() != py::Kind::kLine) return;
       py::LineObj& line = line_val.line();
       if (line.key.kind() != py::Kind::kStr) return;
-      auto it = file.by_name.find(line.key.str());
-      if (it == file.by_name.end()) return;
+      size_t ki = 0;
+      if (known_ki >= 0) {
+        ki = static_cast<size_t>(known_ki);
+      } else {
+        auto it = file.by_name.find(line.key.str());
+        if (it == file.by_name.end()) return;
+        ki = it->second;
+      }
       if (line.value.kind() != py::Kind::kDict) return;
       Val* payload = line.value.dict().FindStr("value");
       if (payload == nullptr) return;
-      const size_t ki = it->second;
       const KeyRule& rule = file.keys[ki];
       bool first = reported[ki].empty();
       reported[ki].push_back(*payload);
       if (!first && rule.name.find("submission_") != std::string::npos) return;
 
-      interp.SetGlobal("v", line.value);
-      interp.SetGlobal("ll", line_val);
+      if (v_slot == nullptr) {  // made at the first line, as SetGlobal would
+        v_slot = interp.GlobalSlot("v");
+        ll_slot = interp.GlobalSlot("ll");
+      }
+      *v_slot = line.value;
+      *ll_slot = line_val;
       const std::string& key = rule.name;
       if (rule.pre) RunExec(interp, file, *rule.pre, "PRE", line_val);
       if (first && rule.first_check) RunCheck(interp, file, *rule.first_check, line_val, key);
@@ -252,13 +367,22 @@ class LogRun {
     };
 
     if (!loglines_.is_none()) {
-      for (size_t i = 0; i < loglines_.list().size() && !crashed_; ++i) process(loglines_.list()[i]);
+      for (size_t i = 0; i < loglines_.list().size() && !crashed_; ++i) process(loglines_.list()[i], -1);
     } else {
-      for (size_t i = 0; i < records_.size() && !crashed_; ++i) {
-        // Skip lines of keys this file has no record for without building a line object.
-        if (file.by_name.find(records_[i].key) == file.by_name.end()) continue;
-        if (!records_[i].value.is_dict() || records_[i].value.Find("value") == nullptr) continue;
-        process(LineAt(i));
+      // This file's rule index of each key of the log (-1: no KEY record).
+      std::vector<int64_t> rule_of_key(lines_.num_keys(), -1);
+      for (uint32_t id = 0; id < lines_.num_keys(); ++id) {
+        auto it = file.by_name.find(lines_.key_name(id));
+        if (it != file.by_name.end()) rule_of_key[id] = static_cast<int64_t>(it->second);
+      }
+      for (size_t i = 0; i < lines_.size() && !crashed_; ++i) {
+        // Lines of keys this file has no record for are skipped without building a line object.
+        const uint32_t id = lines_.key_id(i);
+        if (rule_of_key[id] < 0) continue;
+        Val line = LineAt(i);
+        // Rule code of an earlier file may have changed ll.key: then look the key up again.
+        bool same_key = line.line().key.identity() == key_vals_[id].identity();
+        process(line, same_key ? rule_of_key[id] : -1);
       }
     }
     if (crashed_) return;
@@ -380,9 +504,12 @@ class LogRun {
 
   RuleSet* rules_;
   const CheckOptions& opt_;
-  const std::vector<mllog::Record>& records_;
+  const LogData& lines_;
   std::string name_;
   std::vector<Val> cache_;
+  py::JsonToVal json_;         // builds the values of this log's lines
+  std::vector<Val> key_vals_;  // per key id: the shared str value of the key
+  Val empty_str_;              // ll.full_string of every line
   Val loglines_;
   std::vector<Val> roots_;  // globals of finished files that may hold cycles
   bool may_have_cycles_ = false;
@@ -399,19 +526,29 @@ CheckResult Checker::CheckRecords(const std::vector<mllog::Record>& records, siz
   CheckResult result;
   result.log = log_name;
   result.lines = static_cast<int64_t>(records.size());
-  LogRun run(rules_.get(), options_, records, std::move(log_name));
+  LogData lines(records);
+  LogRun run(rules_.get(), options_, lines, std::move(log_name));
   run.Run(parse_errors, &result);
   return result;
 }
 
 Result<CheckResult> Checker::CheckFile(const std::filesystem::path& path) const {
-  std::vector<mllog::LineError> errors;
-  PODBENCH_ASSIGN_OR_RETURN(std::vector<mllog::Record> records, mllog::ReadLog(path, options_.format, &errors));
-  CheckResult r = CheckRecords(records, errors.size(), path.string());
+  PODBENCH_ASSIGN_OR_RETURN(auto reader, mllog::LogReader::Open(path, options_.format));
+  LogData lines(options_.format);
+  mllog::RawRecord raw;
+  while (reader->NextRaw(&raw)) lines.Add(raw);
+  PODBENCH_RETURN_IF_ERROR(reader->status());
+  CheckResult result;
+  result.log = path.string();
+  result.lines = static_cast<int64_t>(lines.size());
+  {
+    LogRun run(rules_.get(), options_, lines, path.string());
+    run.Run(reader->errors().size(), &result);
+  }
   std::error_code ec;
   auto size = std::filesystem::file_size(path, ec);
-  r.bytes = ec ? 0 : static_cast<int64_t>(size);
-  return r;
+  result.bytes = ec ? 0 : static_cast<int64_t>(size);
+  return result;
 }
 
 }  // namespace podbench::rules

@@ -1,10 +1,16 @@
 #include "rules/mllog/reader.h"
 
 #include <algorithm>
-#include <cctype>
+#include <cassert>
 #include <charconv>
 #include <cstring>
 #include <sstream>
+
+#include "rules/mllog/json.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace podbench::mllog {
 
@@ -16,23 +22,37 @@ constexpr std::string_view kMllogToken = ":::MLLOG ";
 
 std::string_view TokenOf(Format f) { return f == Format::kMll ? kMllToken : kMllogToken; }
 
-// Where the last `token` starts in `s`, or npos. Candidates are found with
-// memrchr on the token's first byte, which is much faster on long log lines
-// than string_view::rfind's compare at every position.
+// Where the last `token` starts in `s`, or npos. REQUIRES: the token starts
+// with ":::". Candidates (three colons) are found 16 bytes at a time, so a
+// line without the token costs one pass over its bytes.
 size_t RFindToken(std::string_view s, std::string_view token) {
   const size_t n = token.size();
   if (s.size() < n) return std::string_view::npos;
-  size_t limit = s.size() - n + 1;  // candidate starts lie in [0, limit)
-  while (limit > 0) {
-    const void* hit = memrchr(s.data(), token[0], limit);
-    if (hit == nullptr) return std::string_view::npos;
-    size_t i = static_cast<size_t>(static_cast<const char*>(hit) - s.data());
-    size_t k = 1;
-    while (k < n && s[i + k] == token[k]) ++k;
-    if (k == n) return i;
-    limit = i;
+  const size_t limit = s.size() - n + 1;  // candidate starts lie in [0, limit)
+  const char* d = s.data();
+  size_t last = std::string_view::npos;
+  size_t p = 0;
+#if defined(__SSE2__)
+  const __m128i colon = _mm_set1_epi8(':');
+  while (p + 18 <= s.size()) {  // the loads cover bytes [p, p + 18)
+    __m128i x0 = _mm_loadu_si128(reinterpret_cast<const __m128i_u*>(d + p));
+    __m128i x1 = _mm_loadu_si128(reinterpret_cast<const __m128i_u*>(d + p + 1));
+    __m128i x2 = _mm_loadu_si128(reinterpret_cast<const __m128i_u*>(d + p + 2));
+    __m128i three = _mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(x0, colon), _mm_cmpeq_epi8(x1, colon)),
+                                  _mm_cmpeq_epi8(x2, colon));
+    auto mask = static_cast<unsigned>(_mm_movemask_epi8(three));
+    while (mask != 0) {
+      size_t i = p + static_cast<size_t>(__builtin_ctz(mask));
+      if (i < limit && std::memcmp(d + i, token.data(), n) == 0) last = i;
+      mask &= mask - 1;
+    }
+    p += 16;
   }
-  return std::string_view::npos;
+#endif
+  for (; p < limit; ++p) {
+    if (d[p] == ':' && std::memcmp(d + p, token.data(), n) == 0) last = p;
+  }
+  return last;
 }
 
 // Python's str.strip() on a latin-1 decoded string: Unicode white space in
@@ -73,8 +93,15 @@ bool PyFloatFromDigits(std::string_view s, double* out) {
   return ec == std::errc() && ptr == s.data() + s.size();
 }
 
+// Buffers for the decoded strings of a :::MLLOG line.
+struct MllogStrings {
+  std::string* key;
+  std::string* ns;
+  std::string* event_type;
+};
+
 // ^:::MLL (\d[\d.]*) ([A-Za-z0-9_]+) ?:\s+(.+)$ on a stripped line.
-bool ParseMll(std::string_view line, Record* out, std::string* error) {
+bool ParseMll(std::string_view line, RawRecord* out, std::string* error) {
   auto fail = [&](const char* msg) {
     *error = msg;
     return false;
@@ -90,10 +117,10 @@ bool ParseMll(std::string_view line, Record* out, std::string* error) {
   if (p >= line.size() || line[p] != ' ') return fail("does not match the :::MLL line pattern");
   ++p;
   size_t key_begin = p;
-  while (p < line.size() && (std::isalnum(static_cast<unsigned char>(line[p])) != 0 || line[p] == '_') &&
-         static_cast<unsigned char>(line[p]) < 0x80) {
-    ++p;
-  }
+  auto is_key_char = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  };
+  while (p < line.size() && is_key_char(line[p])) ++p;
   if (p == key_begin) return fail("does not match the :::MLL line pattern (key)");
   std::string_view key = line.substr(key_begin, p - key_begin);
   if (p < line.size() && line[p] == ' ') ++p;
@@ -111,51 +138,122 @@ bool ParseMll(std::string_view line, Record* out, std::string* error) {
   std::string_view json = line.substr(p);
   double t = 0;
   if (!PyFloatFromDigits(ts, &t)) return fail("could not convert timestamp to float");
-  Value v;
   std::string jerr;
-  if (!ParseJson(json, &v, &jerr)) {
+  if (!ValidateJson(json, &jerr)) {
     *error = "invalid JSON value: " + jerr;
     return false;
   }
   out->timestamp = t;
-  out->key.assign(key);
-  out->value = std::move(v);
-  out->ns.clear();
-  out->event_type.clear();
+  out->key = key;
+  out->value_json = json;
+  out->metadata_json = {};
+  out->ns = {};
+  out->event_type = {};
   return true;
 }
 
-// ":::MLLOG " + JSON object with time_ms, key, value, metadata.
-bool ParseMllog(std::string_view line, Record* out, std::string* error) {
+// The member of a :::MLLOG object that a name denotes.
+enum Member { kTimeMs, kKey, kValue, kMetadata, kNamespace, kEventType, kOther, kMembers };
+
+Member MemberOf(std::string_view name) {
+  if (name == "time_ms") return kTimeMs;
+  if (name == "key") return kKey;
+  if (name == "value") return kValue;
+  if (name == "metadata") return kMetadata;
+  if (name == "namespace") return kNamespace;
+  if (name == "event_type") return kEventType;
+  return kOther;
+}
+
+// A validated JSON text as a Value.
+Value ParseValid(std::string_view json) {
+  Value v;
+  std::string error;
+  bool ok = ParseJson(json, &v, &error);
+  assert(ok && "the reader validated this JSON text");
+  (void)ok;
+  return v;
+}
+
+// ":::MLLOG " + JSON object with time_ms, key, value, metadata. The object is
+// walked member by member (as json.loads would parse it: a repeated member
+// keeps its last value), recording the text of each member's value.
+bool ParseMllog(std::string_view line, RawRecord* out, const MllogStrings& strings, std::string* error) {
   if (line.substr(0, kMllogToken.size()) != kMllogToken) {
     *error = "does not start with ':::MLLOG '";
     return false;
   }
-  Value obj;
-  std::string jerr;
-  if (!ParseJson(line.substr(kMllogToken.size()), &obj, &jerr)) {
-    *error = "invalid JSON: " + jerr;
+  std::string_view json = line.substr(kMllogToken.size());
+  JsonValidator validator;
+  JsonParser<JsonValidator> p(json, &validator);
+  JsonValidator::Value ignored;
+  auto invalid = [&](std::string_view what, size_t column) {
+    *error = "invalid JSON: " + std::string(what) + " at column " + std::to_string(column);
     return false;
-  }
-  // The official parser raises (and crashes) on a non-object or a missing
-  // field; podbench reports those lines as unparsable instead.
-  if (!obj.is_dict()) {
+  };
+  std::string_view members[kMembers];
+  bool seen[kMembers] = {};
+  p.SkipWs();
+  if (p.at_end() || p.peek() != '{') {
+    std::string jerr;
+    if (!ValidateJson(json, &jerr)) {
+      *error = "invalid JSON: " + jerr;
+      return false;
+    }
+    // The official parser raises (and crashes) on a non-object or a missing
+    // field; podbench reports those lines as unparsable instead.
     *error = "the :::MLLOG payload is not a JSON object";
     return false;
   }
-  const Value* tms = obj.Find("time_ms");
-  const Value* key = obj.Find("key");
-  const Value* value = obj.Find("value");
-  const Value* meta = obj.Find("metadata");
-  if (tms == nullptr || key == nullptr || value == nullptr || meta == nullptr) {
+  p.advance();
+  p.SkipWs();
+  if (!p.at_end() && p.peek() == '}') {
+    p.advance();
+  } else {
+    while (true) {
+      p.SkipWs();
+      if (p.at_end() || p.peek() != '"') {
+        return invalid("expecting property name enclosed in double quotes", p.pos());
+      }
+      std::string_view name;
+      if (!p.ParseString(&name)) return invalid(p.error(), p.pos());
+      Member m = MemberOf(name);
+      p.SkipWs();
+      if (p.at_end() || p.peek() != ':') return invalid("expecting ':' delimiter", p.pos());
+      p.advance();
+      p.SkipWs();
+      size_t begin = p.pos();
+      if (!p.ParseValue(&ignored, 1)) return invalid(p.error(), p.pos());
+      members[m] = json.substr(begin, p.pos() - begin);
+      seen[m] = true;
+      p.SkipWs();
+      if (p.at_end()) return invalid("unterminated object", p.pos());
+      if (p.peek() == ',') {
+        p.advance();
+        continue;
+      }
+      if (p.peek() == '}') {
+        p.advance();
+        break;
+      }
+      return invalid("expecting ',' delimiter", p.pos());
+    }
+  }
+  p.SkipWs();
+  if (!p.at_end()) {
+    *error = "invalid JSON: extra data at column " + std::to_string(p.pos());
+    return false;
+  }
+  if (!seen[kTimeMs] || !seen[kKey] || !seen[kValue] || !seen[kMetadata]) {
     *error = "missing one of time_ms, key, value, metadata";
     return false;
   }
+  Value tms = ParseValid(members[kTimeMs]);
   double t = 0;
-  if (tms->is_int() || tms->is_float() || tms->is_bool()) {
-    t = tms->as_number();
-  } else if (tms->is_string()) {
-    std::string_view s = PyStrip(tms->as_string());
+  if (tms.is_int() || tms.is_float() || tms.is_bool()) {
+    t = tms.as_number();
+  } else if (tms.is_string()) {
+    std::string_view s = PyStrip(tms.as_string());
     auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), t);
     if (ec != std::errc() || ptr != s.data() + s.size() || s.empty()) {
       *error = "could not convert time_ms to float";
@@ -165,21 +263,33 @@ bool ParseMllog(std::string_view line, Record* out, std::string* error) {
     *error = "time_ms is not a number";
     return false;
   }
-  if (!key->is_string()) {
+  // A string member's text, decoded; "" when absent or not a string.
+  auto string_member = [&](Member m, std::string* buf) -> bool {
+    buf->clear();
+    if (!seen[m] || members[m].empty() || members[m][0] != '"') return false;
+    *buf = ParseValid(members[m]).as_string();
+    return true;
+  };
+  if (!string_member(kKey, strings.key)) {
     *error = "key is not a string";
     return false;
   }
+  string_member(kNamespace, strings.ns);
+  string_member(kEventType, strings.event_type);
   out->timestamp = t;
-  out->key = key->as_string();
-  Value v = Value::Dict();
-  v.Set("value", *value);
-  v.Set("metadata", *meta);
-  out->value = std::move(v);
-  const Value* ns = obj.Find("namespace");
-  out->ns = ns && ns->is_string() ? ns->as_string() : "";
-  const Value* et = obj.Find("event_type");
-  out->event_type = et && et->is_string() ? et->as_string() : "";
+  out->key = *strings.key;
+  out->value_json = members[kValue];
+  out->metadata_json = members[kMetadata];
+  out->ns = *strings.ns;
+  out->event_type = *strings.event_type;
   return true;
+}
+
+// Parses a line from its last token on. REQUIRES: `at` is where that token starts.
+bool ParseRawAt(std::string_view line, size_t at, Format format, const MllogStrings& strings,
+                RawRecord* out, std::string* error) {
+  std::string_view rest = PyStrip(line.substr(at));
+  return format == Format::kMll ? ParseMll(rest, out, error) : ParseMllog(rest, out, strings, error);
 }
 
 }  // namespace
@@ -198,6 +308,23 @@ const Value& Record::metadata() const {
   return v ? *v : kNull;
 }
 
+void ToRecord(const RawRecord& raw, Format format, Record* out) {
+  out->timestamp = raw.timestamp;
+  out->key.assign(raw.key);
+  out->index = raw.index;
+  out->file_line = raw.file_line;
+  out->ns.assign(raw.ns);
+  out->event_type.assign(raw.event_type);
+  if (format == Format::kMll) {
+    out->value = ParseValid(raw.value_json);
+  } else {
+    Value v = Value::Dict();
+    v.Set("value", ParseValid(raw.value_json));
+    v.Set("metadata", ParseValid(raw.metadata_json));
+    out->value = std::move(v);
+  }
+}
+
 bool ParseLine(std::string_view line, Format format, int64_t index, int64_t file_line,
                Record* out, std::string* error) {
   std::string_view token = TokenOf(format);
@@ -206,10 +333,13 @@ bool ParseLine(std::string_view line, Format format, int64_t index, int64_t file
     *error = "no " + std::string(token) + " token";
     return false;
   }
-  std::string_view rest = PyStrip(line.substr(at));
-  out->index = index;
-  out->file_line = file_line;
-  return format == Format::kMll ? ParseMll(rest, out, error) : ParseMllog(rest, out, error);
+  std::string key, ns, event_type;
+  RawRecord raw;
+  if (!ParseRawAt(line, at, format, MllogStrings{&key, &ns, &event_type}, &raw, error)) return false;
+  raw.index = index;
+  raw.file_line = file_line;
+  ToRecord(raw, format, out);
+  return true;
 }
 
 LogReader::LogReader(std::string name, Format format) : name_(std::move(name)), format_(format) {}
@@ -239,7 +369,6 @@ bool LogReader::FillBuffer() {
   in_->read(block_.get(), static_cast<std::streamsize>(kBlockSize));
   block_len_ = static_cast<size_t>(in_->gcount());
   block_pos_ = 0;
-  next_lf_ = next_cr_ = kUnknown;
   bytes_read_ += static_cast<int64_t>(block_len_);
   if (in_->bad()) {
     status_ = Status::IOError(name_ + ": read failed after " + std::to_string(bytes_read_) +
@@ -250,22 +379,49 @@ bool LogReader::FillBuffer() {
   return block_len_ != 0;
 }
 
-size_t LogReader::NextInBlock(char c, size_t* cache) {
-  if (*cache == kUnknown || (*cache != kNone && *cache < block_pos_)) {
-    const void* hit = std::memchr(block_.get() + block_pos_, c, block_len_ - block_pos_);
-    *cache = hit ? static_cast<size_t>(static_cast<const char*>(hit) - block_.get()) : kNone;
+size_t LogReader::NextLineEnd(bool* colons) const {
+  const char* d = block_.get();
+  size_t p = block_pos_;
+  bool found = false;
+#if defined(__SSE2__)
+  const __m128i lf = _mm_set1_epi8('\n');
+  const __m128i cr = _mm_set1_epi8('\r');
+  const __m128i colon = _mm_set1_epi8(':');
+  while (p + 18 <= block_len_) {  // the loads cover bytes [p, p + 18)
+    __m128i x0 = _mm_loadu_si128(reinterpret_cast<const __m128i_u*>(d + p));
+    __m128i x1 = _mm_loadu_si128(reinterpret_cast<const __m128i_u*>(d + p + 1));
+    __m128i x2 = _mm_loadu_si128(reinterpret_cast<const __m128i_u*>(d + p + 2));
+    auto ends = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x0, lf), _mm_cmpeq_epi8(x0, cr))));
+    auto three = static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(
+        _mm_and_si128(_mm_cmpeq_epi8(x0, colon), _mm_cmpeq_epi8(x1, colon)), _mm_cmpeq_epi8(x2, colon))));
+    if (ends != 0) {
+      unsigned e = static_cast<unsigned>(__builtin_ctz(ends));
+      // Three colons starting before the line end lie inside the line.
+      *colons = found || (three & ((1u << e) - 1)) != 0;
+      return p + e;
+    }
+    found = found || three != 0;
+    p += 16;
   }
-  return *cache;
+#endif
+  for (; p < block_len_; ++p) {
+    if (d[p] == '\n' || d[p] == '\r') {
+      *colons = found;
+      return p;
+    }
+    if (d[p] == ':' && p + 2 < block_len_ && d[p + 1] == ':' && d[p + 2] == ':') found = true;
+  }
+  *colons = true;  // unknown: the line goes on in the next block
+  return kNone;
 }
 
 // Universal newlines, as Python's text mode: "\n", "\r\n" and "\r" end a line.
-// The next '\n' and '\r' of the block are cached, so a log with thousands of
-// carriage returns per line (progress bars) is still read in one pass. A line
-// inside one block is returned as a view into it, without a copy; only lines
-// that span blocks are assembled in carry_.
-bool LogReader::NextLine(std::string_view* line) {
+// A line inside one block is returned as a view into it, without a copy; only
+// lines that span blocks are assembled in carry_.
+bool LogReader::NextLine(std::string_view* line, bool* colons) {
   carry_.clear();
   bool spanning = false;
+  *colons = true;  // lines that span blocks are not pre-screened
   while (true) {
     if (block_pos_ >= block_len_ && !FillBuffer()) {
       if (!spanning) return false;
@@ -280,9 +436,8 @@ bool LogReader::NextLine(std::string_view* line) {
         continue;
       }
     }
-    size_t lf = NextInBlock('\n', &next_lf_);
-    size_t cr = NextInBlock('\r', &next_cr_);
-    size_t end = std::min(lf, cr);
+    bool here_colons = true;
+    size_t end = NextLineEnd(&here_colons);
     const char* begin = block_.get() + block_pos_;
     if (end == kNone) {
       carry_.append(begin, block_len_ - block_pos_);
@@ -291,7 +446,7 @@ bool LogReader::NextLine(std::string_view* line) {
       continue;
     }
     std::string_view here(begin, end - block_pos_);
-    skip_lf_ = (end == cr);
+    skip_lf_ = (block_[end] == '\r');
     block_pos_ = end + 1;
     ++physical_line_;
     if (spanning) {
@@ -299,20 +454,28 @@ bool LogReader::NextLine(std::string_view* line) {
       *line = carry_;
     } else {
       *line = here;
+      *colons = here_colons;
     }
     return true;
   }
 }
 
-bool LogReader::Next(Record* out) {
+bool LogReader::NextRaw(RawRecord* out) {
   std::string_view line;
   std::string_view token = TokenOf(format_);
-  while (NextLine(&line)) {
+  const MllogStrings strings{&key_buf_, &ns_buf_, &event_type_buf_};
+  bool colons = true;
+  while (NextLine(&line, &colons)) {
+    if (!colons) continue;  // no ":::", so no token: most lines of most logs
     size_t at = RFindToken(line, token);
     if (at == std::string_view::npos) continue;
     int64_t index = next_index_++;
     std::string error;
-    if (ParseLine(line, format_, index, physical_line_, out, &error)) return true;
+    if (ParseRawAt(line, at, format_, strings, out, &error)) {
+      out->index = index;
+      out->file_line = physical_line_;
+      return true;
+    }
     LineError e;
     e.file_line = physical_line_;
     e.index = index;
@@ -321,6 +484,13 @@ bool LogReader::Next(Record* out) {
     errors_.push_back(std::move(e));
   }
   return false;
+}
+
+bool LogReader::Next(Record* out) {
+  RawRecord raw;
+  if (!NextRaw(&raw)) return false;
+  ToRecord(raw, format_, out);
+  return true;
 }
 
 Result<std::vector<Record>> ReadLog(const std::filesystem::path& path, Format format,

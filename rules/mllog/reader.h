@@ -22,6 +22,28 @@
 
 namespace podbench::mllog {
 
+// A record as the reader found it, before its value is built (see ToRecord):
+// the line's fields and the JSON texts of its value. The views point into the
+// reader's buffers and stay valid until the next NextRaw/Next call. The JSON
+// texts have been validated: parsing them cannot fail.
+struct RawRecord {
+  double timestamp = 0;  // as Record::timestamp
+  std::string_view key;
+  // kMll: the JSON payload as written (may have leading white space).
+  // kMllog: the text of the line's "value" member.
+  std::string_view value_json;
+  // kMllog only: the text of the line's "metadata" member.
+  std::string_view metadata_json;
+  // kMllog only: "namespace" and "event_type" when they are strings, else "".
+  std::string_view ns;
+  std::string_view event_type;
+  int64_t index = 0;      // as Record::index
+  int64_t file_line = 0;  // as Record::file_line
+};
+
+// Builds the Record of a raw record read in `format`.
+void ToRecord(const RawRecord& raw, Format format, Record* out);
+
 class LogReader {
  public:
   // Opens `path` for reading records of `format`.
@@ -34,6 +56,9 @@ class LogReader {
   // Reads the next record into *out. Returns false at end of file or on an
   // I/O error (see status()). Unparsable lines go to errors(), not here.
   bool Next(Record* out);
+  // As Next, without building the value: for callers that build their own
+  // representation of it (the checker) or need only some fields.
+  bool NextRaw(RawRecord* out);
 
   // OK, or the I/O error that stopped reading.
   Status status() const { return status_; }
@@ -45,14 +70,16 @@ class LogReader {
 
  private:
   LogReader(std::string name, Format format);
-  // The next line, without its line end; valid until the next call.
-  bool NextLine(std::string_view* line);
+  // The next line, without its line end; valid until the next call. *colons
+  // is false only when the line surely holds no ":::" (so no token).
+  bool NextLine(std::string_view* line, bool* colons);
   bool FillBuffer();
-  // Index of the next `c` at or after block_pos_, kNone when the block has none.
-  size_t NextInBlock(char c, size_t* cache);
+  // Index of the next '\n' or '\r' at or after block_pos_, kNone when the
+  // block has none. *colons: whether ":::" may start in between (true when
+  // unsure).
+  size_t NextLineEnd(bool* colons) const;
 
-  static constexpr size_t kUnknown = static_cast<size_t>(-1);
-  static constexpr size_t kNone = static_cast<size_t>(-2);
+  static constexpr size_t kNone = static_cast<size_t>(-1);
 
   std::string name_;
   Format format_;
@@ -60,8 +87,6 @@ class LogReader {
   std::unique_ptr<char[]> block_;
   size_t block_len_ = 0;
   size_t block_pos_ = 0;
-  size_t next_lf_ = kUnknown;
-  size_t next_cr_ = kUnknown;
   bool eof_ = false;
   std::string carry_;  // a line that spans blocks
   bool skip_lf_ = false;  // the last line ended with '\r': a '\n' next belongs to it
@@ -70,6 +95,8 @@ class LogReader {
   int64_t physical_line_ = 0;
   int64_t next_index_ = 0;
   int64_t bytes_read_ = 0;
+  // Decoded strings of the current :::MLLOG record (RawRecord views them).
+  std::string key_buf_, ns_buf_, event_type_buf_;
 };
 
 // Reads a whole file. Parse errors land in *errors (if given); I/O errors in

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <limits>
 
+#include "rules/mllog/json.h"
+
 namespace podbench::mllog {
 
 Value Value::Bool(bool b) {
@@ -102,284 +104,22 @@ bool operator==(const Value& a, const Value& b) {
 
 namespace {
 
-class JsonParser {
- public:
-  explicit JsonParser(std::string_view text) : t_(text) {}
-
-  bool Parse(Value* out, std::string* error) {
-    SkipWs();
-    if (!ParseValue(out, 0)) {
-      *error = error_ + " at column " + std::to_string(pos_);
-      return false;
-    }
-    SkipWs();
-    if (pos_ != t_.size()) {
-      *error = "extra data at column " + std::to_string(pos_);
-      return false;
-    }
-    return true;
+// Builds mllog::Value trees for JsonParser.
+struct ValueBuilder {
+  using Value = mllog::Value;
+  Value Null() { return Value::Null(); }
+  Value Bool(bool b) { return Value::Bool(b); }
+  Value Int(int64_t i) { return Value::Int(i); }
+  Value Float(double d) { return Value::Float(d); }
+  Value String(std::string_view s) { return Value::String(std::string(s)); }
+  Value NewList() { return Value::List(); }
+  void Append(Value* list, Value item) { list->Append(std::move(item)); }
+  Value NewDict() {
+    Value d = Value::Dict();
+    d.Reserve(4);  // MLPerf values and metadata are small dicts
+    return d;
   }
-
- private:
-  static constexpr int kMaxDepth = 512;
-
-  bool Fail(const char* msg) {
-    error_ = msg;
-    return false;
-  }
-  void SkipWs() {
-    while (pos_ < t_.size() &&
-           (t_[pos_] == ' ' || t_[pos_] == '\t' || t_[pos_] == '\n' || t_[pos_] == '\r')) {
-      ++pos_;
-    }
-  }
-  bool Consume(std::string_view word) {
-    if (t_.substr(pos_, word.size()) == word) {
-      pos_ += word.size();
-      return true;
-    }
-    return false;
-  }
-
-  bool ParseValue(Value* out, int depth) {
-    if (depth > kMaxDepth) return Fail("nesting too deep");
-    if (pos_ >= t_.size()) return Fail("expecting value");
-    char c = t_[pos_];
-    switch (c) {
-      case '{': return ParseObject(out, depth);
-      case '[': return ParseArray(out, depth);
-      case '"': {
-        std::string s;
-        if (!ParseString(&s)) return false;
-        *out = Value::String(std::move(s));
-        return true;
-      }
-      case 'n':
-        if (Consume("null")) { *out = Value::Null(); return true; }
-        break;
-      case 't':
-        if (Consume("true")) { *out = Value::Bool(true); return true; }
-        break;
-      case 'f':
-        if (Consume("false")) { *out = Value::Bool(false); return true; }
-        break;
-      case 'N':
-        if (Consume("NaN")) { *out = Value::Float(std::numeric_limits<double>::quiet_NaN()); return true; }
-        break;
-      case 'I':
-        if (Consume("Infinity")) { *out = Value::Float(std::numeric_limits<double>::infinity()); return true; }
-        break;
-      case '-':
-        if (Consume("-Infinity")) { *out = Value::Float(-std::numeric_limits<double>::infinity()); return true; }
-        return ParseNumber(out);
-      default:
-        if (c >= '0' && c <= '9') return ParseNumber(out);
-    }
-    return Fail("expecting value");
-  }
-
-  // Python's NUMBER_RE: -?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?
-  bool ParseNumber(Value* out) {
-    size_t start = pos_;
-    if (t_[pos_] == '-') ++pos_;
-    if (pos_ >= t_.size() || !IsDigit(t_[pos_])) return Fail("expecting value");
-    if (t_[pos_] == '0') {
-      ++pos_;
-    } else {
-      while (pos_ < t_.size() && IsDigit(t_[pos_])) ++pos_;
-    }
-    bool is_float = false;
-    if (pos_ + 1 < t_.size() && t_[pos_] == '.' && IsDigit(t_[pos_ + 1])) {
-      is_float = true;
-      pos_ += 1;
-      while (pos_ < t_.size() && IsDigit(t_[pos_])) ++pos_;
-    }
-    if (pos_ < t_.size() && (t_[pos_] == 'e' || t_[pos_] == 'E')) {
-      size_t p = pos_ + 1;
-      if (p < t_.size() && (t_[p] == '+' || t_[p] == '-')) ++p;
-      if (p < t_.size() && IsDigit(t_[p])) {
-        is_float = true;
-        while (p < t_.size() && IsDigit(t_[p])) ++p;
-        pos_ = p;
-      }
-    }
-    std::string_view num = t_.substr(start, pos_ - start);
-    if (!is_float) {
-      int64_t i = 0;
-      auto [ptr, ec] = std::from_chars(num.data(), num.data() + num.size(), i);
-      if (ec == std::errc() && ptr == num.data() + num.size()) {
-        *out = Value::Int(i);
-        return true;
-      }
-      // Beyond int64: held as float (see value.h).
-    }
-    double d = 0;
-    auto [ptr, ec] = std::from_chars(num.data(), num.data() + num.size(), d);
-    if (ec == std::errc::result_out_of_range) {
-      // Python: overflow gives +/-inf, underflow gives 0.0.
-      bool neg = num[0] == '-';
-      bool tiny = num.find("e-") != std::string_view::npos || num.find("E-") != std::string_view::npos;
-      d = tiny ? (neg ? -0.0 : 0.0)
-               : (neg ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity());
-    } else if (ec != std::errc() || ptr != num.data() + num.size()) {
-      return Fail("bad number");
-    }
-    *out = Value::Float(d);
-    return true;
-  }
-
-  static bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
-  static void AppendUtf8(uint32_t cp, std::string* s) {
-    if (cp < 0x80) {
-      s->push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-      s->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-      s->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-      s->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-      s->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      s->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else {
-      s->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-      s->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-      s->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      s->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    }
-  }
-
-  bool Hex4(uint32_t* cp) {
-    if (pos_ + 4 > t_.size()) return Fail("invalid \\uXXXX escape");
-    uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) {
-      char c = t_[pos_ + i];
-      v <<= 4;
-      if (c >= '0' && c <= '9') v |= static_cast<uint32_t>(c - '0');
-      else if (c >= 'a' && c <= 'f') v |= static_cast<uint32_t>(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F') v |= static_cast<uint32_t>(c - 'A' + 10);
-      else return Fail("invalid \\uXXXX escape");
-    }
-    pos_ += 4;
-    *cp = v;
-    return true;
-  }
-
-  // The text is latin-1: each byte is one code point, stored here as UTF-8.
-  bool ParseString(std::string* s) {
-    ++pos_;  // opening quote
-    while (true) {
-      if (pos_ >= t_.size()) return Fail("unterminated string");
-      auto c = static_cast<unsigned char>(t_[pos_]);
-      if (c == '"') {
-        ++pos_;
-        return true;
-      }
-      if (c < 0x20) return Fail("invalid control character in string");
-      if (c < 0x80 && c != '\\') {
-        // A run of plain ASCII is appended at once.
-        size_t end = pos_ + 1;
-        while (end < t_.size()) {
-          auto d = static_cast<unsigned char>(t_[end]);
-          if (d == '"' || d == '\\' || d < 0x20 || d >= 0x80) break;
-          ++end;
-        }
-        s->append(t_.data() + pos_, end - pos_);
-        pos_ = end;
-        continue;
-      }
-      if (c != '\\') {
-        AppendUtf8(c, s);
-        ++pos_;
-        continue;
-      }
-      ++pos_;
-      if (pos_ >= t_.size()) return Fail("unterminated string");
-      char e = t_[pos_++];
-      switch (e) {
-        case '"': s->push_back('"'); break;
-        case '\\': s->push_back('\\'); break;
-        case '/': s->push_back('/'); break;
-        case 'b': s->push_back('\b'); break;
-        case 'f': s->push_back('\f'); break;
-        case 'n': s->push_back('\n'); break;
-        case 'r': s->push_back('\r'); break;
-        case 't': s->push_back('\t'); break;
-        case 'u': {
-          uint32_t cp = 0;
-          if (!Hex4(&cp)) return false;
-          if (cp >= 0xD800 && cp <= 0xDBFF && t_.substr(pos_, 2) == "\\u") {
-            size_t save = pos_;
-            pos_ += 2;
-            uint32_t lo = 0;
-            if (Hex4(&lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
-              cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-            } else {
-              pos_ = save;
-            }
-          }
-          AppendUtf8(cp, s);  // a lone surrogate is kept as its 3-byte form
-          break;
-        }
-        default: return Fail("invalid escape");
-      }
-    }
-  }
-
-  bool ParseArray(Value* out, int depth) {
-    ++pos_;
-    *out = Value::List();
-    SkipWs();
-    if (pos_ < t_.size() && t_[pos_] == ']') {
-      ++pos_;
-      return true;
-    }
-    while (true) {
-      SkipWs();
-      Value item;
-      if (!ParseValue(&item, depth + 1)) return false;
-      out->Append(std::move(item));
-      SkipWs();
-      if (pos_ >= t_.size()) return Fail("unterminated array");
-      if (t_[pos_] == ',') { ++pos_; continue; }
-      if (t_[pos_] == ']') { ++pos_; return true; }
-      return Fail("expecting ',' delimiter");
-    }
-  }
-
-  bool ParseObject(Value* out, int depth) {
-    ++pos_;
-    *out = Value::Dict();
-    out->Reserve(4);  // MLPerf values and metadata are small dicts
-    SkipWs();
-    if (pos_ < t_.size() && t_[pos_] == '}') {
-      ++pos_;
-      return true;
-    }
-    while (true) {
-      SkipWs();
-      if (pos_ >= t_.size() || t_[pos_] != '"') {
-        return Fail("expecting property name enclosed in double quotes");
-      }
-      std::string key;
-      if (!ParseString(&key)) return false;
-      SkipWs();
-      if (pos_ >= t_.size() || t_[pos_] != ':') return Fail("expecting ':' delimiter");
-      ++pos_;
-      SkipWs();
-      Value item;
-      if (!ParseValue(&item, depth + 1)) return false;
-      out->Set(std::move(key), std::move(item));
-      SkipWs();
-      if (pos_ >= t_.size()) return Fail("unterminated object");
-      if (t_[pos_] == ',') { ++pos_; continue; }
-      if (t_[pos_] == '}') { ++pos_; return true; }
-      return Fail("expecting ',' delimiter");
-    }
-  }
-
-  std::string_view t_;
-  size_t pos_ = 0;
-  std::string error_;
+  void Set(Value* dict, std::string_view key, Value item) { dict->Set(std::string(key), std::move(item)); }
 };
 
 // Python's repr(float): shortest round-trip digits; exponent form when the
@@ -500,7 +240,8 @@ void AppendJson(const Value& v, std::string* out) {
 }  // namespace
 
 bool ParseJson(std::string_view text, Value* out, std::string* error) {
-  JsonParser p(text);
+  ValueBuilder b;
+  JsonParser<ValueBuilder> p(text, &b);
   return p.Parse(out, error);
 }
 

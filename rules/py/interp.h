@@ -44,6 +44,9 @@ class Interpreter {
   explicit Interpreter(Host host = {});
 
   void SetGlobal(const std::string& name, Val v) { globals_[name] = std::move(v); }
+  // The global `name` (created as None when unset), for hosts that set it
+  // often: the pointer stays valid for the interpreter's life.
+  Val* GlobalSlot(const std::string& name) { return &globals_[name]; }
   // nullptr when unset.
   const Val* FindGlobal(const std::string& name) const;
   void set_budget(int64_t steps) { budget_ = steps; }

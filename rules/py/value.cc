@@ -6,6 +6,8 @@
 #include <cstring>
 #include <functional>
 
+#include "rules/mllog/json.h"
+
 namespace podbench::rules::py {
 
 Val Val::Str(std::string s) {
@@ -90,16 +92,16 @@ Val* DictObj::FindStr(std::string_view key) {
 }
 
 void DictObj::Set(const Val& key, Val value) {
-  uint64_t h = Hash(key);
-  if (Val* existing = Find(key)) {
+  if (Val* existing = Find(key)) {  // raises for an unhashable key
     *existing = std::move(value);
     return;
   }
+  if (entries_.empty()) entries_.reserve(4);  // most dicts (log values, metadata) are this small
   entries_.emplace_back(key, std::move(value));
   if (entries_.size() == kIndexThreshold) {
     for (size_t i = 0; i < entries_.size(); ++i) index_.emplace(Hash(entries_[i].first), i);
   } else if (entries_.size() > kIndexThreshold) {
-    index_.emplace(h, entries_.size() - 1);
+    index_.emplace(Hash(key), entries_.size() - 1);
   }
 }
 
@@ -164,13 +166,13 @@ struct CompareDepth {
 
 bool Equal(const Val& a, const Val& b) {
   if (a.is_number() && b.is_number()) return CompareNumbers(a, b) == 0;
-  CompareDepth depth_guard;
   if (a.kind() != b.kind()) return false;
   switch (a.kind()) {
     case Kind::kNone: return true;
-    case Kind::kStr: return a.str() == b.str();
+    case Kind::kStr: return a.identity() == b.identity() || a.str() == b.str();
     case Kind::kList: {
       if (a.identity() == b.identity()) return true;
+      CompareDepth depth_guard;  // only containers recurse
       const auto &x = a.list(), &y = b.list();
       if (x.size() != y.size()) return false;
       for (size_t i = 0; i < x.size(); ++i) {
@@ -181,6 +183,7 @@ bool Equal(const Val& a, const Val& b) {
     case Kind::kDict:
     case Kind::kSet: {
       if (a.identity() == b.identity()) return true;
+      CompareDepth depth_guard;
       if (a.dict().size() != b.dict().size()) return false;
       for (const auto& [k, v] : a.dict().entries()) {
         Val* other = b.dict().Find(k);
@@ -517,6 +520,57 @@ Val FromJson(const mllog::Value& j) {
     }
   }
   return Val::None();
+}
+
+namespace {
+
+// JsonParser's builder of interpreter values.
+struct ValBuilder {
+  using Value = Val;
+  JsonToVal* owner;
+  Val Null() { return Val::None(); }
+  Val Bool(bool b) { return Val::Bool(b); }
+  Val Int(int64_t i) { return Val::Int(i); }
+  Val Float(double d) { return Val::Float(d); }
+  Val String(std::string_view s) { return owner->Intern(s); }
+  Val NewList() { return Val::NewList(); }
+  void Append(Val* list, Val item) { list->list().push_back(std::move(item)); }
+  Val NewDict() { return Val::NewDict(); }
+  void Set(Val* dict, std::string_view key, Val item) { dict->dict().Set(owner->Intern(key), std::move(item)); }
+};
+
+}  // namespace
+
+namespace {
+constexpr size_t kRecentSlots = 256;
+}  // namespace
+
+JsonToVal::JsonToVal() : recent_(kRecentSlots) {}
+JsonToVal::~JsonToVal() = default;
+
+Val JsonToVal::Intern(std::string_view s) {
+  if (s.size() > kMaxInterned) return Val::Str(std::string(s));
+  size_t slot = s.size() * 0x9E3779B1u;
+  if (!s.empty()) {
+    slot ^= static_cast<unsigned char>(s.front()) * 31u + static_cast<unsigned char>(s.back()) * 131u +
+            static_cast<unsigned char>(s[s.size() / 2]) * 7u;
+  }
+  slot = (slot ^ (slot >> 13)) % kRecentSlots;
+  Val& recent = recent_[slot];
+  if (recent.kind() == Kind::kStr && std::string_view(recent.str()) == s) return recent;
+  auto it = strings_.find(s);
+  if (it == strings_.end()) {
+    Val v = Val::Str(std::string(s));
+    it = strings_.emplace(std::string_view(v.str()), v).first;
+  }
+  recent = it->second;
+  return recent;
+}
+
+bool JsonToVal::Parse(std::string_view json, Val* out, std::string* error) {
+  ValBuilder b{this};
+  mllog::JsonParser<ValBuilder> p(json, &b);
+  return p.Parse(out, error);
 }
 
 }  // namespace podbench::rules::py

@@ -159,4 +159,32 @@ void BreakCycles(const std::vector<Val>& roots);
 // dicts, so rule code may mutate them.
 Val FromJson(const mllog::Value& j);
 
+// Builds interpreter values straight from JSON text (the grammar of
+// mllog::ParseJson, so FromJson(ParseJson(t)) and Parse(t) give equal values),
+// without an intermediate mllog::Value. Lists and dicts are fresh on every
+// call; strings of up to kMaxInterned bytes are shared between the values one
+// builder makes (str values are immutable, so only `is` could tell, and
+// Python leaves `is` between equal strings to the implementation).
+// Not thread-safe: one builder per thread (a log's checker owns one).
+class JsonToVal {
+ public:
+  static constexpr size_t kMaxInterned = 64;
+
+  JsonToVal();
+  ~JsonToVal();
+  JsonToVal(const JsonToVal&) = delete;
+  JsonToVal& operator=(const JsonToVal&) = delete;
+
+  // False (with a message naming the column) when `json` is not valid JSON.
+  bool Parse(std::string_view json, Val* out, std::string* error);
+  // The shared str value for `s` (a fresh one when s is longer than kMaxInterned).
+  Val Intern(std::string_view s);
+
+ private:
+  std::unordered_map<std::string_view, Val> strings_;  // views into the values' own text
+  // Recently interned strings by a cheap hash: most lookups (the same few
+  // dict keys and file names on every line) end here, without hashing the text.
+  std::vector<Val> recent_;
+};
+
 }  // namespace podbench::rules::py

@@ -27,7 +27,29 @@ class CheckerTest : public ::testing::Test {
     opt.config = std::move(config);
     opt.werror = werror;
     Checker checker(std::make_shared<RuleSet>(DirectorySource(dir_.path())), opt);
-    return checker.CheckRecords(records, reader->errors().size(), "test.log");
+    const std::filesystem::path file = dir_ / "logs" / "test.log";
+    CheckResult from_records = checker.CheckRecords(records, reader->errors().size(), file.string());
+    // What `podbench check` runs (CheckFile keeps each line's JSON text and
+    // builds values on demand) must give exactly what the records give.
+    Write(file, log);
+    auto from_file = checker.CheckFile(file);
+    EXPECT_TRUE(from_file.ok()) << from_file.status().message();
+    if (from_file.ok()) ExpectSameResult(from_records, *from_file);
+    return from_records;
+  }
+  static void ExpectSameResult(const CheckResult& a, const CheckResult& b) {
+    EXPECT_EQ(a.pass, b.pass);
+    EXPECT_EQ(a.error_keys, b.error_keys);
+    EXPECT_EQ(a.warning_keys, b.warning_keys);
+    EXPECT_EQ(a.lines, b.lines);
+    EXPECT_EQ(a.printed, b.printed);
+    ASSERT_EQ(a.errors.size(), b.errors.size());
+    for (size_t i = 0; i < a.errors.size(); ++i) {
+      EXPECT_EQ(a.errors[i].key, b.errors[i].key);
+      EXPECT_EQ(a.errors[i].text, b.errors[i].text);
+    }
+    ASSERT_EQ(a.warnings.size(), b.warnings.size());
+    for (size_t i = 0; i < a.warnings.size(); ++i) EXPECT_EQ(a.warnings[i].text, b.warnings[i].text);
   }
   static std::string Line(double ts, const std::string& key, const std::string& value, const std::string& meta = "{}") {
     return ":::MLL " + std::to_string(ts) + " " + key + ": {\"value\": " + value + ", \"metadata\": " + meta + "}\n";
@@ -167,6 +189,28 @@ TEST_F(CheckerTest, ReferenceCyclesMadeByRuleCodeAreFreed) {
   auto r = Check(Line(1, "x", "1") + Line(2, "x", "2"));
   EXPECT_EQ(r.error_keys, std::vector<std::string>{"x"});
   EXPECT_NE(r.errors[0].text.find("{...}"), std::string::npos) << r.errors[0].text;  // v printed with its cycle
+}
+
+TEST_F(CheckerTest, ValuesBuiltFromTheLogTextKeepPythonTypes) {
+  // Escapes, latin-1 bytes, ints vs floats, NaN and repeated keys reach rule
+  // code as json.loads makes them, on both the records and the file path.
+  Write(dir_ / "t/common.yaml",
+        "- KEY:\n    NAME: x\n"
+        "    CHECK: \"type(v['value']) == int and v['metadata']['f'] == 2.0 and type(v['metadata']['f']) == float\"\n"
+        "- KEY:\n    NAME: y\n"
+        "    CHECK: \"len(v['value']) == 4 and v['value'][0] == 'a' and v['metadata']['k'] == 2 and v['metadata']['n'] != v['metadata']['n']\"\n"
+        "- KEY:\n    NAME: z\n    CHECK: \"v['value'] == [1, {'a': None, 'b': True}]\"\n"
+        "    POST: \"v['value'].append(3)\"\n"
+        "- END:\n    CHECK: \"True\"\n");
+  std::string log = Line(1, "x", "7", "{\"f\": 2.0}") +
+                    Line(2, "y", "\"a\\u00e9\\\\\\n\"", "{\"k\": 1, \"n\": NaN, \"k\": 2}") +
+                    Line(3, "z", "[1, {\"a\": null, \"b\": true}]") +
+                    Line(4, "z", "[1, {\"a\": null, \"b\": true}]");  // fresh list: the append above does not leak here
+  auto r = Check(log);
+  EXPECT_TRUE(r.pass) << (r.errors.empty() ? "" : r.errors[0].text);
+  // A raw latin-1 byte is one code point, as Python decodes the file.
+  Write(dir_ / "t/common.yaml", "- KEY:\n    NAME: x\n    CHECK: \"len(v['value']) == 2\"\n");
+  EXPECT_TRUE(Check(Line(1, "x", "\"\xe9\xff\"")).pass);
 }
 
 TEST_F(CheckerTest, NoLinesAndParseErrorsFail) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "rules/mllog/value.h"
 #include "rules/py/ast.h"
 #include "rules/py/interp.h"
 
@@ -221,6 +222,50 @@ TEST_F(PyTest, SyntaxOutsideTheSubsetIsRejected) {
   EXPECT_EQ(X("while True:\n    pass").substr(0, 6), "SYNTAX");
   EXPECT_EQ(E(std::string(500, '(') + "1" + std::string(500, ')')).substr(0, 6), "SYNTAX");
   EXPECT_EQ(E("1 +"), "SYNTAX: line 1: syntax error: expected an expression at the end of the line");
+}
+
+// JsonToVal (what the checker uses) accepts, rejects and builds exactly what
+// mllog::ParseJson + FromJson (what the rest of podbench uses) does.
+TEST(JsonToValTest, SameValuesAndErrorsAsParseJsonThenFromJson) {
+  const std::vector<std::string> texts = {
+      "null", "true", "false", "0", "-0", "17", "-17", "1.0", "1e3", "2.5E-1", "1e999", "-1e999", "1e-999",
+      "123456789012345678901234", "NaN", "Infinity", "-Infinity", " [1, 2.0, \"x\"] ",
+      R"({"b": 1, "a": 2, "b": 3})", R"({"value": null, "metadata": {"lineno": 83, "file": "train_imagenet.py"}})",
+      R"("a\"b\\c\/\n\t")", R"("\u00e9\ud83d\ude00\ud800x")", "\"\xe9\xff plain latin-1\"",
+      R"("a string longer than sixteen bytes with an \n escape late in it")",
+      R"({"k\u0065y": [], "": {}, "nested": [[[]], {"x": [1, {"y": "z"}]}]})",
+      // Rejected, with the same message:
+      "", "{'a': 1}", "[1, 2", "01", "\"a\tb\"", "nan", "1 2", "1.", "{\"a\" 1}", "{\"a\": 1,}", "\"\\x\"",
+      "\"\\u12\"", "\"unterminated", "\"unterminated but long enough for the fast path", "[1,,2]", "{\"a\":}",
+      std::string(600, '[') + std::string(600, ']')};
+  JsonToVal builder;
+  for (const auto& t : texts) {
+    mllog::Value mv;
+    std::string want_error, got_error;
+    bool want = mllog::ParseJson(t, &mv, &want_error);
+    Val v;
+    bool got = builder.Parse(t, &v, &got_error);
+    ASSERT_EQ(got, want) << t;
+    if (!want) {
+      EXPECT_EQ(got_error, want_error) << t;
+      continue;
+    }
+    Val expected = FromJson(mv);
+    EXPECT_EQ(Repr(v), Repr(expected)) << t;  // repr tells 1 from 1.0 and True from 1
+    EXPECT_EQ(TypeName(v), TypeName(expected)) << t;
+  }
+}
+
+TEST(JsonToValTest, ContainersAreFreshOnEveryParse) {
+  JsonToVal builder;
+  Val a, b;
+  std::string error;
+  ASSERT_TRUE(builder.Parse(R"({"value": [1], "metadata": {"file": "x.py"}})", &a, &error));
+  ASSERT_TRUE(builder.Parse(R"({"value": [1], "metadata": {"file": "x.py"}})", &b, &error));
+  EXPECT_NE(a.identity(), b.identity());
+  a.dict().FindStr("value")->list().push_back(Val::Int(2));
+  EXPECT_EQ(Repr(a), "{'value': [1, 2], 'metadata': {'file': 'x.py'}}");
+  EXPECT_EQ(Repr(b), "{'value': [1], 'metadata': {'file': 'x.py'}}");
 }
 
 }  // namespace

@@ -137,5 +137,89 @@ TEST(ReaderTest, DetectFormat) {
   EXPECT_EQ(DetectFormat(dir / "c.log").status().code(), Status::Code::kNotFound);
 }
 
+TEST(ReaderTest, RawRecordsViewTheTextsOfTheValues) {
+  std::string log =
+      "[1,0]<stdout>::::MLL 12.5 run_start :   {\"value\": null, \"metadata\": {\"a\": 1}}\n"
+      ":::MLLOG {\"namespace\": \"w\", \"time_ms\": \" 7 \", \"event_type\": 3, \"k\\u0065y\": \"x\\ty\", "
+      "\"value\": [1, {\"b\": 2}], \"metadata\": {}, \"value\": 5}\n";
+  auto mll = LogReader::FromString(log, Format::kMll);
+  RawRecord raw;
+  ASSERT_TRUE(mll->NextRaw(&raw));
+  EXPECT_EQ(raw.key, "run_start");
+  EXPECT_DOUBLE_EQ(raw.timestamp, 12.5);
+  EXPECT_EQ(raw.value_json, "{\"value\": null, \"metadata\": {\"a\": 1}}");
+  EXPECT_EQ(raw.index, 0);
+  EXPECT_EQ(raw.file_line, 1);
+  EXPECT_FALSE(mll->NextRaw(&raw));  // the :::MLLOG line has no ":::MLL " token
+
+  auto mllog = LogReader::FromString(log, Format::kMllog);
+  ASSERT_TRUE(mllog->NextRaw(&raw));
+  EXPECT_EQ(raw.key, "x\ty");  // escapes decoded
+  EXPECT_DOUBLE_EQ(raw.timestamp, 7.0);  // a numeric string, as float() reads it
+  EXPECT_EQ(raw.value_json, "5");        // a repeated member keeps its last value
+  EXPECT_EQ(raw.metadata_json, "{}");
+  EXPECT_EQ(raw.ns, "w");
+  EXPECT_EQ(raw.event_type, "");  // not a string
+  EXPECT_EQ(raw.index, 0);
+  EXPECT_EQ(raw.file_line, 2);
+  Record rec;
+  ToRecord(raw, Format::kMllog, &rec);
+  EXPECT_EQ(rec.value.ToJson(), "{\"value\": 5, \"metadata\": {}}");
+}
+
+TEST(ReaderTest, LastTokenIsFoundAtEveryOffset) {
+  // The token search works 16 bytes at a time: put the token at every offset
+  // around those boundaries, after prefixes full of colons and decoys.
+  for (size_t pad = 0; pad < 40; ++pad) {
+    for (const char* filler : {"x", ":", "::", ":::ML"}) {
+      std::string prefix;
+      while (prefix.size() < pad) prefix += filler;
+      std::string log = prefix + ":::MLL 1.0 decoy: {\"value\": 0}" + prefix + ":::MLL 2.0 key_" +
+                        std::to_string(pad) + ": {\"value\": 1}\n" + prefix + "\n";
+      std::vector<LineError> errors;
+      auto recs = ReadAll(log, Format::kMll, &errors);
+      ASSERT_EQ(recs.size(), 1u) << log;
+      EXPECT_EQ(recs[0].key, "key_" + std::to_string(pad)) << log;
+      EXPECT_TRUE(errors.empty()) << log;
+    }
+  }
+}
+
+TEST(ReaderTest, MllogJsonErrorsAreTheParsersErrors) {
+  // The reader walks a :::MLLOG object member by member; its messages for
+  // invalid JSON are exactly mllog::ParseJson's on the whole object.
+  const std::vector<std::string> bad = {
+      R"({"time_ms": 1, "key": "k", "value": 1, "metadata": {},})",
+      R"({"time_ms": 1 "key": "k"})",
+      R"({"time_ms": 1, "key": "k", "value": [1, 2, "metadata": {}})",
+      R"({"time_ms": 1, "key": "k", "value": 1, "metadata": {}} extra)",
+      R"({"time_ms": 1, 'key': "k"})",
+      R"({"time_ms": 1, "key": "k\x", "value": 1, "metadata": {}})",
+      R"({"time_ms": 1, "key")",
+      R"({"time_ms": 1, "key": "k", "value": 1, "metadata": {})",
+      R"([1, 2)",
+  };
+  for (const auto& json : bad) {
+    Value v;
+    std::string want;
+    ASSERT_FALSE(ParseJson(json, &v, &want)) << json;
+    std::vector<LineError> errors;
+    auto recs = ReadAll(":::MLLOG " + json + "\n", Format::kMllog, &errors);
+    EXPECT_TRUE(recs.empty());
+    ASSERT_EQ(errors.size(), 1u) << json;
+    EXPECT_EQ(errors[0].message, "invalid JSON: " + want) << json;
+  }
+  // Valid JSON that is not a usable :::MLLOG object.
+  std::vector<LineError> errors;
+  ReadAll(":::MLLOG [1]\n:::MLLOG {\"time_ms\": 1, \"key\": 2, \"value\": 1, \"metadata\": {}}\n"
+          ":::MLLOG {\"time_ms\": \"x\", \"key\": \"k\", \"value\": 1, \"metadata\": {}}\n:::MLLOG {}\n",
+          Format::kMllog, &errors);
+  ASSERT_EQ(errors.size(), 4u);
+  EXPECT_EQ(errors[0].message, "the :::MLLOG payload is not a JSON object");
+  EXPECT_EQ(errors[1].message, "key is not a string");
+  EXPECT_EQ(errors[2].message, "could not convert time_ms to float");
+  EXPECT_EQ(errors[3].message, "missing one of time_ms, key, value, metadata");
+}
+
 }  // namespace
 }  // namespace podbench::mllog
