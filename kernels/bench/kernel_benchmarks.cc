@@ -126,7 +126,7 @@ void AddGemmCases(std::vector<Case>& cases, const std::vector<int>& thread_count
                            Measure(state, flops, t, [&] { v.fn(p, t); });
                          }});
       }
-      cases.push_back({fmt::format("gemm_f32/{}/openblas:sgemm/threads:{}", shape, t), flops, t,
+      if (OpenBlasAvailable()) cases.push_back({fmt::format("gemm_f32/{}/openblas:sgemm/threads:{}", shape, t), flops, t,
                        [s, t, flops](benchmark::State& state) {
                          auto a = Filled<float>(s.m * s.k), b = Filled<float>(s.k * s.n);
                          std::vector<float> c(std::size_t(s.m * s.n));
@@ -339,6 +339,10 @@ int RunBenchmarks(const BenchRequest& req, std::ostream& out, std::ostream& err)
   g_peak_gflops.assign(std::size_t(HardwareThreads() + 1), 0.0);
   for (int t : thread_counts) g_peak_gflops[std::size_t(t)] = MeasureFp32PeakGflops(t);
 
+  if (!OpenBlasAvailable()) {
+    err << "podbench bench: OpenBLAS (" << PODBENCH_OPENBLAS_SO
+        << " or libopenblas.so.0) could not be loaded; its rows are left out (apt-get install libopenblas0)\n";
+  }
   static std::vector<Case> cases;  // registered once per process
   if (cases.empty()) {
     AddGemmCases(cases, thread_counts);

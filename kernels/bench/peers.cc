@@ -50,10 +50,33 @@ class Primitive : public OneDnnOp {
   dnnl::stream stream_;
 };
 
+// The two OpenBLAS entry points the bench uses, resolved from the library
+// CMake found (PODBENCH_OPENBLAS_SO), else the runtime's libopenblas.so.0.
+struct OpenBlas {
+  void (*set_num_threads)(int) = nullptr;
+  decltype(&cblas_sgemm) sgemm = nullptr;
+};
+
+const OpenBlas& Blas() {
+  static const OpenBlas blas = [] {
+    OpenBlas b;
+    void* h = dlopen(PODBENCH_OPENBLAS_SO, RTLD_NOW | RTLD_LOCAL);
+    if (!h) h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+    if (!h) return b;
+    b.set_num_threads = reinterpret_cast<void (*)(int)>(dlsym(h, "openblas_set_num_threads"));
+    b.sgemm = reinterpret_cast<decltype(&cblas_sgemm)>(dlsym(h, "cblas_sgemm"));
+    if (!b.set_num_threads || !b.sgemm) b = OpenBlas{};
+    return b;
+  }();
+  return blas;
+}
+
 }  // namespace
 
+bool OpenBlasAvailable() { return Blas().sgemm != nullptr; }
+
 void SetPeerThreads(int threads) {
-  openblas_set_num_threads(threads);
+  if (OpenBlasAvailable()) Blas().set_num_threads(threads);
   // oneDNN here uses OpenMP; libgomp is loaded with libdnnl.
   using SetFn = void (*)(int);
   if (void* sym = dlsym(RTLD_DEFAULT, "omp_set_num_threads")) {
@@ -63,7 +86,7 @@ void SetPeerThreads(int threads) {
 
 void OpenBlasSgemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
                    float* c) {
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(m), blasint(n), blasint(k), 1.0f,
+  Blas().sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(m), blasint(n), blasint(k), 1.0f,
               a, blasint(k), b, blasint(n), 0.0f, c, blasint(n));
 }
 

@@ -11,7 +11,12 @@ namespace podbench::kernels::bench {
 // Thread counts for the peers' own runtimes (OpenBLAS pthreads, oneDNN OpenMP).
 void SetPeerThreads(int threads);
 
-// C = A * B, row-major, fp32.
+// Whether OpenBLAS could be loaded. OpenBLAS is dlopen()ed on first use, not
+// linked: its thread pool starts when the library loads and busy-waits on the
+// other cores for about 0.1 s, which every podbench command would pay.
+bool OpenBlasAvailable();
+
+// C = A * B, row-major, fp32. REQUIRES: OpenBlasAvailable().
 void OpenBlasSgemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
                    float* c);
 
