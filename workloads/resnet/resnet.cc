@@ -401,9 +401,7 @@ class ResNetWorkload : public Workload {
     };
   }
 
-  // Records `mode` for Describe (the harness validates before describing).
   Status Validate(const Hyperparameters& hp, const SliceInfo& slice, Mode mode) const override {
-    mode_ = mode;
     const int64_t b = hp.Int("global_batch_size");
     if (mode == Mode::kFunctional) {
       if (b > kMaxFunctionalBatch) {
@@ -436,11 +434,12 @@ class ResNetWorkload : public Workload {
     return Status::Ok();
   }
 
-  Result<WorkloadDescription> Describe(const Hyperparameters& hp, const SliceInfo& slice) const override {
+  Result<WorkloadDescription> Describe(const Hyperparameters& hp, const SliceInfo& slice,
+                                       Mode mode) const override {
     WorkloadDescription d;
     d.benchmark = "resnet";
     d.global_batch = hp.Int("global_batch_size");
-    const bool functional = mode_ == Mode::kFunctional;
+    const bool functional = mode == Mode::kFunctional;
     resnet::ResNetConfig net = resnet::ResNetConfig::ResNet50();
     if (functional) {
       PODBENCH_ASSIGN_OR_RETURN(net, FunctionalNet(hp));
@@ -465,9 +464,6 @@ class ResNetWorkload : public Workload {
   Result<std::unique_ptr<Session>> Start(const RunContext& ctx) const override {
     return std::unique_ptr<Session>(new ResNetSession(ctx));
   }
-
- private:
-  mutable Mode mode_ = Mode::kProjected;
 };
 
 }  // namespace
