@@ -11,6 +11,7 @@
 #include <cmath>
 #include <random>
 
+#include "topology/algorithm.h"
 #include "topology/slice.h"
 #include "workloads/data/synthetic_images.h"
 #include "workloads/resnet/resnet_functional.h"
@@ -67,6 +68,19 @@ Result<resnet::ResNetConfig> FunctionalNet(const Hyperparameters& hp) {
   return c;
 }
 
+// InvalidArgument unless hyperparameter `name` names a registered collective
+// algorithm of `kind`.
+Status CheckAlgorithm(const Hyperparameters& hp, const std::string& name, topology::CollectiveKind kind) {
+  const std::string& algo = hp.String(name);
+  auto a = topology::AlgorithmRegistry::Global().Create(algo);
+  if (!a.ok()) return a.status().WithContext(name);
+  if ((*a)->kind() != kind) {
+    return Status::InvalidArgument(name + " '" + algo + "' is of kind " + topology::KindName((*a)->kind()) +
+                                   ", expected " + topology::KindName(kind));
+  }
+  return Status::Ok();
+}
+
 HyperparameterSpec Spec(std::string name, HpValue def, std::string help) {
   HyperparameterSpec s;
   s.name = std::move(name);
@@ -105,6 +119,8 @@ class ResNetSession : public Session {
     per_core_ = batch_ / ctx_.slice.cores;
     opt_.allreduce = ctx_.hp.String("allreduce");
     opt_.weight_update_sharding = ctx_.hp.Bool("weight_update_sharding");
+    opt_.reduce_scatter = ctx_.hp.String("wus_reduce_scatter");
+    opt_.all_gather = ctx_.hp.String("wus_all_gather");
     opt_.bn_group = ctx_.hp.Bool("distributed_bn") ? ctx_.description.parallelism.bn_group : 1;
     PODBENCH_ASSIGN_OR_RETURN(step_, resnet::ProjectTrainStep(layers_, per_core_, *slice_, opt_));
     // Evaluation: eval batch = train batch (Google's in-memory eval), the
@@ -171,6 +187,9 @@ class ResNetSession : public Session {
     fc.global_batch = batch_;
     fc.bn_group = static_cast<int>(opt_.bn_group);
     fc.allreduce = opt_.allreduce;
+    fc.weight_update_sharding = opt_.weight_update_sharding;
+    fc.reduce_scatter = opt_.reduce_scatter;
+    fc.all_gather = opt_.all_gather;
     fc.precision = ctx_.hp.String("functional_precision") == "fp32" ? kernels::Precision::kF32
                                                                      : kernels::Precision::kBf16;
     fc.label_smoothing = static_cast<float>(ctx_.hp.Float("label_smoothing"));
@@ -251,7 +270,7 @@ class ResNetSession : public Session {
           return Status::Internal("resnet functional: the loss diverged at step " + std::to_string(step_count_));
         }
         st.lr = LearningRate(step_count_++);
-        net_->Update(st);
+        PODBENCH_RETURN_IF_ERROR(net_->Update(st));
         ++r.steps;
       }
     }
@@ -333,6 +352,13 @@ class ResNetWorkload : public Workload {
     auto& wus = s.emplace_back(Spec("weight_update_sharding", false,
                                     "reduce-scatter gradients, update 1/N of the weights, all-gather"));
     wus.log = false;
+    auto& rs = s.emplace_back(Spec("wus_reduce_scatter", std::string("reduce_scatter"),
+                                   "weight-update sharding: the registered reduce-scatter algorithm"));
+    rs.log = false;
+    auto& ag = s.emplace_back(Spec("wus_all_gather", std::string("all_gather"),
+                                   "weight-update sharding: the registered all-gather algorithm "
+                                   "(must shard as wus_reduce_scatter does)"));
+    ag.log = false;
     auto& ev = s.emplace_back(Spec("projected_eval", true,
                                    "price the evaluations (false: an ablation, evaluation taken as free)"));
     ev.log = false;
@@ -410,14 +436,15 @@ class ResNetWorkload : public Workload {
                                        "on generated images: use --preset functional or --set "
                                        "global_batch_size=N with N <= " + std::to_string(kMaxFunctionalBatch));
       }
-      if (hp.Bool("weight_update_sharding")) {
-        return Status::InvalidArgument("weight_update_sharding: not implemented in functional mode");
-      }
       PODBENCH_RETURN_IF_ERROR(FunctionalNet(hp).status());
       if (hp.Int("functional_train_examples") < b) {
         return Status::InvalidArgument("functional_train_examples " + std::to_string(hp.Int("functional_train_examples")) +
                                        " is smaller than one global batch (" + std::to_string(b) + ")");
       }
+    }
+    if (hp.Bool("weight_update_sharding")) {
+      PODBENCH_RETURN_IF_ERROR(CheckAlgorithm(hp, "wus_reduce_scatter", topology::CollectiveKind::kReduceScatter));
+      PODBENCH_RETURN_IF_ERROR(CheckAlgorithm(hp, "wus_all_gather", topology::CollectiveKind::kAllGather));
     }
     if (b % slice.cores != 0) {
       return Status::InvalidArgument("global_batch_size " + std::to_string(b) + " does not split evenly over the " +

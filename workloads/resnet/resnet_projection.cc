@@ -135,8 +135,8 @@ Result<StepCost> ProjectTrainStep(const std::vector<Layer>& layers, int64_t per_
   const double grad_bytes = static_cast<double>(params) * opt.grad_bytes_per_param;
   if (replicas > 1) {
     if (opt.weight_update_sharding) {
-      PODBENCH_ASSIGN_OR_RETURN(double rs, topology::CollectiveTime("reduce_scatter", grad_bytes, all));
-      PODBENCH_ASSIGN_OR_RETURN(double ag, topology::CollectiveTime("all_gather", grad_bytes, all));
+      PODBENCH_ASSIGN_OR_RETURN(double rs, topology::CollectiveTime(opt.reduce_scatter, grad_bytes, all));
+      PODBENCH_ASSIGN_OR_RETURN(double ag, topology::CollectiveTime(opt.all_gather, grad_bytes, all));
       step.collectives_s = rs + ag;
     } else {
       PODBENCH_ASSIGN_OR_RETURN(step.collectives_s,

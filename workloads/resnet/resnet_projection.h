@@ -46,6 +46,10 @@ struct ProjectionOptions {
   bool fuse_elementwise = true;
   int64_t bn_group = 1;               // replicas per batch-norm group (1 = local BN)
   bool weight_update_sharding = false;
+  // With weight_update_sharding: registered reduce-scatter and all-gather
+  // algorithm names.
+  std::string reduce_scatter = "reduce_scatter";
+  std::string all_gather = "all_gather";
   double grad_bytes_per_param = 4;    // fp32 gradients (Google's v0.6 ResNet)
 };
 
