@@ -566,8 +566,8 @@ class ResNetWorkload : public Workload {
     resnet::ResNetConfig net = resnet::ResNetConfig::ResNet50();
     if (functional) {
       PODBENCH_ASSIGN_OR_RETURN(net, FunctionalNet(hp));
-      d.data = {"generated_gratings", hp.Int("functional_train_examples"), hp.Int("functional_eval_examples"),
-                true, {}, 0};
+      d.data = {hp.String("input") == "jpeg" ? "generated_gratings_jpeg" : "generated_gratings",
+                hp.Int("functional_train_examples"), hp.Int("functional_eval_examples"), true, {}, 0};
     } else {
       d.data = {"imagenet", kTrainImages, kEvalImages, false, {}, 0};
     }
