@@ -152,6 +152,10 @@ struct Parallelism {
 
 struct WorkloadDescription {
   std::string benchmark;     // the v0.6 submission_benchmark value, e.g. "resnet"
+  // True for the MLPerf v0.6 models: the harness checks their logs against
+  // the v0.6 rules. False for test vehicles (the toy), whose logs no rules
+  // cover.
+  bool mlperf_benchmark = true;
   int64_t global_batch = 0;
   DataSpec data;
   ModelSpec model;
@@ -218,8 +222,10 @@ class Workload {
   // Constraints across hyperparameters and the slice (e.g. the batch must
   // split evenly over the replicas). InvalidArgument naming the field.
   virtual Status Validate(const Hyperparameters& hp, const SliceInfo& slice, Mode mode) const;
-  virtual Result<WorkloadDescription> Describe(const Hyperparameters& hp,
-                                               const SliceInfo& slice) const = 0;
+  // The description of a run in `mode`. REQUIRES: Validate(hp, slice, mode)
+  // passed.
+  virtual Result<WorkloadDescription> Describe(const Hyperparameters& hp, const SliceInfo& slice,
+                                               Mode mode) const = 0;
   virtual Result<std::unique_ptr<Session>> Start(const RunContext& ctx) const = 0;
 };
 

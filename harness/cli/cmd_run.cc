@@ -92,7 +92,7 @@ void Execute(const RunCliOptions& opt, CliContext& ctx) {
     log.reset();  // closes the file before it is checked
     std::string checked = "not checked";
     if (!nr.log_path.empty()) {
-      Status st = harness::CheckWrittenLog(nr.log_path, s.description.benchmark);
+      Status st = harness::CheckWrittenLog(nr.log_path, s.description);
       if (st.ok()) {
         checked = "passes the v0.6 rules";
       } else if (st.code() == Status::Code::kUnimplemented) {

@@ -6,13 +6,15 @@
 #include <string>
 
 #include "base/status.h"
+#include "workloads/workload.h"
 
 namespace podbench::harness {
 
 // OK when the log at `path` passes podbench's v0.6 rules. InvalidArgument
 // listing the failing keys and their messages otherwise; IOError when the
-// log cannot be read; Unimplemented, without reading it, when `benchmark` is
-// not an MLPerf v0.6 benchmark (the toy workload), whose logs no rules cover.
-Status CheckWrittenLog(const std::string& path, const std::string& benchmark);
+// log cannot be read; Unimplemented, without reading it, when the workload
+// says it is not an MLPerf benchmark (description.mlperf_benchmark false: the
+// toy), whose logs no rules cover.
+Status CheckWrittenLog(const std::string& path, const workloads::WorkloadDescription& description);
 
 }  // namespace podbench::harness

@@ -89,7 +89,7 @@ Result<EffectiveRunSettings> Normalize(const RunRequest& req) {
                                       s.workload->HyperparameterSpecs(), preset, req.sets,
                                       req.workload));
   PODBENCH_RETURN_IF_ERROR(s.workload->Validate(s.hp, s.slice, s.mode));
-  PODBENCH_ASSIGN_OR_RETURN(s.description, s.workload->Describe(s.hp, s.slice));
+  PODBENCH_ASSIGN_OR_RETURN(s.description, s.workload->Describe(s.hp, s.slice, s.mode));
   if (s.description.targets.empty()) {
     return Status::Internal(req.workload + " declares no quality target");
   }

@@ -59,7 +59,8 @@ class TwoMetricWorkload : public workloads::Workload {
     return s;
   }
   Result<workloads::WorkloadDescription> Describe(const workloads::Hyperparameters& hp,
-                                                  const workloads::SliceInfo&) const override {
+                                                  const workloads::SliceInfo&,
+                                                  workloads::Mode) const override {
     workloads::WorkloadDescription d;
     d.benchmark = "maskrcnn";
     d.global_batch = hp.Int("global_batch_size");

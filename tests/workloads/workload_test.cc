@@ -98,13 +98,43 @@ TEST(RegistryTest, ToyIsRegisteredThroughTheObjectLibrary) {
   EXPECT_THAT(st.message(), HasSubstr("does not split evenly over the 128 cores of tpu-v3-128"));
 }
 
+// Describe is told the mode: the same hyperparameters describe the
+// functional network on generated data or the full ResNet-50 on ImageNet,
+// whatever was validated before (the plugin keeps no state between calls).
+TEST(ContractTest, DescribeIsGivenTheModeAndSaysWhetherItIsMlperf) {
+  auto resnet = FindWorkload("resnet")->Create();
+  SliceInfo slice{"tpu-v3-8", 8, 4};
+  auto preset = resnet->Preset("functional", slice);
+  ASSERT_TRUE(preset.ok()) << preset.status().ToString();
+  auto hp = ResolveHyperparameters(resnet->HyperparameterSpecs(), *preset, {}, "resnet");
+  ASSERT_TRUE(hp.ok()) << hp.status().ToString();
+  ASSERT_TRUE(resnet->Validate(*hp, slice, Mode::kFunctional).ok());
+  auto projected = resnet->Describe(*hp, slice, Mode::kProjected);
+  auto functional = resnet->Describe(*hp, slice, Mode::kFunctional);
+  ASSERT_TRUE(projected.ok() && functional.ok());
+  EXPECT_EQ(projected->model.name, "resnet50_v1.5");
+  EXPECT_EQ(projected->data.name, "imagenet");
+  EXPECT_EQ(functional->model.name, "resnet_v1.5_functional");
+  EXPECT_TRUE(functional->data.generated);
+  EXPECT_LT(functional->model.parameters, projected->model.parameters / 100);
+  EXPECT_TRUE(functional->mlperf_benchmark);
+  EXPECT_TRUE(projected->mlperf_benchmark);
+
+  auto toy = FindWorkload("toy")->Create();
+  auto toy_hp = ResolveHyperparameters(toy->HyperparameterSpecs(), {}, {}, "toy");
+  ASSERT_TRUE(toy_hp.ok());
+  auto toy_d = toy->Describe(*toy_hp, slice, Mode::kFunctional);
+  ASSERT_TRUE(toy_d.ok());
+  EXPECT_FALSE(toy_d->mlperf_benchmark);
+}
+
 TEST(ToyTest, FunctionalTrainingReallyLearns) {
   auto w = FindWorkload("toy")->Create();
   RunContext ctx;
   ctx.slice = {"tpu-v3-8", 8, 4};
   ctx.seed = 3;
   ctx.hp = *ResolveHyperparameters(w->HyperparameterSpecs(), {}, {}, "toy");
-  ctx.description = *w->Describe(ctx.hp, ctx.slice);
+  ctx.description = *w->Describe(ctx.hp, ctx.slice, ctx.mode);
   auto session = w->Start(ctx);
   ASSERT_TRUE(session.ok());
   ASSERT_TRUE((*session)->Initialize().ok());

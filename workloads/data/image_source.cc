@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <random>
 #include <system_error>
 
 #include "workloads/data/jpeg.h"
@@ -81,7 +82,7 @@ Result<LabeledImage> ImageFolderSource::Get(size_t index) const {
 }
 
 Status WriteSyntheticImageFolder(const fs::path& root, const SyntheticImageSpec& spec, size_t count,
-                                 int jpeg_quality) {
+                                 int jpeg_quality, uint64_t first) {
   if (spec.num_classes < 1 || spec.num_classes > MaxSyntheticClasses(spec)) {
     return Status::InvalidArgument("synthetic dataset: num_classes must be 1.." +
                                    std::to_string(MaxSyntheticClasses(spec)));
@@ -93,11 +94,11 @@ Status WriteSyntheticImageFolder(const fs::path& root, const SyntheticImageSpec&
     fs::create_directories(root / name, ec);
     if (ec) return Status::IOError((root / name).string() + ": " + ec.message());
   }
-  for (size_t i = 0; i < count; ++i) {
+  for (uint64_t i = first; i < first + count; ++i) {
     LabeledImage li = MakeSyntheticImage(spec, i);
     PODBENCH_ASSIGN_OR_RETURN(auto bytes, EncodeJpeg(li.image, jpeg_quality));
     char name[48];
-    std::snprintf(name, sizeof name, "c%03d/img_%06zu.JPEG", li.label, i);
+    std::snprintf(name, sizeof name, "c%03d/img_%08llu.JPEG", li.label, static_cast<unsigned long long>(i));
     fs::path path = root / name;
     std::ofstream out(path, std::ios::binary);
     out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
@@ -105,6 +106,38 @@ Status WriteSyntheticImageFolder(const fs::path& root, const SyntheticImageSpec&
     if (!out) return Status::IOError(path.string() + ": write failed (disk full?)");
   }
   return Status::Ok();
+}
+
+Result<fs::path> CachedSyntheticImageNet(const fs::path& cache_dir, const SyntheticImageSpec& spec, size_t train,
+                                         size_t val, int jpeg_quality) {
+  // Bump the version when the generator or the layout changes.
+  char key[192];
+  std::snprintf(key, sizeof key, "gratings-v1-c%d-%dx%d-b%d-p%d-n%g-s%llu-t%zu-v%zu-q%d", spec.num_classes,
+                spec.height, spec.width, spec.bands, spec.palettes, spec.noise_stddev,
+                static_cast<unsigned long long>(spec.seed), train, val, jpeg_quality);
+  const fs::path final_dir = cache_dir / key;
+  std::error_code ec;
+  if (fs::is_directory(final_dir, ec)) return final_dir;
+  fs::create_directories(cache_dir, ec);
+  if (ec) return Status::IOError(cache_dir.string() + ": " + ec.message());
+  std::random_device rd;
+  const fs::path tmp = cache_dir / (std::string(key) + ".tmp-" + std::to_string(rd()));
+  Status st = WriteSyntheticImageFolder(tmp / "train", spec, train, jpeg_quality, 0);
+  if (st.ok()) st = WriteSyntheticImageFolder(tmp / "val", spec, val, jpeg_quality, train);
+  if (!st.ok()) {
+    fs::remove_all(tmp, ec);
+    return st;
+  }
+  fs::rename(tmp, final_dir, ec);
+  if (ec) {
+    // Another writer won the race: its copy is complete and identical.
+    std::error_code ignored;
+    fs::remove_all(tmp, ignored);
+    if (!fs::is_directory(final_dir, ignored)) {
+      return Status::IOError(final_dir.string() + ": cannot move the written copy into place (" + ec.message() + ")");
+    }
+  }
+  return final_dir;
 }
 
 }  // namespace podbench::data

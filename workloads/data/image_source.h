@@ -46,9 +46,20 @@ class ImageFolderSource : public ImageSource {
   std::vector<int32_t> labels_;
 };
 
-// Writes `count` synthetic images as an ImageNet-format folder under `root`
-// (class folders "c000", "c001", ...; files "img_000000.JPEG", ...).
+// Writes synthetic images [first, first + count) as an ImageNet-format
+// folder under `root` (class folders "c000", "c001", ...; files
+// "img_<index>.JPEG" with the image's index in the dataset).
 Status WriteSyntheticImageFolder(const std::filesystem::path& root, const SyntheticImageSpec& spec,
-                                 size_t count, int jpeg_quality = 90);
+                                 size_t count, int jpeg_quality = 90, uint64_t first = 0);
+
+// An ImageNet-format copy of a generated dataset, written once and reused:
+// `cache_dir`/<a name that encodes spec, counts and quality>/ holds train/
+// (images [0, train)) and val/ (images [train, train + val)). Returns that
+// folder. The copy is written to a temporary sibling and renamed into place,
+// so a folder that exists is complete, and concurrent callers each end with
+// one complete copy. IOError naming the path when it cannot be written.
+Result<std::filesystem::path> CachedSyntheticImageNet(const std::filesystem::path& cache_dir,
+                                                      const SyntheticImageSpec& spec, size_t train, size_t val,
+                                                      int jpeg_quality = 90);
 
 }  // namespace podbench::data

@@ -116,7 +116,7 @@ Result<Batch> InputPipeline::Build(int64_t global_batch, const std::vector<uint3
     if (opt_.train) {
       win = SampleRandomResizedCrop(li.image.height, li.image.width, opt_.min_area, opt_.max_area,
                                     opt_.min_aspect, opt_.max_aspect, rng);
-      flip = (rng() & 1) != 0;
+      flip = (rng() & 1) != 0 && opt_.flip;
     } else {
       win = CenterCropWindow(li.image.height, li.image.width, opt_.eval_crop_fraction);
     }

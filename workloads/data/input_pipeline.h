@@ -27,6 +27,7 @@ struct PipelineOptions {
   int out_height = 224;
   int out_width = 224;
   bool train = true;             // random-resized crop + flip; else central crop
+  bool flip = true;              // train: random horizontal flips
   double min_area = 0.08;        // random-resized crop (train)
   double max_area = 1.0;
   double min_aspect = 3.0 / 4.0;

@@ -9,9 +9,15 @@
 // so in submission_entry (mode "projected").
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <random>
 
+#include "topology/algorithm.h"
+#include "topology/collectives.h"
 #include "topology/slice.h"
+#include "workloads/data/augment.h"
+#include "workloads/data/image_source.h"
+#include "workloads/data/input_pipeline.h"
 #include "workloads/data/synthetic_images.h"
 #include "workloads/resnet/resnet_functional.h"
 #include "topology/system.h"
@@ -178,6 +184,12 @@ class ResNetSession : public Session {
     fc.global_batch = batch_;
     fc.bn_group = static_cast<int>(opt_.bn_group);
     fc.allreduce = opt_.allreduce;
+    fc.weight_update_sharding = opt_.weight_update_sharding;
+    if (opt_.weight_update_sharding) {
+      PODBENCH_ASSIGN_OR_RETURN(topology::ShardedAllReduce pair, topology::ShardedPairOf(opt_.allreduce));
+      fc.reduce_scatter = pair.reduce_scatter;
+      fc.all_gather = pair.all_gather;
+    }
     fc.precision = ctx_.hp.String("functional_precision") == "fp32" ? kernels::Precision::kF32
                                                                      : kernels::Precision::kBf16;
     fc.label_smoothing = static_cast<float>(ctx_.hp.Float("label_smoothing"));
@@ -189,15 +201,74 @@ class ResNetSession : public Session {
     spec.seed = 20190610;  // the dataset is fixed; the run seed is not
     const int64_t train_n = ctx_.hp.Int("functional_train_examples");
     const int64_t eval_n = ctx_.hp.Int("functional_eval_examples");
-    Generate(spec, 0, train_n, &train_x_, &train_y_);
-    Generate(spec, static_cast<uint64_t>(train_n), eval_n, &eval_x_, &eval_y_);
     steps_per_epoch_ = std::max<int64_t>(1, train_n / batch_);
+    if (ctx_.hp.String("input") == "jpeg") {
+      PODBENCH_RETURN_IF_ERROR(InitJpegInput(spec, train_n, eval_n).WithContext("input=jpeg"));
+    } else {
+      Generate(spec, 0, train_n, &train_x_, &train_y_);
+      Generate(spec, static_cast<uint64_t>(train_n), eval_n, &eval_x_, &eval_y_);
+    }
     order_.resize(static_cast<size_t>(train_n));
     for (size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<int64_t>(i);
     rng_.seed(ctx_.seed);
     const int64_t eval_steps = (eval_n + batch_ - 1) / batch_;
     PODBENCH_ASSIGN_OR_RETURN(eval_s_, resnet::ProjectEval(layers_, per_core_, eval_steps, *slice_));
     return InitSeconds(ctx_.slice.chips);
+  }
+
+  // input=jpeg: the generated set as an ImageNet-format JPEG tree (written
+  // once into the cache folder) at 9/8 of the network's side. Training reads
+  // it through the host input pipeline: parallel decode, a random crop of
+  // 64-100% of the area at aspect 0.9-1.1 (scale within +-12%, inside the
+  // dataset's frequency jitter, so crops keep their class) resized to the
+  // network's side, a random flip (functional_flip), prefetched global
+  // batches that the emulated cores split. Evaluation takes the central
+  // 8/9 (the network's side, unscaled) of the held-out images, decoded once.
+  Status InitJpegInput(data::SyntheticImageSpec spec, int64_t train_n, int64_t eval_n) {
+    const int side = spec.height;
+    spec.height = spec.width = side * 9 / 8;
+    std::filesystem::path cache = ctx_.hp.String("functional_data_dir");
+    if (cache.empty()) cache = std::filesystem::temp_directory_path() / "podbench-data";
+    PODBENCH_ASSIGN_OR_RETURN(std::filesystem::path root,
+                              data::CachedSyntheticImageNet(cache, spec, static_cast<size_t>(train_n),
+                                                            static_cast<size_t>(eval_n)));
+    data::PipelineOptions o;
+    o.batch_size = static_cast<int>(batch_);
+    o.out_height = o.out_width = side;
+    o.min_area = 0.64;
+    o.max_area = 1.0;
+    o.min_aspect = 0.9;
+    o.max_aspect = 1.0 / 0.9;
+    o.eval_crop_fraction = static_cast<double>(side) / spec.height;
+    for (int c = 0; c < 3; ++c) {  // the in-memory scaling: (pixel / 255 - 0.5) * 4
+      o.mean[c] = 0.5f;
+      o.stddev[c] = 0.25f;
+    }
+    o.flip = ctx_.hp.Bool("functional_flip");
+    o.threads = static_cast<int>(ctx_.hp.Int("functional_input_threads"));
+    o.prefetch = 4;
+    o.seed = ctx_.seed;
+    PODBENCH_ASSIGN_OR_RETURN(auto train_src, data::ImageFolderSource::Open(root / "train"));
+    PODBENCH_ASSIGN_OR_RETURN(auto val_src, data::ImageFolderSource::Open(root / "val"));
+    if (static_cast<int64_t>(train_src->size()) != train_n || static_cast<int64_t>(val_src->size()) != eval_n) {
+      return Status::Corruption(root.string() + ": expected " + std::to_string(train_n) + " training and " +
+                                std::to_string(eval_n) + " held-out JPEGs; delete the folder to rewrite it");
+    }
+    const size_t img = static_cast<size_t>(side) * static_cast<size_t>(side) * 3;
+    eval_x_.resize(img * static_cast<size_t>(eval_n));
+    eval_y_.resize(static_cast<size_t>(eval_n));
+    for (size_t i = 0; i < val_src->size(); ++i) {
+      PODBENCH_ASSIGN_OR_RETURN(data::LabeledImage li, val_src->Get(i));
+      const data::CropWindow win = data::CenterCropWindow(li.image.height, li.image.width, o.eval_crop_fraction);
+      data::ResizeNormalize(li.image, win, side, side, false, o.mean, o.stddev, eval_x_.data() + img * i);
+      eval_y_[i] = li.label;
+    }
+    PODBENCH_ASSIGN_OR_RETURN(pipeline_, data::InputPipeline::Create(train_src, o));
+    if (pipeline_->batches_per_epoch() != steps_per_epoch_) {
+      return Status::Internal("input pipeline has " + std::to_string(pipeline_->batches_per_epoch()) +
+                              " batches per epoch, training expects " + std::to_string(steps_per_epoch_));
+    }
+    return Status::Ok();
   }
 
   static void Generate(const data::SyntheticImageSpec& spec, uint64_t first, int64_t n, std::vector<float>* x,
@@ -226,14 +297,37 @@ class ResNetSession : public Session {
     return static_cast<float>((base - end) * left * left + end);
   }
 
+  // One epoch of global batches from the JPEG input pipeline.
+  Status TrainJpegEpoch(resnet::OptimizerStep& st, BlockResult& r) {
+    for (int64_t s = 0; s < steps_per_epoch_; ++s) {
+      PODBENCH_ASSIGN_OR_RETURN(data::Batch b, pipeline_->Next());
+      PODBENCH_RETURN_IF_ERROR(Step(b.images.data(), b.labels.data(), st));
+      ++r.steps;
+    }
+    return Status::Ok();
+  }
+
+  Status Step(const float* x, const int32_t* y, resnet::OptimizerStep& st) {
+    PODBENCH_ASSIGN_OR_RETURN(double loss, net_->ComputeGradients(x, y));
+    if (!std::isfinite(loss)) {
+      return Status::Internal("resnet functional: the loss diverged at step " + std::to_string(step_count_));
+    }
+    st.lr = LearningRate(step_count_++);
+    return net_->Update(st);
+  }
+
   Result<BlockResult> TrainFunctional(int64_t epochs) {
     BlockResult r;
+    resnet::OptimizerStep st;
+    st.weight_decay = static_cast<float>(ctx_.hp.Float("lars_opt_weight_decay"));
+    if (pipeline_) {
+      for (int64_t e = 0; e < epochs; ++e) PODBENCH_RETURN_IF_ERROR(TrainJpegEpoch(st, r));
+      return Priced(r);
+    }
     const size_t img = train_x_.size() / train_y_.size();
     std::vector<float> x(img * static_cast<size_t>(batch_));
     std::vector<int32_t> y(static_cast<size_t>(batch_));
     const int side = static_cast<int>(std::lround(std::sqrt(static_cast<double>(img / 3))));
-    resnet::OptimizerStep st;
-    st.weight_decay = static_cast<float>(ctx_.hp.Float("lars_opt_weight_decay"));
     const bool flip = ctx_.hp.Bool("functional_flip");
     for (int64_t e = 0; e < epochs; ++e) {
       std::shuffle(order_.begin(), order_.end(), rng_);
@@ -253,15 +347,15 @@ class ResNetSession : public Session {
             std::copy_n(src, img, dst);
           }
         }
-        PODBENCH_ASSIGN_OR_RETURN(double loss, net_->ComputeGradients(x.data(), y.data()));
-        if (!std::isfinite(loss)) {
-          return Status::Internal("resnet functional: the loss diverged at step " + std::to_string(step_count_));
-        }
-        st.lr = LearningRate(step_count_++);
-        net_->Update(st);
+        PODBENCH_RETURN_IF_ERROR(Step(x.data(), y.data(), st));
         ++r.steps;
       }
     }
+    return Priced(r);
+  }
+
+  // `r` with the emulated cost of its steps.
+  BlockResult Priced(BlockResult r) const {
     const double n = static_cast<double>(r.steps);
     r.time.compute_s = n * step_.compute_s;
     r.time.collectives_s = n * step_.collectives_s;
@@ -288,6 +382,7 @@ class ResNetSession : public Session {
   std::vector<int64_t> order_;
   std::mt19937_64 rng_;
   int64_t steps_per_epoch_ = 1, step_count_ = 0;
+  std::unique_ptr<data::InputPipeline> pipeline_;  // input=jpeg
 };
 
 class ResNetWorkload : public Workload {
@@ -373,6 +468,15 @@ class ResNetWorkload : public Workload {
     ft.log = false;
     auto& ff = s.emplace_back(Spec("functional_flip", true, "functional mode: random horizontal flips"));
     ff.log = false;
+    auto& in = s.emplace_back(Spec("input", std::string("memory"),
+                                   "functional mode: training images from memory, or from a JPEG folder tree "
+                                   "through the host input pipeline (decode, random crop, flip, prefetch)"));
+    in.choices = {"memory", "jpeg"};
+    in.log = false;
+    auto& dir = s.emplace_back(Spec("functional_data_dir", std::string(""),
+                                    "input=jpeg: cache folder of the JPEG tree (empty: <temp>/podbench-data)"));
+    dir.log = false;
+    fnum("functional_input_threads", 2, 0, 64, "input=jpeg: decode and augment threads (0: one per host core)");
     return s;
   }
 
@@ -413,9 +517,7 @@ class ResNetWorkload : public Workload {
     };
   }
 
-  // Records `mode` for Describe (the harness validates before describing).
   Status Validate(const Hyperparameters& hp, const SliceInfo& slice, Mode mode) const override {
-    mode_ = mode;
     const int64_t b = hp.Int("global_batch_size");
     if (mode == Mode::kFunctional) {
       if (b > kMaxFunctionalBatch) {
@@ -423,9 +525,6 @@ class ResNetWorkload : public Workload {
                                        " is an ImageNet-scale batch; functional mode trains a small network "
                                        "on generated images: use --preset functional or --set "
                                        "global_batch_size=N with N <= " + std::to_string(kMaxFunctionalBatch));
-      }
-      if (hp.Bool("weight_update_sharding")) {
-        return Status::InvalidArgument("weight_update_sharding: not implemented in functional mode");
       }
       PODBENCH_RETURN_IF_ERROR(FunctionalNet(hp).status());
       if (hp.Int("functional_train_examples") < b) {
@@ -448,16 +547,17 @@ class ResNetWorkload : public Workload {
     return Status::Ok();
   }
 
-  Result<WorkloadDescription> Describe(const Hyperparameters& hp, const SliceInfo& slice) const override {
+  Result<WorkloadDescription> Describe(const Hyperparameters& hp, const SliceInfo& slice,
+                                       Mode mode) const override {
     WorkloadDescription d;
     d.benchmark = "resnet";
     d.global_batch = hp.Int("global_batch_size");
-    const bool functional = mode_ == Mode::kFunctional;
+    const bool functional = mode == Mode::kFunctional;
     resnet::ResNetConfig net = resnet::ResNetConfig::ResNet50();
     if (functional) {
       PODBENCH_ASSIGN_OR_RETURN(net, FunctionalNet(hp));
-      d.data = {"generated_gratings", hp.Int("functional_train_examples"), hp.Int("functional_eval_examples"),
-                true, {}, 0};
+      d.data = {hp.String("input") == "jpeg" ? "generated_gratings_jpeg" : "generated_gratings",
+                hp.Int("functional_train_examples"), hp.Int("functional_eval_examples"), true, {}, 0};
     } else {
       d.data = {"imagenet", kTrainImages, kEvalImages, false, {}, 0};
     }
@@ -477,9 +577,6 @@ class ResNetWorkload : public Workload {
   Result<std::unique_ptr<Session>> Start(const RunContext& ctx) const override {
     return std::unique_ptr<Session>(new ResNetSession(ctx));
   }
-
- private:
-  mutable Mode mode_ = Mode::kProjected;
 };
 
 }  // namespace

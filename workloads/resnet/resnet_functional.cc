@@ -190,6 +190,7 @@ Status FunctionalResNet::Setup(const FunctionalConfig& config) {
       }
     }
   }
+  if (cfg_.weight_update_sharding && cfg_.cores > 1) PODBENCH_RETURN_IF_ERROR(SetupSharding());
   barrier_ = std::make_unique<Barrier>(cfg_.cores);
   for (int c = 0; c < cfg_.cores; ++c) {
     auto core = std::make_unique<Core>();
@@ -207,6 +208,80 @@ Status FunctionalResNet::Setup(const FunctionalConfig& config) {
 
 const float* FunctionalResNet::gradient() const {
   return reinterpret_cast<const float*>(grads_->Data(0));
+}
+
+std::pair<int64_t, int64_t> FunctionalResNet::shard(int core) const {
+  if (!reduce_scatter_) return {0, num_parameters()};
+  const topology::ElementRange& r = reduce_scatter_->owned[static_cast<size_t>(core)];
+  return {static_cast<int64_t>(r.begin), static_cast<int64_t>(r.end)};
+}
+
+const float* FunctionalResNet::replica_parameters(int core) const {
+  if (!replicas_) return nullptr;
+  return reinterpret_cast<const float*>(replicas_->Data(core));
+}
+
+Status FunctionalResNet::SetupSharding() {
+  const uint64_t n = params_.size();
+  auto build = [&](const std::string& name, topology::CollectiveKind kind,
+                   std::optional<topology::Schedule>* out) -> Status {
+    PODBENCH_ASSIGN_OR_RETURN(auto algo, topology::AlgorithmRegistry::Global().Create(name));
+    if (algo->kind() != kind) {
+      return Status::InvalidArgument("functional resnet: weight-update sharding: '" + name + "' is of kind " +
+                                     topology::KindName(algo->kind()) + ", expected " + topology::KindName(kind));
+    }
+    PODBENCH_ASSIGN_OR_RETURN(topology::Schedule sched, algo->Build(*whole_, n));
+    if (sched.owned.size() != static_cast<size_t>(cfg_.cores)) {
+      return Status::Internal("functional resnet: '" + name + "' names no shard per core");
+    }
+    *out = std::move(sched);
+    return Status::Ok();
+  };
+  PODBENCH_RETURN_IF_ERROR(build(cfg_.reduce_scatter, topology::CollectiveKind::kReduceScatter, &reduce_scatter_));
+  PODBENCH_RETURN_IF_ERROR(build(cfg_.all_gather, topology::CollectiveKind::kAllGather, &all_gather_));
+  // The shards must tile the parameters, and each core must contribute to
+  // the all-gather exactly the shard it reduced.
+  std::vector<topology::ElementRange> tiles = reduce_scatter_->owned;
+  for (size_t c = 0; c < tiles.size(); ++c) {
+    const auto& a = tiles[c];
+    const auto& b = all_gather_->owned[c];
+    if (a.begin != b.begin || a.end != b.end) {
+      return Status::InvalidArgument("functional resnet: reduce-scatter '" + cfg_.reduce_scatter +
+                                     "' and all-gather '" + cfg_.all_gather + "' give core " + std::to_string(c) +
+                                     " different shards");
+    }
+  }
+  std::sort(tiles.begin(), tiles.end(), [](const auto& a, const auto& b) { return a.begin < b.begin; });
+  uint64_t at = 0;
+  for (const auto& t : tiles) {
+    if (t.begin != at || t.end < t.begin) {
+      return Status::InvalidArgument("functional resnet: the shards of '" + cfg_.reduce_scatter +
+                                     "' do not tile the " + std::to_string(n) + " parameters");
+    }
+    at = t.end;
+  }
+  if (at != n) {
+    return Status::InvalidArgument("functional resnet: the shards of '" + cfg_.reduce_scatter + "' cover " +
+                                   std::to_string(at) + " of " + std::to_string(n) + " parameters");
+  }
+  replicas_ = std::make_unique<topology::CoreBuffers>(topology::DType::kF32, n, 0, cfg_.cores);
+  for (int c = 0; c < cfg_.cores; ++c) std::memcpy(replicas_->Data(c), params_.data(), n * sizeof(float));
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    if (ops_[i].weight) lars_ops_.push_back(static_cast<int>(i));
+  }
+  norms_ = std::make_unique<topology::CoreBuffers>(topology::DType::kF32, 2 * lars_ops_.size(), 0, cfg_.cores);
+  return Status::Ok();
+}
+
+template <typename F>
+void FunctionalResNet::OnEveryCore(F&& f) {
+  if (cfg_.cores == 1) {
+    f(0);
+    return;
+  }
+  std::vector<std::thread> threads;
+  for (int c = 0; c < cfg_.cores; ++c) threads.emplace_back([&f, c] { f(c); });
+  for (auto& t : threads) t.join();
 }
 
 void FunctionalResNet::Sync(int) { barrier_->b.arrive_and_wait(); }
@@ -410,13 +485,87 @@ Result<double> FunctionalResNet::ComputeGradients(const float* images, const int
     PODBENCH_RETURN_IF_ERROR(core->status);
     loss += core->loss;
   }
-  if (cfg_.cores > 1) {
+  if (reduce_scatter_) {
+    PODBENCH_RETURN_IF_ERROR(topology::RunFunctional(*reduce_scatter_, *grads_, 1));
+  } else if (cfg_.cores > 1) {
     PODBENCH_RETURN_IF_ERROR(topology::RunCollective(cfg_.allreduce, *whole_, *grads_, {}, 1));
   }
   return loss / cfg_.cores;
 }
 
-void FunctionalResNet::Update(const OptimizerStep& st) {
+namespace {
+// The parameters of `op` that fall in [begin, end), as [lo, hi) (lo >= hi: none).
+std::pair<int64_t, int64_t> Clip(int64_t first, int64_t count, int64_t begin, int64_t end) {
+  return {std::max(first, begin), std::min(first + count, end)};
+}
+}  // namespace
+
+Status FunctionalResNet::UpdateSharded(const OptimizerStep& st) {
+  // 1. Each core: partial squared norms of its part of every LARS layer.
+  OnEveryCore([&](int c) {
+    const auto [begin, end] = shard(c);
+    const float* w = reinterpret_cast<const float*>(replicas_->Data(c));
+    const float* g = reinterpret_cast<const float*>(grads_->Data(c));
+    float* out = reinterpret_cast<float*>(norms_->Data(c));
+    for (size_t k = 0; k < lars_ops_.size(); ++k) {
+      const Op& op = ops_[static_cast<size_t>(lars_ops_[k])];
+      const Layer& l = op.layer;
+      const int64_t nw = l.kind == LayerKind::kDense ? int64_t{l.in_c} * l.out_c : l.params();
+      const auto [lo, hi] = Clip(op.param, nw, begin, end);
+      double w2 = 0, g2 = 0;
+      for (int64_t i = lo; i < hi; ++i) {
+        w2 += double(w[i]) * w[i];
+        g2 += double(g[i]) * g[i];
+      }
+      out[2 * k] = static_cast<float>(w2);
+      out[2 * k + 1] = static_cast<float>(g2);
+    }
+  });
+  // 2. Whole-layer norms on every core.
+  PODBENCH_RETURN_IF_ERROR(topology::RunCollective(cfg_.allreduce, *whole_, *norms_, {}, 1));
+  // 3. Each core updates its shard of its replica, with LarsUpdate's and
+  // SgdMomentumUpdate's arithmetic.
+  OnEveryCore([&](int c) {
+    const auto [begin, end] = shard(c);
+    float* w = reinterpret_cast<float*>(replicas_->Data(c));
+    const float* g = reinterpret_cast<const float*>(grads_->Data(c));
+    const float* norms = reinterpret_cast<const float*>(norms_->Data(c));
+    float* v = momentum_.data();
+    size_t k = 0;
+    for (const Op& op : ops_) {
+      if (op.param < 0) continue;
+      const Layer& l = op.layer;
+      if (l.kind == LayerKind::kBatchNorm) {
+        const auto [lo, hi] = Clip(op.param, l.params(), begin, end);
+        if (lo < hi) kernels::SgdMomentumUpdate(w + lo, g + lo, v + lo, hi - lo, st.lr / 100, st.momentum, 0.f);
+        continue;
+      }
+      const int64_t nw = l.kind == LayerKind::kDense ? int64_t{l.in_c} * l.out_c : l.params();
+      const double wn = std::sqrt(static_cast<double>(norms[2 * k]));
+      const double gn = std::sqrt(static_cast<double>(norms[2 * k + 1]));
+      ++k;
+      const float trust = (wn > 0 && gn > 0) ? float(st.eta * wn / (gn + st.weight_decay * wn)) : 1.0f;
+      const auto [lo, hi] = Clip(op.param, nw, begin, end);
+      for (int64_t i = lo; i < hi; ++i) {
+        v[i] = st.momentum * v[i] + st.lr * trust * (g[i] + st.weight_decay * w[i]);
+        w[i] -= v[i];
+      }
+      if (l.kind == LayerKind::kDense) {
+        const auto [blo, bhi] = Clip(op.param + nw, l.out_c, begin, end);
+        if (blo < bhi) {
+          kernels::SgdMomentumUpdate(w + blo, g + blo, v + blo, bhi - blo, st.lr / 100, st.momentum, 0.f);
+        }
+      }
+    }
+  });
+  // 4. Every replica gets every shard; the forward pass reads replica 0's.
+  PODBENCH_RETURN_IF_ERROR(topology::RunFunctional(*all_gather_, *replicas_, 1));
+  std::memcpy(params_.data(), replicas_->Data(0), params_.size() * sizeof(float));
+  return Status::Ok();
+}
+
+Status FunctionalResNet::Update(const OptimizerStep& st) {
+  if (replicas_) return UpdateSharded(st);
   const float* g = gradient();
   for (const Op& op : ops_) {
     if (op.param < 0) continue;
@@ -434,6 +583,7 @@ void FunctionalResNet::Update(const OptimizerStep& st) {
       kernels::SgdMomentumUpdate(w + nw, gw + nw, v + nw, l.out_c, st.lr / 100, st.momentum, 0.f);
     }
   }
+  return Status::Ok();
 }
 
 Result<int64_t> FunctionalResNet::CountCorrect(const float* images, const int32_t* labels, int64_t n,

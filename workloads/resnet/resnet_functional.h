@@ -18,14 +18,22 @@
 //     weights; batch-norm scales/shifts and the dense bias take momentum SGD
 //     at lr / 100 without weight decay (LARS's large base learning rate is
 //     meant for the trust-ratio-scaled weights only).
-// Not done: weight-update sharding (the update runs once on the summed
-// gradient).
+// With weight-update sharding (weight_update_sharding), the gradient is
+// reduce-scattered instead of all-reduced: core c holds the summed gradient
+// of its shard only (the schedule's owned range), keeps the momentum of that
+// shard, and updates that shard of its replica of the weights. LARS needs
+// whole-layer norms: each core sums ||w||^2 and ||g||^2 over its part of
+// every layer, and those 2 scalars per layer are all-reduced (`allreduce`)
+// before the trust ratios are taken. The updated shards are then
+// all-gathered into every replica. Same arithmetic as the replicated update
+// up to the order of the fp32 sums.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -45,6 +53,12 @@ struct FunctionalConfig {
   int64_t global_batch = 32;       // REQUIRES: a multiple of cores
   int bn_group = 1;                // replicas per batch-norm group; REQUIRES: divides cores
   std::string allreduce = "torus2d";
+  bool weight_update_sharding = false;
+  // Registered topology algorithms of kind reduce-scatter and all-gather
+  // that shard the weights the same way (equal Schedule::owned ranges); the
+  // run uses topology::ShardedPairOf(allreduce).
+  std::string reduce_scatter = "reduce_scatter";
+  std::string all_gather = "all_gather";
   kernels::Precision precision = kernels::Precision::kBf16;
   float label_smoothing = 0.1f;
   uint64_t seed = 1;               // initial weights
@@ -66,17 +80,28 @@ class FunctionalResNet {
 
   // Forward + backward of one global batch: images [global_batch, size, size,
   // 3] fp32 NHWC, labels [global_batch]; core r takes rows [r * b, (r+1) * b).
-  // Leaves the all-reduced gradient of the mean loss in gradient(). Returns
-  // the mean loss.
+  // Leaves the all-reduced gradient of the mean loss in gradient() (with
+  // weight-update sharding on more than one core: reduce-scattered, valid on
+  // shard(0) only). Returns the mean loss.
   Result<double> ComputeGradients(const float* images, const int32_t* labels);
   // Applies the optimizer to the gradient of the last ComputeGradients.
-  void Update(const OptimizerStep& step);
+  // Errors come from the collectives of weight-update sharding.
+  Status Update(const OptimizerStep& step);
   // Top-1 correct predictions over n images (inference batch norm with the
   // running statistics), spread over the cores in chunks of `chunk` images.
   Result<int64_t> CountCorrect(const float* images, const int32_t* labels, int64_t n, int64_t chunk = 64);
 
+  // The weights the forward pass reads. With weight-update sharding they are
+  // replica 0's copy after the all-gather; edits made here between steps are
+  // not seen by the sharded update (replicas are refreshed from Update only).
   std::vector<float>& parameters() { return params_; }
   const float* gradient() const;
+  // The half-open range of parameters core `core` updates (everything without
+  // weight-update sharding).
+  std::pair<int64_t, int64_t> shard(int core) const;
+  // Replica `core`'s weights after the last all-gather; nullptr without
+  // weight-update sharding on more than one core.
+  const float* replica_parameters(int core) const;
   int64_t num_parameters() const { return static_cast<int64_t>(params_.size()); }
   const std::vector<Layer>& layers() const { return layers_; }
   const FunctionalConfig& config() const { return cfg_; }
@@ -92,6 +117,10 @@ class FunctionalResNet {
   void Backward(int core, int64_t n);
   void Sync(int core);  // all cores meet
   Status ReduceBn(int core, int op, double* partials, int64_t len);
+  Status SetupSharding();
+  Status UpdateSharded(const OptimizerStep& step);
+  template <typename F>
+  void OnEveryCore(F&& f);  // f(core) on one thread per core
 
   FunctionalConfig cfg_;
   std::vector<Layer> layers_;
@@ -103,6 +132,11 @@ class FunctionalResNet {
   std::optional<topology::LogicalTopology> whole_, bn_groups_;
   std::unique_ptr<topology::CoreBuffers> grads_;
   std::vector<std::unique_ptr<topology::CoreBuffers>> bn_bufs_;  // per op (null when not BN)
+  // Weight-update sharding (more than one core).
+  std::optional<topology::Schedule> reduce_scatter_, all_gather_;
+  std::unique_ptr<topology::CoreBuffers> replicas_;  // every core's weights
+  std::unique_ptr<topology::CoreBuffers> norms_;     // per LARS layer: ||w||^2, ||g||^2
+  std::vector<int> lars_ops_;                        // op index of each LARS layer
   struct Barrier;
   std::unique_ptr<Barrier> barrier_;
 };

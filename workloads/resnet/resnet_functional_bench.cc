@@ -47,7 +47,10 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s\n", loss.status().ToString().c_str());
       return 1;
     }
-    (*net)->Update({});
+    if (Status st = (*net)->Update({}); !st.ok()) {
+      std::fprintf(stderr, "%s\n", st.ToString().c_str());
+      return 1;
+    }
     double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf("step %d: loss %.4f, %.2f s, %.2f images/s\n", s + 1, *loss, sec, batch / sec);
   }

@@ -46,6 +46,8 @@ struct ProjectionOptions {
   // no op of their own. false prices every layer as a separate op.
   bool fuse_elementwise = true;
   int64_t bn_group = 1;               // replicas per batch-norm group (1 = local BN)
+  // Reduce-scatter and all-gather around the update instead of `allreduce`:
+  // the pair topology::ShardedPairOf(allreduce) names.
   bool weight_update_sharding = false;
   double grad_bytes_per_param = 4;    // fp32 gradients (Google's v0.6 ResNet)
 };

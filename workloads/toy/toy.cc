@@ -220,10 +220,11 @@ class ToyWorkload : public Workload {
     return Status::Ok();
   }
 
-  Result<WorkloadDescription> Describe(const Hyperparameters& hp,
-                                       const SliceInfo& slice) const override {
+  Result<WorkloadDescription> Describe(const Hyperparameters& hp, const SliceInfo& slice,
+                                       Mode) const override {
     WorkloadDescription d;
     d.benchmark = "toy";
+    d.mlperf_benchmark = false;  // a test vehicle: no v0.6 rules cover its log
     d.global_batch = hp.Int("global_batch_size");
     d.data = {"generated", hp.Int("toy_train_examples"), kEvalExamples, true, {}, 0};
     d.model = {"logistic_regression", kFeatures + 1, kFlopsPerExample};

@@ -152,6 +152,40 @@ TEST(ImageFolderTest, GeneratedFolderReadsBackWithLabels) {
   EXPECT_EQ(batches[5].epoch, 1);
 }
 
+// The cached copy: train/ holds images [0, train), val/ the next `val`
+// (held out); a second call reuses the folder instead of writing it again.
+TEST(ImageFolderTest, CachedCopyIsWrittenOnceWithHeldOutValidation) {
+  podbench::testing::TempDir dir;
+  SyntheticImageSpec spec;
+  spec.num_classes = 3;
+  spec.height = spec.width = 36;
+  auto root = CachedSyntheticImageNet(dir.path(), spec, 12, 6);
+  ASSERT_TRUE(root.ok()) << root.status().ToString();
+  auto train = ImageFolderSource::Open(*root / "train");
+  auto val = ImageFolderSource::Open(*root / "val");
+  ASSERT_TRUE(train.ok() && val.ok());
+  EXPECT_EQ((*train)->size(), 12u);
+  EXPECT_EQ((*val)->size(), 6u);
+  EXPECT_EQ((*val)->num_classes(), 3);
+  EXPECT_EQ((*val)->file(0).filename().string(), "img_00000012.JPEG");
+  // A marker the writer would not put there survives the second call.
+  { std::ofstream(*root / "marker") << "x"; }
+  auto again = CachedSyntheticImageNet(dir.path(), spec, 12, 6);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *root);
+  EXPECT_TRUE(std::filesystem::exists(*root / "marker"));
+  // Another size is another copy; no temporary folders are left behind.
+  auto other = CachedSyntheticImageNet(dir.path(), spec, 12, 3);
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE(*other, *root);
+  int entries = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
+    EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
+    ++entries;
+  }
+  EXPECT_EQ(entries, 2);
+}
+
 TEST(ImageFolderTest, CorruptFileIsReportedByName) {
   podbench::testing::TempDir dir;
   SyntheticImageSpec spec;

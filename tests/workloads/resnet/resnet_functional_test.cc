@@ -71,7 +71,7 @@ TEST(FunctionalResNetTest, BackwardMatchesFiniteDifferences) {
   }
 }
 
-std::vector<float> Train(int cores, int bn_group, const std::string& allreduce, std::vector<double>* losses) {
+FunctionalConfig Config(int cores, int bn_group, const std::string& allreduce) {
   FunctionalConfig cfg;
   cfg.net = Tiny();
   cfg.cores = cores;
@@ -80,19 +80,42 @@ std::vector<float> Train(int cores, int bn_group, const std::string& allreduce, 
   cfg.allreduce = allreduce;
   cfg.global_batch = 16;
   cfg.precision = kernels::Precision::kF32;
+  return cfg;
+}
+
+// Trains `steps` steps of 16 images; returns the weights (empty on error).
+std::vector<float> Train(const FunctionalConfig& cfg, std::vector<double>* losses, int steps = 3,
+                         std::unique_ptr<FunctionalResNet>* keep = nullptr) {
   auto net = FunctionalResNet::Create(cfg);
   EXPECT_TRUE(net.ok()) << net.status().ToString();
   if (!net.ok()) return {};
   std::vector<float> x;
   std::vector<int32_t> y;
-  Data(16 * 3, 32, 3, &x, &y);
-  for (int s = 0; s < 3; ++s) {
+  Data(16 * steps, 32, 3, &x, &y);
+  for (int s = 0; s < steps; ++s) {
     auto loss = (*net)->ComputeGradients(x.data() + s * 16 * 32 * 32 * 3, y.data() + s * 16);
     EXPECT_TRUE(loss.ok());
+    if (!loss.ok()) return {};
     losses->push_back(*loss);
-    (*net)->Update({.lr = 2.f});
+    Status st = (*net)->Update({.lr = 2.f});
+    EXPECT_TRUE(st.ok()) << st.ToString();
   }
-  return (*net)->parameters();
+  std::vector<float> w = (*net)->parameters();
+  if (keep) *keep = std::move(*net);
+  return w;
+}
+
+std::vector<float> Train(int cores, int bn_group, const std::string& allreduce, std::vector<double>* losses) {
+  return Train(Config(cores, bn_group, allreduce), losses);
+}
+
+double RelativeDifference(const std::vector<float>& a, const std::vector<float>& b) {
+  double diff = 0, norm = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    diff += (a[i] - b[i]) * double(a[i] - b[i]);
+    norm += a[i] * double(a[i]);
+  }
+  return std::sqrt(diff / norm);
 }
 
 TEST(FunctionalResNetTest, EightCoresWithTorus2dMatchOneCore) {
@@ -120,6 +143,68 @@ TEST(FunctionalResNetTest, EightCoresWithTorus2dMatchOneCore) {
   double moved = 0;
   for (size_t i = 0; i < w1.size(); ++i) moved += std::abs(w1[i] - (*fresh)->parameters()[i]);
   EXPECT_GT(moved, 1e-3);
+}
+
+// Weight-update sharding: reduce-scatter, LARS on each core's shard with
+// all-reduced layer norms, all-gather. It computes the replicated update up
+// to the order of fp32 sums, so several steps on 8 cores land on the same
+// weights; every replica ends with all of them.
+TEST(FunctionalResNetTest, WeightUpdateShardingMatchesTheReplicatedUpdate) {
+  std::vector<double> lr, ls;
+  FunctionalConfig plain = Config(8, 8, "torus2d");
+  FunctionalConfig sharded = plain;
+  sharded.weight_update_sharding = true;
+  std::unique_ptr<FunctionalResNet> net;
+  const int steps = 5;
+  std::vector<float> wr = Train(plain, &lr, steps);
+  std::vector<float> ws = Train(sharded, &ls, steps, &net);
+  ASSERT_EQ(wr.size(), ws.size());
+  ASSERT_FALSE(wr.empty());
+  for (int s = 0; s < steps; ++s) EXPECT_NEAR(lr[s], ls[s], 1e-6 * std::abs(lr[s])) << "step " << s;
+  const double rel = RelativeDifference(wr, ws);
+  EXPECT_LT(rel, 1e-6);
+  std::cout << "sharded vs replicated update after " << steps << " steps: relative weight difference " << rel
+            << "\n";
+  // Eight proper shards that tile the parameters ...
+  int64_t covered = 0;
+  for (int c = 0; c < 8; ++c) {
+    auto [b, e] = net->shard(c);
+    EXPECT_LT(e - b, net->num_parameters() / 4) << "core " << c;
+    covered += e - b;
+  }
+  EXPECT_EQ(covered, net->num_parameters());
+  // ... and after the all-gather every replica holds every updated shard.
+  for (int c = 0; c < 8; ++c) {
+    const float* r = net->replica_parameters(c);
+    ASSERT_NE(r, nullptr);
+    EXPECT_TRUE(std::equal(ws.begin(), ws.end(), r)) << "replica " << c;
+  }
+  // The weights moved.
+  auto fresh = FunctionalResNet::Create(plain);
+  ASSERT_TRUE(fresh.ok());
+  EXPECT_GT(RelativeDifference((*fresh)->parameters(), ws), 1e-3);
+  // The 2-D torus pair (what a run with allreduce=torus2d uses) shards the
+  // same way and lands on the same weights.
+  FunctionalConfig torus = sharded;
+  torus.reduce_scatter = "torus2d_reduce_scatter";
+  torus.all_gather = "torus2d_all_gather";
+  std::vector<double> lt;
+  std::vector<float> wt = Train(torus, &lt, steps);
+  EXPECT_LT(RelativeDifference(wr, wt), 1e-6);
+}
+
+TEST(FunctionalResNetTest, WeightUpdateShardingRefusesAlgorithmsOfTheWrongKind) {
+  FunctionalConfig cfg = Config(8, 8, "torus2d");
+  cfg.weight_update_sharding = true;
+  cfg.reduce_scatter = "all_gather";
+  auto net = FunctionalResNet::Create(cfg);
+  ASSERT_FALSE(net.ok());
+  EXPECT_NE(net.status().message().find("'all_gather' is of kind all-gather, expected reduce-scatter"), std::string::npos)
+      << net.status().ToString();
+  cfg.reduce_scatter = "no_such_algorithm";
+  net = FunctionalResNet::Create(cfg);
+  ASSERT_FALSE(net.ok());
+  EXPECT_NE(net.status().message().find("no_such_algorithm"), std::string::npos) << net.status().ToString();
 }
 
 TEST(FunctionalResNetTest, LocalBatchNormGroupsDifferFromGlobal) {

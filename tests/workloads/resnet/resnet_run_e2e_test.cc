@@ -94,8 +94,9 @@ TEST(ResNetRunE2eTest, BadHyperparametersAreRefusedBeforeAnythingRuns) {
 }
 
 // A short functional run on 8 emulated cores to a lowered target (0.8;
-// the default 0.98 run is in the README): real training and evaluation, a log
-// that passes the rules, a stored run.
+// the default 0.98 run is in the README), with weight-update sharding: real
+// training and evaluation, a log that passes the rules, a stored run that
+// records the sharding among its hyperparameters.
 TEST(ResNetRunE2eTest, ShortFunctionalRunReachesItsTargetAndPassesTheRules) {
   TempDir dir;
   const std::string db = (dir / "f.db").string();
@@ -104,7 +105,8 @@ TEST(ResNetRunE2eTest, ShortFunctionalRunReachesItsTargetAndPassesTheRules) {
   std::string out = Podbench("run resnet --mode functional --slice tpu-v3-8 --preset functional --runs 1 "
                              "--seed 6 --set functional_target=0.8 --set functional_train_examples=2048 "
                              "--set functional_eval_examples=256 --set max_epochs=8 "
-                             "--set lars_opt_learning_rate_decay_steps=128 --db " + db + " --log " + log, &rc);
+                             "--set lars_opt_learning_rate_decay_steps=128 --set weight_update_sharding=true "
+                             "--db " + db + " --log " + log, &rc);
   ASSERT_EQ(rc, 0) << out;
   EXPECT_THAT(out, HasSubstr("functional mode"));
   EXPECT_THAT(out, HasSubstr("success"));
@@ -135,6 +137,29 @@ TEST(ResNetRunE2eTest, ShortFunctionalRunReachesItsTargetAndPassesTheRules) {
   std::string runs = Podbench("runs --db " + db, &rc);
   EXPECT_EQ(rc, 0) << runs;
   EXPECT_THAT(runs, HasSubstr("resnet"));
+  std::string show = Podbench("show 1 --db " + db, &rc);
+  EXPECT_EQ(rc, 0) << show;
+  EXPECT_THAT(show, HasSubstr("\"weight_update_sharding\":true"));
+}
+
+// A projected run records weight-update sharding in the stored
+// hyperparameters (`show`), not as an MLPerf log key; the functional run
+// above does the same. Sharding splits the chosen all-reduce into its
+// reduce-scatter and all-gather, so it also runs functionally on the 2-D
+// torus pair.
+TEST(ResNetRunE2eTest, WeightUpdateShardingIsRecordedAsAHyperparameter) {
+  TempDir dir;
+  const std::string db = (dir / "w.db").string();
+  int rc = 0;
+  std::string out = Podbench("run resnet --mode projected --slice tpu-v3-32 --preset google-v0.6 --runs 1 --seed 2 "
+                             "--set weight_update_sharding=true --db " + db + " --log " + (dir / "p.log").string(),
+                             &rc);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_THAT(out, HasSubstr("passes the v0.6 rules"));
+  std::string show = Podbench("show 1 --db " + db, &rc);
+  EXPECT_EQ(rc, 0) << show;
+  EXPECT_THAT(show, HasSubstr("\"weight_update_sharding\":true"));
+  EXPECT_THAT(show, HasSubstr("\"allreduce\":\"torus2d\""));
 }
 
 TEST(ResNetRunE2eTest, FunctionalModeRefusesTheImageNetBatch) {
