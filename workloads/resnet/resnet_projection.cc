@@ -138,7 +138,13 @@ Result<StepCost> ProjectTrainStep(const std::vector<Layer>& layers, int64_t per_
       PODBENCH_ASSIGN_OR_RETURN(topology::ShardedAllReduce pair, topology::ShardedPairOf(opt.allreduce));
       PODBENCH_ASSIGN_OR_RETURN(double rs, topology::CollectiveTime(pair.reduce_scatter, grad_bytes, all));
       PODBENCH_ASSIGN_OR_RETURN(double ag, topology::CollectiveTime(pair.all_gather, grad_bytes, all));
-      step.collectives_s = rs + ag;
+      // Sharded LARS needs whole-layer weight and gradient norms: one
+      // all-reduce of two partial sums of squares per layer with weights.
+      int64_t weighted = 0;
+      for (const Layer& l : layers) weighted += l.params() > 0 ? 1 : 0;
+      PODBENCH_ASSIGN_OR_RETURN(double norms,
+                                topology::CollectiveTime(opt.allreduce, 2.0 * weighted * kF32Bytes, all));
+      step.collectives_s = rs + ag + norms;
     } else {
       PODBENCH_ASSIGN_OR_RETURN(step.collectives_s,
                                 topology::CollectiveTime(opt.allreduce, grad_bytes, all));

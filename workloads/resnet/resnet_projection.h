@@ -16,7 +16,8 @@
 //   collectives gradient summation: all-reduce of the fp32 gradients over
 //               all replicas, or with weight-update sharding the matching
 //               reduce-scatter before and all-gather after the update
-//               (topology::ShardedPairOf)
+//               (topology::ShardedPairOf), plus the all-reduce of the
+//               per-layer partial norms sharded LARS needs
 //   optimizer   LARS on every parameter (or on 1/replicas of them, sharded)
 //   input       the part of the host's per-step work (decode, augment) that
 //               the device step does not hide

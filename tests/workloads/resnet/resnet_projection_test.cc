@@ -134,14 +134,17 @@ TEST(ResNetAblationTest, WeightUpdateShardingSplitsTheOptimizer) {
   // 1/2048 of the parameters each: what is left is mostly the per-op overhead.
   EXPECT_LT(b.optimizer_s, a.optimizer_s / 20);
   // The 2-D reduce-scatter and all-gather move what the 2-D all-reduce
-  // moves (plus two on-chip shard copies), so the step gets faster.
-  EXPECT_NEAR(b.collectives_s, a.collectives_s, 0.01 * a.collectives_s);
+  // moves (plus two on-chip shard copies); the layer norms add one small,
+  // latency-bound all-reduce. The step still gets faster.
+  EXPECT_GT(b.collectives_s, a.collectives_s);
+  EXPECT_LT(b.collectives_s, a.collectives_s * 1.1);
   EXPECT_LT(b.total_s(), a.total_s());
   // With the 1-D ring the sharded pair is the 1-D one.
   plain.allreduce = sharded.allreduce = "ring";
   StepCost c = Step("tpu-v3-2048", 16, plain);
   StepCost d = Step("tpu-v3-2048", 16, sharded);
-  EXPECT_NEAR(d.collectives_s, c.collectives_s, 0.01 * c.collectives_s);
+  EXPECT_GT(d.collectives_s, c.collectives_s);
+  EXPECT_LT(d.collectives_s, c.collectives_s * 1.5);
   EXPECT_GT(d.collectives_s, b.collectives_s * 1.5);
 }
 
