@@ -143,12 +143,7 @@ class ResNetSession : public Session {
     const int64_t end = (first_epoch - 1 + epochs) * kTrainImages;
     const int64_t begin = (first_epoch - 1) * kTrainImages;
     r.steps = (end + batch_ - 1) / batch_ - (begin + batch_ - 1) / batch_;
-    const double n = static_cast<double>(r.steps);
-    r.time.compute_s = n * step_.compute_s;
-    r.time.collectives_s = n * step_.collectives_s;
-    r.time.bn_sync_s = n * step_.bn_sync_s;
-    r.time.optimizer_s = n * step_.optimizer_s;
-    r.time.input_s = n * step_.input_s;
+    r = Priced(r);
     if (first_epoch == 1) {
       // The run's first epoch: host start-up, and the decoded-image cache
       // filling (when the pipeline keeps one) if the device outpaces it.

@@ -126,8 +126,7 @@ Result<Calibration> CalibrateResNet(const topology::SystemSpec& input) {
     if (!(fill_extra > 0)) {
       return Status::FailedPrecondition("the tpu-v3-32 first block is no longer than the start-up alone");
     }
-    const int64_t hosts = slice.num_hosts();
-    const double per_host = static_cast<double>((kImageNetTrainImages + hosts - 1) / hosts);
+    const double per_host = static_cast<double>(ImagesPerHost(kImageNetTrainImages, slice));
     const int64_t steps = (kImageNetTrainImages + small->global_batch - 1) / small->global_batch;
     c.cache_fill_images_per_s = per_host / (static_cast<double>(steps) * p.step_s + fill_extra);
     system.host.cache_fill_images_per_s = c.cache_fill_images_per_s;

@@ -473,13 +473,7 @@ Result<double> FunctionalResNet::ComputeGradients(const float* images, const int
     Backward(c, b);
     if (!s.ok() && core.status.ok()) core.status = s;
   };
-  if (cfg_.cores == 1) {
-    work(0);
-  } else {
-    std::vector<std::thread> threads;
-    for (int c = 0; c < cfg_.cores; ++c) threads.emplace_back(work, c);
-    for (auto& t : threads) t.join();
-  }
+  OnEveryCore(work);
   double loss = 0;
   for (const auto& core : cores_) {
     PODBENCH_RETURN_IF_ERROR(core->status);
@@ -604,13 +598,7 @@ Result<int64_t> FunctionalResNet::CountCorrect(const float* images, const int32_
       for (int64_t r = 0; r < m; ++r) correct[static_cast<size_t>(c)] += pred[static_cast<size_t>(r)] == labels[begin + r];
     }
   };
-  if (cfg_.cores == 1) {
-    work(0);
-  } else {
-    std::vector<std::thread> threads;
-    for (int c = 0; c < cfg_.cores; ++c) threads.emplace_back(work, c);
-    for (auto& t : threads) t.join();
-  }
+  OnEveryCore(work);
   int64_t total = 0;
   for (int c = 0; c < cfg_.cores; ++c) {
     PODBENCH_RETURN_IF_ERROR(cores_[static_cast<size_t>(c)]->status);

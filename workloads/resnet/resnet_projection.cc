@@ -180,14 +180,17 @@ Result<StepCost> ProjectTrainStep(const std::vector<Layer>& layers, int64_t per_
   return step;
 }
 
+int64_t ImagesPerHost(int64_t train_images, const topology::Slice& slice) {
+  const int64_t hosts = slice.num_hosts();
+  return (train_images + hosts - 1) / hosts;
+}
+
 double ProjectFirstEpochExtra(const StepCost& step, int64_t steps, int64_t train_images,
                               bool cache_decoded_image, const topology::Slice& slice) {
   const auto& host = slice.system().host;
   double extra = host.startup_s;
   if (cache_decoded_image) {
-    const int64_t hosts = slice.num_hosts();
-    const double per_host = static_cast<double>((train_images + hosts - 1) / hosts);
-    const double fill_s = per_host / host.cache_fill_images_per_s;
+    const double fill_s = static_cast<double>(ImagesPerHost(train_images, slice)) / host.cache_fill_images_per_s;
     extra += std::max(0.0, fill_s - static_cast<double>(steps) * step.total_s());
   }
   return extra;

@@ -66,12 +66,15 @@ struct StepCost {
 Result<StepCost> ProjectTrainStep(const std::vector<Layer>& layers, int64_t per_core_batch,
                                   const topology::Slice& slice, const ProjectionOptions& options);
 
+// Images of an epoch of `train_images` that each of the slice's hosts reads:
+// hosts read disjoint shards, ceil(train_images / hosts) for the largest.
+int64_t ImagesPerHost(int64_t train_images, const topology::Slice& slice);
+
 // Extra seconds of a run's first epoch over a steady one (`steps` steps of
 // `step`): the host's start-up (host.startup_s: pipeline and shuffle-buffer
 // fill, infeed start) and, when the host pipeline caches decoded images, the
 // time its share of the epoch's images takes at host.cache_fill_images_per_s
-// beyond what the device steps take anyway. Each host reads a disjoint shard
-// of ceil(train_images / hosts) images.
+// beyond what the device steps take anyway (each host reads ImagesPerHost).
 // REQUIRES: steps >= 1, train_images >= 1.
 double ProjectFirstEpochExtra(const StepCost& step, int64_t steps, int64_t train_images,
                               bool cache_decoded_image, const topology::Slice& slice);
