@@ -10,7 +10,7 @@ PACKAGES=(
   libbenchmark-dev libgtest-dev libgmock-dev
   nlohmann-json3-dev libsimdjson-dev libfmt-dev
   libopenmpi-dev openmpi-bin
-  libdnnl-dev libopenblas-dev
+  libdnnl-dev ocl-icd-opencl-dev libopenblas-dev
   libturbojpeg0-dev
 )
 
