@@ -2,6 +2,17 @@
 
 namespace podbench::projection {
 
+const char* OptimizerName(OptimizerKind k) {
+  switch (k) {
+    case OptimizerKind::kSgd: return "sgd";
+    case OptimizerKind::kMomentum: return "momentum";
+    case OptimizerKind::kLars: return "lars";
+    case OptimizerKind::kAdam: return "adam";
+    case OptimizerKind::kLazyAdam: return "lazy_adam";
+  }
+  return "?";
+}
+
 const char* SplitDimName(SplitDim d) { return d == SplitDim::kHeight ? "h" : "none"; }
 
 Status ParallelLayout::Validate(int64_t slice_cores) const {

@@ -38,4 +38,18 @@ struct ParallelLayout {
   Status Validate(int64_t slice_cores) const;
 };
 
+enum class OptimizerKind { kSgd, kMomentum, kLars, kAdam, kLazyAdam };
+const char* OptimizerName(OptimizerKind k);  // "sgd", "momentum", "lars", "adam", "lazy_adam"
+
+// Everything besides the graph and the system that prices a full-size step:
+// what a preset (e.g. Google's v0.6 submission) sets for a model on a slice.
+struct StepConfig {
+  ParallelLayout layout;
+  OptimizerKind optimizer = OptimizerKind::kMomentum;
+  // Examples of the graph's unit (ModelGraph::example_unit) per replica per
+  // training step; with spatial partitioning the replica's cores share them.
+  int64_t per_replica_batch = 1;
+  int64_t eval_per_replica_batch = 1;  // per evaluation step
+};
+
 }  // namespace podbench::projection
