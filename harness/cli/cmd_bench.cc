@@ -11,6 +11,7 @@
 #include "harness/cli/command.h"
 #include "harness/cli/store_util.h"
 #include "kernels/bench_hook.h"
+#include "kernels/dispatch/dispatch.h"
 #include "results/store.h"
 
 namespace podbench::cli {
@@ -61,6 +62,11 @@ int Run(BenchOptions& opt, CliContext& ctx) {
                "(configure with -DPODBENCH_BENCHMARKS=ON)\n";
     return kExitUnavailable;
   }
+  // PODBENCH_KERNELS, PODBENCH_KERNEL_CACHE, PODBENCH_CPU_ISA.
+  if (Status st = kernels::dispatch::CheckKernelEnvironment(); !st.ok()) {
+    Fail(ctx, "bench", st);
+    return kExitUsage;
+  }
   if (opt.db.empty()) {
     opt.request.json = opt.format == OutputFormat::kJson;
     return runner(opt.request, ctx.out, ctx.err);
@@ -101,7 +107,7 @@ int Run(BenchOptions& opt, CliContext& ctx) {
 }  // namespace
 
 void AddBenchCommand(CLI::App& app, CliContext& ctx) {
-  auto* sub = app.add_subcommand("bench", "Benchmark the kernels at workload shapes, beside oneDNN and OpenBLAS");
+  auto* sub = app.add_subcommand("bench", "Benchmark the kernels and their dispatch at workload shapes, beside oneDNN and OpenBLAS");
   auto opt = std::make_shared<BenchOptions>();
   sub->add_option("--filter", opt->request.filter, "Only benchmarks matching this regex (default: all)");
   sub->add_option("--repetitions", opt->request.repetitions,
