@@ -29,13 +29,14 @@ std::string ShapeName(const Shape& s) {
 
 void PrintTo(const Shape& s, std::ostream* os) { *os << ShapeName(s); }
 
-// Awkward sizes around the register tiles (6, 14, 16, 32) and the depth block
-// (256, 512), plus a few medium ones that exercise several cache blocks.
+// Awkward sizes around the register tiles (6, 14, 16, 32) and the depth blocks
+// (256, 512, 1024), plus a few medium ones that exercise several cache blocks.
 const Shape kShapes[] = {
     {1, 1, 1},         {7, 7, 7},           {1, 129, 7},         {129, 1, 33},
     {6, 16, 1},        {13, 17, 300},       {15, 33, 257, true}, {29, 31, 513, false, true},
     {129, 129, 129, true, true, true, 2}, {200, 150, 90, false, false, true, 2},
     {257, 300, 520, false, false, false, 2}, {5, 1000, 64, false, false, false, 2},
+    {9, 40, 1100, true, false, true, 1},
 };
 
 template <typename T>
