@@ -127,12 +127,6 @@ struct GemmOperands {
   }
 };
 
-// The unit a GEMM variant runs on at p (oneDNN: from its implementation).
-Isa GemmIsa(const GemmVariant& v, const GemmProblem& p, GemmDtype d, int threads) {
-  if (v.supports != nullptr) return onednn::GemmImpl(p, d, threads).isa;
-  return v.isa;
-}
-
 void AddGemmCases(std::vector<Case>& cases, const std::vector<int>& thread_counts) {
   struct Shape { int64_t m, n, k; };
   // Square sizes of the targets, then workload shapes: ResNet-50 fc (batch 256),
@@ -157,7 +151,7 @@ void AddGemmCases(std::vector<Case>& cases, const std::vector<int>& thread_count
                                                        v.supports ? ", or oneDNN has no implementation" : ""));
                                return;
                              }
-                             const Isa isa = GemmIsa(v, o.p, d, t);
+                             const Isa isa = v.RunsOn(o.p, t);
                              state.SetLabel(IsaName(isa));
                              Measure(state, flops, t, isa, [&] { v.fn(o.p, t); });
                            }});
@@ -166,7 +160,7 @@ void AddGemmCases(std::vector<Case>& cases, const std::vector<int>& thread_count
                          [s, t, flops, d, f32](benchmark::State& state) {
                            GemmOperands o(s.m, s.n, s.k, f32);
                            const GemmVariant& v = DispatchedGemm(d, o.p, t);
-                           const Isa isa = GemmIsa(v, o.p, d, t);
+                           const Isa isa = v.RunsOn(o.p, t);
                            state.SetLabel(fmt::format("{} ({})", v.name, IsaName(isa)));
                            Measure(state, flops, t, isa, [&] { RunGemm(d, o.p, t); });
                          }});
@@ -245,11 +239,6 @@ void RunConvPass(ConvPass pass, const Conv2dShape& s, const ConvArgs& a, Precisi
   }
 }
 
-Isa ConvIsa(const ConvVariant& v, ConvPass pass, const Conv2dShape& s, int threads) {
-  if (v.gemm_index < 0) return onednn::ConvImpl(pass, s, v.precision, threads).isa;
-  return v.isa;
-}
-
 void AddConvCases(std::vector<Case>& cases, const std::vector<int>& thread_counts) {
   for (const ConvShapeCase& sc : kConvShapes) {
     const Conv2dShape cs = ToShape(sc);
@@ -270,7 +259,7 @@ void AddConvCases(std::vector<Case>& cases, const std::vector<int>& thread_count
                                    return;
                                  }
                                  ConvOperands o(pass, cs);
-                                 const Isa isa = ConvIsa(v, pass, cs, t);
+                                 const Isa isa = v.runs_on(v, pass, cs, t);
                                  state.SetLabel(IsaName(isa));
                                  Measure(state, flops, t, isa, [&] { v.run(v, pass, cs, o.args, t); });
                                }});
@@ -280,21 +269,25 @@ void AddConvCases(std::vector<Case>& cases, const std::vector<int>& thread_count
                            [cs, t, flops, pass, prec](benchmark::State& state) {
                              ConvOperands o(pass, cs);
                              const ConvVariant& v = DispatchedConv(pass, cs, o.args, prec, t);
-                             const Isa isa = ConvIsa(v, pass, cs, t);
+                             const Isa isa = v.runs_on(v, pass, cs, t);
                              state.SetLabel(fmt::format("{} ({})", v.name, IsaName(isa)));
                              Measure(state, flops, t, isa, [&] { RunConvPass(pass, cs, o.args, prec, t); });
                            }});
-          cases.push_back({fmt::format("{}/{}/onednn:conv/threads:{}", op, shape, t),
-                           [cs, t, flops, pass, prec](benchmark::State& state) {
-                             std::string why;
-                             auto prim = onednn::PrepareConv(pass, cs, prec, t, &why);
-                             if (!prim) {
-                               Skip(state, why);
-                               return;
-                             }
-                             state.SetLabel(prim->impl().name);
-                             Measure(state, flops, t, prim->impl().isa, [&] { prim->Run(); });
-                           }});
+          // oneDNN on podbench's interface (fp32 NHWC / HWIO tensors, its own
+          // reorders in every run), and on operands prepared once in its types and layouts.
+          for (bool from_f32 : {true, false}) {
+            cases.push_back({fmt::format("{}/{}/onednn:{}/threads:{}", op, shape, from_f32 ? "conv" : "conv_prepacked", t),
+                             [cs, t, flops, pass, prec, from_f32](benchmark::State& state) {
+                               std::string why;
+                               auto prim = onednn::PrepareConv(pass, cs, prec, t, from_f32, &why);
+                               if (!prim) {
+                                 Skip(state, why);
+                                 return;
+                               }
+                               state.SetLabel(prim->impl().name);
+                               Measure(state, flops, t, prim->impl().isa, [&] { prim->Run(); });
+                             }});
+          }
         }
       }
     }
@@ -429,36 +422,43 @@ class RatioCollector : public benchmark::ConsoleReporter {
     }
   }
 
-  // The targets: dispatched bf16 against oneDNN's bf16 (its fp32
-  // where it has no bf16 primitive), and dispatched bf16 against dispatched fp32.
+  // The targets: dispatched bf16 against oneDNN's bf16 on the same
+  // interface (its fp32 where it has no bf16 primitive) and, for convolutions,
+  // on operands it prepared once; and dispatched bf16 against dispatched fp32.
   void PrintTargets(std::ostream& out) const {
     out << "\nTargets: dispatched bf16 >= 0.9x oneDNN bf16 (fp32 where oneDNN has no bf16), bf16 >= 1.0x fp32 "
            "(GFLOP/s, "
-        << (repeated_ ? "medians" : "single runs") << " of this run):\n";
-    out << fmt::format("{:<44} {:>3} {:>8} {:<42} {:>8} {:<28} {:>6} {:>8} {:>8}\n", "op/shape", "t", "bf16",
-                       "dispatched to", "oneDNN", "oneDNN impl", "ratio", "fp32", "bf16/f32");
+        << (repeated_ ? "medians" : "single runs")
+        << " of this run; cpu: by thread CPU time, 1 thread only; oneDNN = on podbench's fp32 tensors with its "
+           "own reorders, prepacked = operands already in its types and layouts):\n";
+    out << fmt::format("{:<28} {:>2} {:>8} {:<40} {:>8} {:<30} {:>6} {:>6} {:>9} {:>6} {:>8} {:>8}\n", "op/shape", "t",
+                       "bf16", "dispatched to", "oneDNN", "oneDNN impl", "ratio", "cpu", "prepacked", "ratio", "fp32",
+                       "bf16/f32");
     for (const auto& [name, ours] : gflops_) {
       const auto parts = Split(name);
       if (parts.size() != 4 || parts[2] != "podbench:dispatched" || !Bf16Op(parts[0])) continue;
       if (!TargetShape(parts[1])) continue;
-      const std::string bf16_peer = parts[0] + "/" + parts[1] + "/" + PeerOf(parts[0]) + "/" + parts[3];
-      const std::string f32_peer = F32Op(parts[0]) + "/" + parts[1] + "/" + PeerOf(parts[0]) + "/" + parts[3];
-      const std::string f32_ours = F32Op(parts[0]) + "/" + parts[1] + "/podbench:dispatched/" + parts[3];
-      const bool has_bf16 = Has(bf16_peer);
-      const double peer = has_bf16 ? Get(bf16_peer) : Get(f32_peer);
-      const std::string impl = Label(has_bf16 ? bf16_peer : f32_peer) + (has_bf16 ? "" : " (f32)");
-      const double f32 = Get(f32_ours);
-      out << fmt::format("{:<44} {:>3} {:>8.1f} {:<42} {:>8.1f} {:<28} {:>6} {:>8.1f} {:>8}\n",
-                         parts[0] + "/" + parts[1].substr(0, parts[1].find('_', 5)), parts[3].substr(8), ours,
-                         Label(name), peer, impl, peer > 0 ? fmt::format("{:.2f}", ours / peer) : "-", f32,
-                         f32 > 0 ? fmt::format("{:.2f}", ours / f32) : "-");
+      const bool gemm = parts[0].rfind("gemm", 0) == 0;
+      const std::string peer = gemm ? "onednn:matmul" : "onednn:conv";
+      auto row = [&](const std::string& op, const std::string& impl) {
+        return op + "/" + parts[1] + "/" + impl + "/" + parts[3];
+      };
+      const bool has_bf16 = Has(row(parts[0], peer));
+      const std::string peer_row = has_bf16 ? row(parts[0], peer) : row(F32Op(parts[0]), peer);
+      const double theirs = Get(peer_row), f32 = Get(row(F32Op(parts[0]), "podbench:dispatched"));
+      const double prepacked = gemm ? 0 : Get(row(has_bf16 ? parts[0] : F32Op(parts[0]), "onednn:conv_prepacked"));
+      const double cpu_ours = GetCpu(name), cpu_theirs = GetCpu(peer_row);
+      auto ratio = [](double a, double b) { return b > 0 && a > 0 ? fmt::format("{:.2f}", a / b) : std::string("-"); };
+      out << fmt::format("{:<28} {:>2} {:>8.1f} {:<40} {:>8.1f} {:<30} {:>6} {:>6} {:>9.1f} {:>6} {:>8.1f} {:>8}\n",
+                         parts[0] + "/" + parts[1].substr(0, parts[1].find("_n")), parts[3].substr(8), ours,
+                         Label(name), theirs, Label(peer_row) + (has_bf16 ? "" : " (f32)"), ratio(ours, theirs),
+                         ratio(cpu_ours, cpu_theirs), prepacked, ratio(ours, prepacked), f32, ratio(ours, f32));
     }
   }
 
  private:
   static bool Bf16Op(const std::string& op) { return op.size() > 5 && op.substr(op.size() - 5) == "_bf16"; }
   static std::string F32Op(const std::string& op) { return op.substr(0, op.size() - 5) + "_f32"; }
-  static std::string PeerOf(const std::string& op) { return op.rfind("gemm", 0) == 0 ? "onednn:matmul" : "onednn:conv"; }
   static bool TargetShape(const std::string& shape) {
     return shape == "m512n512k512" || shape == "m1024n1024k1024" || shape == "m2048n2048k2048" ||
            shape.find("_3x3") != std::string::npos;
@@ -470,6 +470,10 @@ class RatioCollector : public benchmark::ConsoleReporter {
   double Get(const std::string& name) const {
     auto it = gflops_.find(name);
     return it == gflops_.end() ? 0 : it->second;
+  }
+  double GetCpu(const std::string& name) const {
+    auto it = cpu_gflops_.find(name);
+    return it == cpu_gflops_.end() ? 0 : it->second;
   }
   std::string Label(const std::string& name) const {
     auto it = label_.find(name);
@@ -483,7 +487,7 @@ class RatioCollector : public benchmark::ConsoleReporter {
 void PrintDispatch(std::ostream& out) {
   out << "\nDispatch decisions of this run (winner, its best time, and how much faster than the runner-up; "
          "cache "
-      << (dispatch::CachePath().empty() ? std::string("off") : dispatch::CachePath()) << "):\n";
+      << (dispatch::Dispatcher::Global().cache_path().empty() ? std::string("off") : dispatch::Dispatcher::Global().cache_path()) << "):\n";
   out << fmt::format("{:<10} {:<40} {:<9} {:<44} {:>10} {:<44} {:>7}\n", "family", "class", "source", "winner",
                      "best ms", "runner-up", "factor");
   for (const auto& [pc, r] : dispatch::Decisions()) {
@@ -496,7 +500,9 @@ void PrintDispatch(std::ostream& out) {
     out << fmt::format("{:<10} {:<40} {:<9} {:<44} {:>10.4f} {:<44} {:>7}\n", dispatch::FamilyName(pc.family), pc.text,
                        dispatch::SourceName(r.source), w.first, w.second * 1e3, runner, factor);
   }
-  if (!dispatch::CacheProblem().empty()) out << "dispatch cache: " << dispatch::CacheProblem() << "\n";
+  if (const std::string problem = dispatch::Dispatcher::Global().CacheProblem(); !problem.empty()) {
+    out << "dispatch cache: " << problem << "\n";
+  }
 }
 
 int RunBenchmarks(const BenchRequest& req, std::ostream& out, std::ostream& err) {
@@ -507,7 +513,7 @@ int RunBenchmarks(const BenchRequest& req, std::ostream& out, std::ostream& err)
     return 2;
   }
   // This run reports its own measurements (and refreshes the cache with them).
-  dispatch::IgnoreCachedRankings();
+  dispatch::Dispatcher::Global().IgnoreCachedRankings();
   std::vector<int> thread_counts{1};
   if (HardwareThreads() > 1) thread_counts.push_back(HardwareThreads());
   for (Isa isa : kIsas) {

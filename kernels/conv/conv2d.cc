@@ -389,6 +389,7 @@ void LoweredBackwardFilter(const GemmVariant& v, const Conv2dShape& s, const flo
 const GemmVariant& GemmOf(const ConvVariant& v) { return GemmVariants()[std::size_t(v.gemm_index)]; }
 
 bool LoweredSupports(const ConvVariant& v, ConvPass, const Conv2dShape&, int) { return CpuSupports(v.isa); }
+Isa LoweredRunsOn(const ConvVariant& v, ConvPass, const Conv2dShape&, int) { return v.isa; }
 
 void LoweredRun(const ConvVariant& v, ConvPass pass, const Conv2dShape& s, const ConvArgs& a, int threads) {
   const GemmVariant& g = GemmOf(v);
@@ -413,8 +414,30 @@ bool OneDnnSupports(const ConvVariant& v, ConvPass pass, const Conv2dShape& s, i
   return onednn::ConvImpl(pass, s, v.precision, threads).accepted;
 }
 
+Isa OneDnnRunsOn(const ConvVariant& v, ConvPass pass, const Conv2dShape& s, int threads) {
+  return onednn::ConvImpl(pass, s, v.precision, threads).isa;
+}
+
 void OneDnnRun(const ConvVariant& v, ConvPass pass, const Conv2dShape& s, const ConvArgs& a, int threads) {
   onednn::Conv(pass, s, a, v.precision, threads);
+}
+
+bool OneDnnF32Supports(const ConvVariant&, ConvPass pass, const Conv2dShape& s, int threads) {
+  return onednn::ConvImpl(pass, s, Precision::kF32, threads).accepted;
+}
+
+Isa OneDnnF32RunsOn(const ConvVariant&, ConvPass pass, const Conv2dShape& s, int threads) {
+  return onednn::ConvImpl(pass, s, Precision::kF32, threads).isa;
+}
+
+// oneDNN's fp32 convolution on the inputs rounded to bf16 (as fp32 values).
+void OneDnnF32Run(const ConvVariant&, ConvPass pass, const Conv2dShape& s, const ConvArgs& a, int threads) {
+  const int64_t n0 = ConvIn0Elems(pass, s), n1 = ConvIn1Elems(pass, s);
+  float* r0 = Scratch<float, 1>(std::size_t(n0));
+  float* r1 = Scratch<float, 2>(std::size_t(n1));
+  RoundToBf16(a.in0, r0, n0);
+  RoundToBf16(a.in1, r1, n1);
+  onednn::Conv(pass, s, {r0, r1, a.out}, Precision::kF32, threads);
 }
 
 std::vector<ConvVariant> BuildVariants(Precision prec) {
@@ -425,13 +448,18 @@ std::vector<ConvVariant> BuildVariants(Precision prec) {
     for (std::size_t i = 0; i < gemms.size(); ++i) {
       const GemmVariant& g = gemms[i];
       if (g.dtype != dtype || g.supports != nullptr) continue;  // own kernels only
-      out.push_back({std::string(how) + "+" + g.name, prec, g.isa, LoweredSupports, LoweredRun, int(i)});
+      out.push_back({std::string(how) + "+" + g.name, prec, g.isa, LoweredSupports, LoweredRun, LoweredRunsOn, int(i)});
     }
   };
-  auto onednn = [&](const char* name) { out.push_back({name, prec, Isa::kAvx2Fma, OneDnnSupports, OneDnnRun, -1}); };
+  auto onednn = [&](const char* name) { out.push_back({name, prec, Isa::kAvx2Fma, OneDnnSupports, OneDnnRun, OneDnnRunsOn, -1}); };
+  auto onednn_f32 = [&](const char* name) {
+    if (prec == Precision::kBf16) out.push_back({name, prec, Isa::kAvx2Fma, OneDnnF32Supports, OneDnnF32Run, OneDnnF32RunsOn, -1});
+  };
 #define PODBENCH_CONV_LOWERED(how) lowered(#how);
 #define PODBENCH_CONV_ONEDNN(name) onednn(#name);
+#define PODBENCH_CONV_ONEDNN_F32(name) onednn_f32(#name);
 #include "kernels/conv/conv_manifest.inc"
+#undef PODBENCH_CONV_ONEDNN_F32
 #undef PODBENCH_CONV_ONEDNN
 #undef PODBENCH_CONV_LOWERED
   return out;
@@ -441,6 +469,7 @@ dispatch::ProblemClass ClassOf(ConvPass pass, const Conv2dShape& s, Precision pr
   dispatch::ProblemClass pc;
   pc.family = prec == Precision::kF32 ? dispatch::Family::kConvF32 : dispatch::Family::kConvBf16;
   using dispatch::Bucket;
+  pc.threads = ResolveThreads(threads);
   pc.text = std::string(ConvPassName(pass)) + ".k" + std::to_string(s.kh) + "x" + std::to_string(s.kw) + ".s" +
             std::to_string(s.stride) + ".p" + std::to_string(s.pad) + ".c" + std::to_string(Bucket(s.c)) + ".oc" +
             std::to_string(Bucket(s.oc)) + ".m" + std::to_string(Bucket(s.n * s.OutH() * s.OutW())) + ".t" +

@@ -40,6 +40,8 @@ struct ConvVariant {
   bool (*supports)(const ConvVariant& v, ConvPass pass, const Conv2dShape& s, int threads);
   // REQUIRES: supports(...). Writes args.out (the contract of conv2d.h).
   void (*run)(const ConvVariant& v, ConvPass pass, const Conv2dShape& s, const ConvArgs& args, int threads);
+  // The unit it runs `pass` at `s` on (oneDNN: the ISA of its implementation).
+  Isa (*runs_on)(const ConvVariant& v, ConvPass pass, const Conv2dShape& s, int threads);
   int gemm_index = -1;  // the GemmVariants() entry a lowering runs on; -1 for oneDNN
 };
 

@@ -4,11 +4,13 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <deque>
 #include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <tuple>
 #include <shared_mutex>
 #include <unordered_map>
 
@@ -123,39 +125,11 @@ std::uint64_t Fnv1a(const std::string& s) {
   return h;
 }
 
-struct Decision {
-  ProblemClass pc;
-  Ranking ranking;
-};
-
-struct State {
-  std::shared_mutex mu;  // decided, order
-  std::unordered_map<std::string, std::size_t> decided;  // family + ' ' + class -> index in order
-  std::deque<Decision> order;  // elements stay put: readers keep references after unlocking
-  std::recursive_mutex measure_mu;  // one measurement at a time; guards the members below
-  bool file_loaded = false;
-  bool ignore_cached = false;
-  std::string path, comment, problem;
-  std::map<std::string, CacheRecord> file;  // family + ' ' + class -> record
-};
-
-State& S() {
-  static State* s = new State;  // never destroyed: kernels may run during exit
-  return *s;
-}
-
-std::string KeyOf(const ProblemClass& pc) { return std::string(FamilyName(pc.family)) + " " + pc.text; }
-
-// Loads the cache file once. REQUIRES: measure_mu held.
-void LoadFile(State& s) {
-  if (s.file_loaded) return;
-  s.file_loaded = true;
-  std::string error;
-  const std::string dir = CacheDirFromEnv(&error);
-  if (dir.empty()) {
-    s.problem = error;
-    return;
-  }
+// The global dispatcher's cache file: <dir>/kernel-dispatch-<id>.txt (see
+// dispatch_cache.h), "" when off; and its comment line.
+std::pair<std::string, std::string> GlobalCacheFile() {
+  const std::string dir = CacheDirFromEnv(nullptr);
+  if (dir.empty()) return {};
   const CpuFeatures& cpu = DetectedCpuFeatures();
   std::string identity = cpu.model + "|" + cpu.flags + "|" + GitHash() + "|" + onednn::VersionString();
   for (Family f : kFamilies) {
@@ -163,43 +137,12 @@ void LoadFile(State& s) {
   }
   char id[17];
   std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(Fnv1a(identity)));
-  s.path = dir + "/kernel-dispatch-" + id + ".txt";
-  s.comment = "cpu " + cpu.model + "; isa " + cpu.flags + "; build " + GitHash() + "; onednn " +
-              (onednn::Available() ? onednn::VersionString() : "unavailable");
-  int skipped = 0;
-  auto records = ReadCacheFile(s.path, &skipped);
-  if (!records.ok()) {
-    s.problem = records.status().message();
-    return;
-  }
-  if (skipped > 0) s.problem = s.path + ": skipped " + std::to_string(skipped) + " malformed line(s)";
-  for (CacheRecord& r : *records) {
-    const std::string key = std::string(FamilyName(r.family)) + " " + r.cls;
-    s.file[key] = std::move(r);
-  }
+  return {dir + "/kernel-dispatch-" + id + ".txt",
+          "cpu " + cpu.model + "; isa " + cpu.flags + "; build " + GitHash() + "; onednn " +
+              (onednn::Available() ? onednn::VersionString() : "unavailable")};
 }
 
-void Persist(State& s, const ProblemClass& pc, const Ranking& r) {
-  if (s.path.empty()) return;
-  CacheRecord rec;
-  rec.family = pc.family;
-  rec.cls = pc.text;
-  rec.seconds = r.seconds;
-  s.file[KeyOf(pc)] = rec;
-  if (Status st = MergeIntoCacheFile(s.path, s.comment, {rec}); !st.ok()) s.problem = st.message();
-}
-
-// Records a decision (first one wins) and returns the ranking in force.
-const Ranking& Record(State& s, const ProblemClass& pc, Ranking r) {
-  std::unique_lock lock(s.mu);
-  const std::string key = KeyOf(pc);
-  auto it = s.decided.find(key);
-  if (it == s.decided.end()) {
-    it = s.decided.emplace(key, s.order.size()).first;
-    s.order.push_back({pc, std::move(r)});
-  }
-  return s.order[it->second].ranking;
-}
+std::string KeyOf(const ProblemClass& pc) { return std::string(FamilyName(pc.family)) + " " + pc.text; }
 
 // The first name of `r` that is a candidate and can run, as an index.
 std::optional<std::size_t> FirstRunnable(const Ranking& r, std::span<const Candidate> c,
@@ -212,21 +155,30 @@ std::optional<std::size_t> FirstRunnable(const Ranking& r, std::span<const Candi
   return std::nullopt;
 }
 
-double Seconds(FunctionRef<void(std::size_t)> run, std::size_t i) {
-  const auto t0 = std::chrono::steady_clock::now();
-  run(i);
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+double ThreadCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
+}
+
+double WallSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 Ranking Measure(std::span<const Candidate> c, const std::vector<std::size_t>& contenders,
-                FunctionRef<void(std::size_t)> run) {
+                FunctionRef<void(std::size_t)> run, bool cpu_time) {
+  auto Seconds = [&](std::size_t i) {
+    const double t0 = cpu_time ? ThreadCpuSeconds() : WallSeconds();
+    run(i);
+    return (cpu_time ? ThreadCpuSeconds() : WallSeconds()) - t0;
+  };
   Ranking r;
   std::vector<double> best(c.size(), std::numeric_limits<double>::infinity());
   std::vector<std::size_t> active = contenders;
   for (std::size_t i : active) run(i);  // untimed: JIT, packing buffers, page faults
   const auto start = std::chrono::steady_clock::now();
   for (int round = 1;; ++round) {
-    for (std::size_t i : active) best[i] = std::min(best[i], Seconds(run, i));
+    for (std::size_t i : active) best[i] = std::min(best[i], Seconds(i));
     if (round == 1) {
       double fastest = std::numeric_limits<double>::infinity();
       for (std::size_t i : active) fastest = std::min(fastest, best[i]);
@@ -248,6 +200,146 @@ std::size_t IndexOf(std::span<const Candidate> c, const std::string& name) {
 }
 
 }  // namespace
+
+struct Dispatcher::State {
+  struct Decision {
+    ProblemClass pc;
+    Ranking ranking;
+  };
+  mutable std::shared_mutex mu;  // decided, order
+  std::unordered_map<std::string, std::size_t> decided;  // KeyOf -> index in order
+  std::deque<Decision> order;  // elements stay put: readers keep references after unlocking
+  std::recursive_mutex measure_mu;  // one measurement at a time; guards the members below
+  bool file_loaded = false;
+  bool ignore_cached = false;
+  std::string problem;
+  std::map<std::string, CacheRecord> file;  // KeyOf -> record
+
+  // Records a decision (the first one wins).
+  void Record(const ProblemClass& pc, Ranking r) {
+    std::unique_lock lock(mu);
+    const std::string key = KeyOf(pc);
+    if (decided.count(key) == 0) {
+      decided.emplace(key, order.size());
+      order.push_back({pc, std::move(r)});
+    }
+  }
+};
+
+Dispatcher::Dispatcher(Options options) : options_(std::move(options)), s_(std::make_unique<State>()) {}
+Dispatcher::~Dispatcher() = default;
+
+Dispatcher& Dispatcher::Global() {
+  static Dispatcher* d = [] {
+    Options o;
+    std::tie(o.cache_path, o.cache_comment) = GlobalCacheFile();
+    if (ForcedSettings().error.empty()) o.forced = ForcedSettings().variant;
+    return new Dispatcher(std::move(o));  // never destroyed: kernels may run during exit
+  }();
+  return *d;
+}
+
+std::string Dispatcher::Forced(Family f) const {
+  auto it = options_.forced.find(f);
+  return it == options_.forced.end() ? "" : it->second;
+}
+
+std::size_t Dispatcher::Choose(const ProblemClass& pc, std::span<const Candidate> candidates,
+                               FunctionRef<bool(std::size_t)> can_run, FunctionRef<void(std::size_t)> run) {
+  State& s = *s_;
+  const std::string forced = Forced(pc.family);
+  if (!forced.empty()) {
+    const std::size_t i = IndexOf(candidates, forced);
+    if (i < candidates.size() && can_run(i)) {
+      Ranking r;
+      r.source = Ranking::Source::kForced;
+      r.seconds.emplace_back(forced, 0.0);
+      s.Record(pc, std::move(r));
+      return i;
+    }
+  }
+  const std::string key = KeyOf(pc);
+  {
+    std::shared_lock lock(s.mu);
+    auto it = s.decided.find(key);
+    if (it != s.decided.end()) {
+      const Ranking& r = s.order[it->second].ranking;
+      lock.unlock();  // recorded decisions are never modified
+      if (auto i = FirstRunnable(r, candidates, can_run)) return *i;
+    }
+  }
+  std::lock_guard measure(s.measure_mu);
+  if (!s.file_loaded) {
+    s.file_loaded = true;
+    int skipped = 0;
+    auto records = options_.cache_path.empty() ? Result<std::vector<CacheRecord>>(std::vector<CacheRecord>{})
+                                               : ReadCacheFile(options_.cache_path, &skipped);
+    if (!records.ok()) {
+      s.problem = records.status().message();
+    } else {
+      if (skipped > 0) s.problem = options_.cache_path + ": skipped " + std::to_string(skipped) + " malformed line(s)";
+      for (CacheRecord& r : *records) s.file[std::string(FamilyName(r.family)) + " " + r.cls] = std::move(r);
+    }
+  }
+  if (!s.ignore_cached) {
+    auto it = s.file.find(key);
+    if (it != s.file.end()) {
+      Ranking r;
+      r.source = Ranking::Source::kCached;
+      r.seconds = it->second.seconds;
+      if (auto i = FirstRunnable(r, candidates, can_run)) {
+        s.Record(pc, std::move(r));
+        return *i;
+      }
+    }
+  }
+  std::vector<std::size_t> contenders;
+  for (bool references : {false, true}) {
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      if (candidates[i].reference == references && can_run(i)) contenders.push_back(i);
+    }
+    if (!contenders.empty()) break;
+  }
+  if (contenders.size() <= 1) {
+    const std::size_t i = contenders.empty() ? 0 : contenders[0];
+    Ranking r;
+    r.source = Ranking::Source::kOnly;
+    r.seconds.emplace_back(candidates[i].name, 0.0);
+    s.Record(pc, std::move(r));
+    return i;
+  }
+  Ranking r = Measure(candidates, contenders, run, pc.threads == 1);
+  if (!options_.cache_path.empty()) {
+    CacheRecord rec;
+    rec.family = pc.family;
+    rec.cls = pc.text;
+    rec.seconds = r.seconds;
+    s.file[key] = rec;
+    if (Status st = MergeIntoCacheFile(options_.cache_path, options_.cache_comment, {rec}); !st.ok()) {
+      s.problem = st.message();
+    }
+  }
+  const std::size_t winner = IndexOf(candidates, r.seconds.front().first);
+  s.Record(pc, std::move(r));
+  return winner;
+}
+
+std::vector<std::pair<ProblemClass, Ranking>> Dispatcher::Decisions() const {
+  std::shared_lock lock(s_->mu);
+  std::vector<std::pair<ProblemClass, Ranking>> out;
+  for (const auto& d : s_->order) out.emplace_back(d.pc, d.ranking);
+  return out;
+}
+
+void Dispatcher::IgnoreCachedRankings() {
+  std::lock_guard measure(s_->measure_mu);
+  s_->ignore_cached = true;
+}
+
+std::string Dispatcher::CacheProblem() {
+  std::lock_guard measure(s_->measure_mu);
+  return s_->problem;
+}
 
 const char* FamilyName(Family f) {
   switch (f) {
@@ -278,98 +370,10 @@ std::int64_t Bucket(std::int64_t v) {
 
 std::size_t Choose(const ProblemClass& pc, std::span<const Candidate> candidates,
                    FunctionRef<bool(std::size_t)> can_run, FunctionRef<void(std::size_t)> run) {
-  State& s = S();
-  const std::string forced = ForcedVariant(pc.family);
-  if (!forced.empty()) {
-    const std::size_t i = IndexOf(candidates, forced);
-    if (i < candidates.size() && can_run(i)) {
-      Ranking r;
-      r.source = Ranking::Source::kForced;
-      r.seconds.emplace_back(forced, 0.0);
-      Record(s, pc, std::move(r));
-      return i;
-    }
-  }
-  const std::string key = KeyOf(pc);
-  {
-    std::shared_lock lock(s.mu);
-    auto it = s.decided.find(key);
-    if (it != s.decided.end()) {
-      const Ranking& r = s.order[it->second].ranking;
-      lock.unlock();  // order's elements are never modified once recorded
-      if (auto i = FirstRunnable(r, candidates, can_run)) return *i;
-    }
-  }
-  std::lock_guard measure(s.measure_mu);
-  LoadFile(s);
-  if (!s.ignore_cached) {
-    auto it = s.file.find(key);
-    if (it != s.file.end()) {
-      Ranking r;
-      r.source = Ranking::Source::kCached;
-      r.seconds = it->second.seconds;
-      if (auto i = FirstRunnable(r, candidates, can_run)) {
-        Record(s, pc, std::move(r));
-        return *i;
-      }
-    }
-  }
-  std::vector<std::size_t> contenders;
-  for (bool references : {false, true}) {
-    for (std::size_t i = 0; i < candidates.size(); ++i) {
-      if (candidates[i].reference == references && can_run(i)) contenders.push_back(i);
-    }
-    if (!contenders.empty()) break;
-  }
-  if (contenders.size() <= 1) {
-    const std::size_t i = contenders.empty() ? 0 : contenders[0];
-    Ranking r;
-    r.source = Ranking::Source::kOnly;
-    r.seconds.emplace_back(candidates[i].name, 0.0);
-    Record(s, pc, std::move(r));
-    return i;
-  }
-  Ranking r = Measure(candidates, contenders, run);
-  Persist(s, pc, r);
-  const std::size_t winner = IndexOf(candidates, r.seconds.front().first);
-  Record(s, pc, std::move(r));
-  return winner;
+  return Dispatcher::Global().Choose(pc, candidates, can_run, run);
 }
 
-std::vector<std::pair<ProblemClass, Ranking>> Decisions() {
-  State& s = S();
-  std::shared_lock lock(s.mu);
-  std::vector<std::pair<ProblemClass, Ranking>> out;
-  for (const Decision& d : s.order) out.emplace_back(d.pc, d.ranking);
-  return out;
-}
-
-std::string ForcedVariant(Family f) {
-  const Forced& forced = ForcedSettings();
-  if (!forced.error.empty()) return "";
-  auto it = forced.variant.find(f);
-  return it == forced.variant.end() ? "" : it->second;
-}
-
-void IgnoreCachedRankings() {
-  State& s = S();
-  std::lock_guard measure(s.measure_mu);
-  s.ignore_cached = true;
-}
-
-std::string CachePath() {
-  State& s = S();
-  std::lock_guard measure(s.measure_mu);
-  LoadFile(s);
-  return s.path;
-}
-
-std::string CacheProblem() {
-  State& s = S();
-  std::lock_guard measure(s.measure_mu);
-  LoadFile(s);
-  return s.problem;
-}
+std::vector<std::pair<ProblemClass, Ranking>> Decisions() { return Dispatcher::Global().Decisions(); }
 
 Status CheckKernelEnvironment() {
   PODBENCH_RETURN_IF_ERROR(CpuIsaCapStatus());

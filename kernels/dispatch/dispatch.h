@@ -23,6 +23,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -44,6 +45,10 @@ const char* FamilyName(Family f);
 struct ProblemClass {
   Family family = Family::kGemmF32;
   std::string text;
+  // The threads the problem runs on. With 1, contenders are timed by the
+  // calling thread's CPU time (every variant then runs on that thread), which
+  // a busy machine does not stretch; with more, by wall time.
+  int threads = 1;
   bool operator==(const ProblemClass& o) const { return family == o.family && text == o.text; }
 };
 
@@ -83,38 +88,68 @@ class FunctionRef<R(Args...)> {
   R (*call_)(void*, Args...);
 };
 
-// The index in `candidates` of the variant to run a problem of class `pc`:
-//   1. the forced one (PODBENCH_KERNELS), if it can run the problem;
-//   2. else the first variant of the class's ranking (this process's, else
-//      the cache file's) that can run it;
-//   3. else the winner of a measurement made now among those that can run it
-//      (references only when nothing else can): run(i) runs candidate i once
-//      on the problem, writing scratch outputs only; it is called several
-//      times per contender, round robin, the first call untimed; the best
-//      time counts.
-// can_run(i) says whether candidate i can run this problem; it is asked only
-// when needed (it may be costly, e.g. build a oneDNN primitive).
-// REQUIRES: some candidate can run the problem. Thread-safe; measurements
-// are serialised.
+// The state behind dispatch: the decisions of this process, the cache file
+// and the forced variants. One per process (Global(), configured from the
+// environment); tests make their own.
+class Dispatcher {
+ public:
+  struct Options {
+    std::string cache_path;               // the cache file; "" = none
+    std::string cache_comment;            // its "# " line
+    std::map<Family, std::string> forced;  // family -> variant
+  };
+  explicit Dispatcher(Options options);
+  Dispatcher(const Dispatcher&) = delete;
+  Dispatcher& operator=(const Dispatcher&) = delete;
+  ~Dispatcher();
+
+  // The process's dispatcher: cache file under PODBENCH_KERNEL_CACHE (see
+  // dispatch_cache.h for its name), forced variants from PODBENCH_KERNELS.
+  static Dispatcher& Global();
+
+  // The index in `candidates` of the variant to run a problem of class `pc`:
+  //   1. the forced one, if it can run the problem;
+  //   2. else the first variant of the class's ranking (this dispatcher's,
+  //      else the cache file's) that can run it;
+  //   3. else the winner of a measurement made now among those that can run
+  //      it (references only when nothing else can): run(i) runs candidate i
+  //      once on the problem, writing scratch outputs only; it is called
+  //      several times per contender, round robin, the first call untimed;
+  //      the best time counts. The ranking goes to the cache file.
+  // can_run(i) says whether candidate i can run this problem; it is asked only
+  // when needed (it may be costly, e.g. build a oneDNN primitive).
+  // REQUIRES: some candidate can run the problem. Thread-safe; measurements
+  // are serialised.
+  std::size_t Choose(const ProblemClass& pc, std::span<const Candidate> candidates,
+                     FunctionRef<bool(std::size_t)> can_run, FunctionRef<void(std::size_t)> run);
+
+  // Every class decided (including cached rankings used), in the order they
+  // were first decided.
+  std::vector<std::pair<ProblemClass, Ranking>> Decisions() const;
+
+  // Stops using rankings read from the cache file (new measurements still
+  // update it): `podbench bench` reports its own measurements.
+  void IgnoreCachedRankings();
+
+  // The variant forced for `f`, or "".
+  std::string Forced(Family f) const;
+  const std::string& cache_path() const { return options_.cache_path; }
+  // The last problem with the cache file ("" when none): unreadable, corrupt
+  // lines skipped, unwritable.
+  std::string CacheProblem();
+
+ private:
+  struct State;
+  Options options_;
+  std::unique_ptr<State> s_;
+};
+
+// Dispatcher::Global()'s Choose.
 std::size_t Choose(const ProblemClass& pc, std::span<const Candidate> candidates,
                    FunctionRef<bool(std::size_t)> can_run, FunctionRef<void(std::size_t)> run);
 
-// Every class decided in this process (including cached ones used), in the
-// order they were first decided.
+// Dispatcher::Global()'s decisions.
 std::vector<std::pair<ProblemClass, Ranking>> Decisions();
-
-// The variant PODBENCH_KERNELS forces for `f`, or "" (invalid settings are ignored).
-std::string ForcedVariant(Family f);
-
-// Stops using rankings read from the cache file in this process (new
-// measurements still update it): `podbench bench` reports its own measurements.
-void IgnoreCachedRankings();
-
-// The cache file this process reads and writes ("" when off or no home), and
-// the last problem with it ("" when none): unreadable, corrupt lines skipped,
-// unwritable.
-std::string CachePath();
-std::string CacheProblem();
 
 // InvalidArgument naming the variable and the bad part when PODBENCH_KERNELS,
 // PODBENCH_KERNEL_CACHE or PODBENCH_CPU_ISA is malformed or names an unknown

@@ -73,6 +73,7 @@ std::string FormatRecord(const CacheRecord& r) {
 }
 
 bool ParseRecord(const std::string& line, CacheRecord* r) {
+  if (line.empty() || line.back() == ' ') return false;
   const std::vector<std::string> f = SplitSpaces(line);
   if (f.size() < 4 || f.size() % 2 != 0) return false;
   CacheRecord rec;
@@ -93,11 +94,10 @@ bool ParseRecord(const std::string& line, CacheRecord* r) {
 
 Result<std::vector<CacheRecord>> ReadCacheFile(const std::string& path, int* skipped) {
   *skipped = 0;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return std::vector<CacheRecord>{};
   std::ifstream in(path);
-  if (!in) {
-    if (errno == ENOENT) return std::vector<CacheRecord>{};
-    return Status::IOError(ErrnoText("cannot read", path));
-  }
+  if (!in) return Status::IOError(ErrnoText("cannot read", path));
   std::string line;
   std::vector<CacheRecord> out;
   std::map<std::pair<int, std::string>, std::size_t> index;

@@ -35,13 +35,69 @@ bool OneDnnSupports(const GemmProblem& p, int threads) {
   return p.m == 0 || p.n == 0 || p.k == 0 || onednn::GemmImpl(p, D, threads).accepted;
 }
 
+template <GemmDtype D>
+Isa OneDnnRunsOn(const GemmProblem& p, int threads) {
+  return onednn::GemmImpl(p, D, threads).isa;
+}
+
+// The problem of bf16 p on fp32 copies of its operands (row-major, in
+// thread-local buffers) when `fill`; without, its shape and strides only.
+GemmProblem Widened(const GemmProblem& p, bool fill) {
+  thread_local std::vector<float> wa, wb;
+  if (fill) {
+    if (wa.size() < std::size_t(p.m * p.k)) wa.resize(std::size_t(p.m * p.k));
+    if (wb.size() < std::size_t(p.k * p.n)) wb.resize(std::size_t(p.k * p.n));
+    const Bf16* a = static_cast<const Bf16*>(p.a);
+    const Bf16* b = static_cast<const Bf16*>(p.b);
+    for (std::int64_t i = 0; i < p.m; ++i) {
+      if (p.csa == 1) {
+        ConvertToFloat(a + i * p.rsa, wa.data() + i * p.k, long(p.k));
+      } else {
+        for (std::int64_t q = 0; q < p.k; ++q) wa[std::size_t(i * p.k + q)] = a[i * p.rsa + q * p.csa].ToFloat();
+      }
+    }
+    for (std::int64_t q = 0; q < p.k; ++q) {
+      if (p.csb == 1) {
+        ConvertToFloat(b + q * p.rsb, wb.data() + q * p.n, long(p.n));
+      } else {
+        for (std::int64_t j = 0; j < p.n; ++j) wb[std::size_t(q * p.n + j)] = b[q * p.rsb + j * p.csb].ToFloat();
+      }
+    }
+  }
+  GemmProblem w = p;
+  w.a = fill ? wa.data() : nullptr;
+  w.rsa = p.k;
+  w.csa = 1;
+  w.b = fill ? wb.data() : nullptr;
+  w.rsb = p.n;
+  w.csb = 1;
+  return w;
+}
+
+void OneDnnGemmOnWidened(const GemmProblem& p, int threads) {
+  if (TrivialGemm(p)) return;
+  onednn::Gemm(Widened(p, true), GemmDtype::kF32, threads);
+}
+
+bool OneDnnSupportsWidened(const GemmProblem& p, int threads) {
+  return p.m == 0 || p.n == 0 || p.k == 0 || onednn::GemmImpl(Widened(p, false), GemmDtype::kF32, threads).accepted;
+}
+
+Isa OneDnnRunsOnWidened(const GemmProblem& p, int threads) {
+  return onednn::GemmImpl(Widened(p, false), GemmDtype::kF32, threads).isa;
+}
+
 constexpr GemmVariant kVariants[] = {
 #define PODBENCH_GEMM(name, dtype, isa, mr, nr) \
-  {#name, GemmDtype::dtype, Isa::isa, mr, nr, name, name##_config, nullptr},
+  {#name, GemmDtype::dtype, Isa::isa, mr, nr, name, name##_config, nullptr, nullptr},
 #define PODBENCH_GEMM_ONEDNN(name, dtype)                                                         \
   {#name, GemmDtype::dtype, Isa::kAvx2Fma, 0, 0, OneDnnGemm<GemmDtype::dtype>, nullptr, \
-   OneDnnSupports<GemmDtype::dtype>},
+   OneDnnSupports<GemmDtype::dtype>, OneDnnRunsOn<GemmDtype::dtype>},
+#define PODBENCH_GEMM_ONEDNN_F32(name) \
+  {#name, GemmDtype::kBf16, Isa::kAvx2Fma, 0, 0, OneDnnGemmOnWidened, nullptr, OneDnnSupportsWidened, \
+   OneDnnRunsOnWidened},
 #include "kernels/gemm/gemm_manifest.inc"
+#undef PODBENCH_GEMM_ONEDNN_F32
 #undef PODBENCH_GEMM_ONEDNN
 #undef PODBENCH_GEMM
 };
@@ -78,6 +134,7 @@ dispatch::ProblemClass ClassOf(GemmDtype dtype, const GemmProblem& p, int thread
   const int t = threads <= 0 ? DefaultThreadPool().threads() : std::min(threads, DefaultThreadPool().threads());
   dispatch::ProblemClass pc;
   pc.family = dtype == GemmDtype::kF32 ? dispatch::Family::kGemmF32 : dispatch::Family::kGemmBf16;
+  pc.threads = t;
   pc.text = "m" + std::to_string(dispatch::Bucket(p.m)) + ".n" + std::to_string(dispatch::Bucket(p.n)) + ".k" +
             std::to_string(dispatch::Bucket(p.k)) + "." + Layout(p.rsa, p.csa) + Layout(p.rsb, p.csb) + ".t" +
             std::to_string(t);

@@ -51,6 +51,9 @@ struct GemmVariant {
   // Whether it can run `p` on a CPU with `isa`; null: always. (oneDNN: whether
   // it has an implementation that meets the contract; may build a primitive.)
   bool (*supports)(const GemmProblem& p, int threads) = nullptr;
+  // The unit it runs `p` on; null: `isa`. (oneDNN: the ISA of its implementation.)
+  Isa (*runs_on)(const GemmProblem& p, int threads) = nullptr;
+  Isa RunsOn(const GemmProblem& p, int threads) const { return runs_on ? runs_on(p, threads) : isa; }
   bool reference() const { return isa == Isa::kScalar; }
   bool Runs(const GemmProblem& p, int threads) const {
     return CpuSupports(isa) && (supports == nullptr || supports(p, threads));

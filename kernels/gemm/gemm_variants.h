@@ -9,7 +9,9 @@ namespace podbench::kernels {
   void name(const GemmProblem& p, int threads); \
   const gemm_internal::BlockedGemmConfig* name##_config();
 #define PODBENCH_GEMM_ONEDNN(name, dtype)
+#define PODBENCH_GEMM_ONEDNN_F32(name)
 #include "kernels/gemm/gemm_manifest.inc"
+#undef PODBENCH_GEMM_ONEDNN_F32
 #undef PODBENCH_GEMM_ONEDNN
 #undef PODBENCH_GEMM
 

@@ -33,7 +33,7 @@ std::unique_ptr<Prepared> PrepareGemm(std::int64_t, std::int64_t, std::int64_t, 
   if (why) *why = UnavailableReason();
   return nullptr;
 }
-std::unique_ptr<Prepared> PrepareConv(ConvPass, const Conv2dShape&, Precision, int, std::string* why) {
+std::unique_ptr<Prepared> PrepareConv(ConvPass, const Conv2dShape&, Precision, int, bool, std::string* why) {
   if (why) *why = UnavailableReason();
   return nullptr;
 }
@@ -144,9 +144,9 @@ int ResolveThreads(int threads) {
 }
 
 // 64-byte aligned scratch that grows and is kept (one per thread and use).
-class Buffer {
+class ScratchBuffer {
  public:
-  ~Buffer() { std::free(p_); }
+  ~ScratchBuffer() { std::free(p_); }
   void* Get(std::size_t bytes) {
     if (bytes > size_) {
       std::free(p_);
@@ -163,7 +163,7 @@ class Buffer {
 
 struct ThreadState {
   dnnl_stream_t stream = nullptr;
-  Buffer scratch, weights, in0, in1;
+  ScratchBuffer scratch, weights, in0, in1;
   ~ThreadState() {
     if (stream != nullptr) A().dnnl_stream_destroy(stream);
   }
@@ -474,13 +474,23 @@ void Execute(dnnl_primitive_t prim, std::vector<dnnl_exec_arg_t> args) {
   A().dnnl_primitive_execute(prim, Thread().stream, int(args.size()), args.data());
 }
 
-const void* RoundedCopy(const float* src, int64_t n, Buffer& buf) {
+// src rounded to bf16 into buf, split over `threads` pool threads when large.
+const void* RoundedCopy(const float* src, int64_t n, ScratchBuffer& buf, int threads) {
   Bf16* dst = static_cast<Bf16*>(buf.Get(std::size_t(n) * sizeof(Bf16)));
-  ConvertToBf16(src, dst, n);
+  constexpr int64_t kMinPerThread = 1 << 16;
+  const int t = int(std::clamp<int64_t>(n / kMinPerThread, 1, threads));
+  if (t == 1) {
+    ConvertToBf16(src, dst, n);
+  } else {
+    DefaultThreadPool().Run(t, [&](int w) {
+      const int64_t i0 = n * w / t / 16 * 16, i1 = w + 1 == t ? n : n * (w + 1) / t / 16 * 16;
+      ConvertToBf16(src + i0, dst + i0, i1 - i0);
+    });
+  }
   return dst;
 }
 
-void RunConv(const Entry& e, ConvPass pass, const Conv2dShape& s, const ConvArgs& args, bool bf16) {
+void RunConv(const Entry& e, ConvPass pass, const Conv2dShape& s, const ConvArgs& args, bool bf16, int threads) {
   ThreadState& t = Thread();
   const Mem scratch(e.md_scratch, t.scratch.Get(std::max<std::size_t>(e.scratch_bytes, 64)));
   const int64_t n0 = ConvIn0Elems(pass, s), n1 = ConvIn1Elems(pass, s);
@@ -488,8 +498,8 @@ void RunConv(const Entry& e, ConvPass pass, const Conv2dShape& s, const ConvArgs
     case ConvPass::kForward:
     case ConvPass::kBackwardData: {
       // in0: x or dy (activations); in1: the HWIO filter.
-      const void* act = bf16 ? RoundedCopy(args.in0, n0, t.in0) : args.in0;
-      const void* wei_user = bf16 ? RoundedCopy(args.in1, n1, t.in1) : args.in1;
+      const void* act = bf16 ? RoundedCopy(args.in0, n0, t.in0, threads) : args.in0;
+      const void* wei_user = bf16 ? RoundedCopy(args.in1, n1, t.in1, threads) : args.in1;
       const void* wei = wei_user;
       if (e.wei_reorder != nullptr) {
         void* w = t.weights.Get(e.wei_prim_bytes);
@@ -508,8 +518,8 @@ void RunConv(const Entry& e, ConvPass pass, const Conv2dShape& s, const ConvArgs
       return;
     }
     case ConvPass::kBackwardFilter: {
-      const void* x = bf16 ? RoundedCopy(args.in0, n0, t.in0) : args.in0;
-      const void* dy = bf16 ? RoundedCopy(args.in1, n1, t.in1) : args.in1;
+      const void* x = bf16 ? RoundedCopy(args.in0, n0, t.in0, threads) : args.in0;
+      const void* dy = bf16 ? RoundedCopy(args.in1, n1, t.in1, threads) : args.in1;
       void* dw = e.wei_reorder != nullptr ? t.weights.Get(e.wei_prim_bytes) : args.out;
       {
         const Mem src(e.md0, x), ddst(e.md1, dy), dwm(e.wei_prim, dw);
@@ -525,48 +535,95 @@ void RunConv(const Entry& e, ConvPass pass, const Conv2dShape& s, const ConvArgs
   }
 }
 
-// Fills a buffer of `md` with small values through an f32 plain buffer and a reorder.
-void FillLike(const dnnl_memory_desc_t& md, int ndims, const int64_t* dims, dnnl_format_tag_t plain, void* dst) {
-  dnnl_memory_desc_t f32_md;
-  A().dnnl_memory_desc_init_by_tag(&f32_md, ndims, dims, dnnl_f32, plain);
-  const std::size_t n = A().dnnl_memory_desc_get_size(&f32_md) / sizeof(float);
-  std::vector<float> src(n);
-  for (std::size_t i = 0; i < n; ++i) src[i] = float(int(i % 17) - 8) * 0.01f;
+// A reorder primitive from `from` to `to`; null when they are equal or oneDNN has none.
+dnnl_primitive_t MakeReorder(const dnnl_memory_desc_t& from, const dnnl_memory_desc_t& to) {
+  if (A().dnnl_memory_desc_equal(&from, &to)) return nullptr;
   PdHolder pd;
-  if (A().dnnl_reorder_primitive_desc_create(&pd.pd, &f32_md, A().engine, &md, A().engine, nullptr) != dnnl_success) {
-    return;
+  if (A().dnnl_reorder_primitive_desc_create(&pd.pd, &from, A().engine, &to, A().engine, nullptr) != dnnl_success) {
+    return nullptr;
   }
   dnnl_primitive_t r = nullptr;
-  if (A().dnnl_primitive_create(&r, pd.pd) != dnnl_success) return;
-  const Mem from(f32_md, src.data()), to(md, dst);
-  Execute(r, {{DNNL_ARG_FROM, from.get()}, {DNNL_ARG_TO, to.get()}});
-  A().dnnl_primitive_destroy(r);
+  return A().dnnl_primitive_create(&r, pd.pd) == dnnl_success ? r : nullptr;
 }
 
+// Owns operand buffers, their memory objects, extra primitives (reorders),
+// and the steps Run executes in order.
 class PreparedImpl : public Prepared {
  public:
   PreparedImpl(const Entry& e, int threads) : e_(e), threads_(threads) {}
-  void Add(int arg, const dnnl_memory_desc_t& md, int ndims, const int64_t* dims, dnnl_format_tag_t plain, bool fill) {
+  ~PreparedImpl() override {
+    mems_.clear();
+    for (dnnl_primitive_t p : owned_) A().dnnl_primitive_destroy(p);
+  }
+  // A buffer of `md` (zeros, or small values through an f32 plain buffer and a reorder).
+  dnnl_memory_t Buffer(const dnnl_memory_desc_t& md, bool fill, int ndims = 0, const int64_t* dims = nullptr,
+                       dnnl_format_tag_t plain = dnnl_format_tag_undef) {
     const std::size_t bytes = std::max<std::size_t>(A().dnnl_memory_desc_get_size(&md), 64);
-    buffers_.emplace_back(std::make_unique<Buffer>());
+    buffers_.emplace_back(std::make_unique<ScratchBuffer>());
     void* p = buffers_.back()->Get(bytes);
     std::memset(p, 0, bytes);
-    if (fill) FillLike(md, ndims, dims, plain, p);
     mems_.emplace_back(std::make_unique<Mem>(md, p));
-    args_.push_back({arg, mems_.back()->get()});
+    if (fill) {
+      dnnl_memory_desc_t f32_md;
+      A().dnnl_memory_desc_init_by_tag(&f32_md, ndims, dims, dnnl_f32, plain);
+      std::vector<float> src(A().dnnl_memory_desc_get_size(&f32_md) / sizeof(float));
+      for (std::size_t i = 0; i < src.size(); ++i) src[i] = float(int(i % 17) - 8) * 0.01f;
+      const Mem from(f32_md, src.data());
+      if (dnnl_primitive_t r = MakeReorder(f32_md, md)) {
+        Execute(r, {{DNNL_ARG_FROM, from.get()}, {DNNL_ARG_TO, mems_.back()->get()}});
+        A().dnnl_primitive_destroy(r);
+      } else {
+        std::memcpy(p, src.data(), std::min(bytes, src.size() * sizeof(float)));
+      }
+    }
+    return mems_.back()->get();
+  }
+  // `to` converted from a filled plain f32 buffer by oneDNN's reorder, in every Run.
+  dnnl_memory_t ConvertedEachRun(const dnnl_memory_desc_t& to, int ndims, const int64_t* dims,
+                                 dnnl_format_tag_t plain) {
+    dnnl_memory_desc_t f32_md;
+    A().dnnl_memory_desc_init_by_tag(&f32_md, ndims, dims, dnnl_f32, plain);
+    dnnl_memory_t from = Buffer(f32_md, true, ndims, dims, plain);
+    dnnl_primitive_t r = MakeReorder(f32_md, to);
+    if (r == nullptr) return from;  // already that type and layout
+    owned_.push_back(r);
+    dnnl_memory_t out = Buffer(to, false);
+    steps_.push_back({r, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, out}}});
+    return out;
+  }
+  // `from` reordered into a plain f32 buffer after the primitive, in every Run.
+  void ReorderedAfter(dnnl_memory_t from_mem, const dnnl_memory_desc_t& from, int ndims, const int64_t* dims,
+                      dnnl_format_tag_t plain) {
+    dnnl_memory_desc_t f32_md;
+    A().dnnl_memory_desc_init_by_tag(&f32_md, ndims, dims, dnnl_f32, plain);
+    if (dnnl_primitive_t r = MakeReorder(from, f32_md)) {
+      owned_.push_back(r);
+      after_.push_back({r, {{DNNL_ARG_FROM, from_mem}, {DNNL_ARG_TO, Buffer(f32_md, false)}}});
+    }
+  }
+  void Main(std::vector<dnnl_exec_arg_t> args) {
+    args.push_back({DNNL_ARG_SCRATCHPAD, Buffer(e_.md_scratch, false)});
+    steps_.push_back({e_.prim, std::move(args)});
+    for (auto& st : after_) steps_.push_back(std::move(st));
+    after_.clear();
   }
   void Run() override {
     SetThreads(threads_);
-    Execute(e_.prim, args_);
+    for (const Step& st : steps_) Execute(st.prim, st.args);
   }
   const Impl& impl() const override { return e_.impl; }
 
  private:
+  struct Step {
+    dnnl_primitive_t prim;
+    std::vector<dnnl_exec_arg_t> args;
+  };
   const Entry& e_;
   int threads_;
-  std::vector<std::unique_ptr<Buffer>> buffers_;
+  std::vector<std::unique_ptr<ScratchBuffer>> buffers_;
   std::vector<std::unique_ptr<Mem>> mems_;
-  std::vector<dnnl_exec_arg_t> args_;
+  std::vector<dnnl_primitive_t> owned_;
+  std::vector<Step> steps_, after_;
 };
 
 }  // namespace
@@ -602,7 +659,7 @@ void Conv(ConvPass pass, const Conv2dShape& s, const ConvArgs& args, Precision p
   const Entry& e =
       Lookup(ConvKey(pass, s, prec, t), [&](Entry& en) { BuildConv(en, pass, s, prec == Precision::kBf16); });
   SetThreads(t);
-  RunConv(e, pass, s, args, prec == Precision::kBf16);
+  RunConv(e, pass, s, args, prec == Precision::kBf16, t);
 }
 
 std::unique_ptr<Prepared> PrepareGemm(int64_t m, int64_t n, int64_t k, GemmDtype dtype, int threads,
@@ -621,15 +678,14 @@ std::unique_ptr<Prepared> PrepareGemm(int64_t m, int64_t n, int64_t k, GemmDtype
     return nullptr;
   }
   auto op = std::make_unique<PreparedImpl>(e, t);
-  const int64_t da[2] = {m, k}, db[2] = {k, n}, dc[2] = {m, n};
-  op->Add(DNNL_ARG_SRC, e.md0, 2, da, dnnl_ab, true);
-  op->Add(DNNL_ARG_WEIGHTS, e.md1, 2, db, dnnl_ab, true);
-  op->Add(DNNL_ARG_DST, e.md_out, 2, dc, dnnl_ab, false);
-  op->Add(DNNL_ARG_SCRATCHPAD, e.md_scratch, 1, nullptr, dnnl_a, false);
+  const int64_t da[2] = {m, k}, db[2] = {k, n};
+  dnnl_memory_t a = op->Buffer(e.md0, true, 2, da, dnnl_ab);
+  dnnl_memory_t b = op->Buffer(e.md1, true, 2, db, dnnl_ab);
+  op->Main({{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, op->Buffer(e.md_out, false)}});
   return op;
 }
 
-std::unique_ptr<Prepared> PrepareConv(ConvPass pass, const Conv2dShape& s, Precision prec, int threads,
+std::unique_ptr<Prepared> PrepareConv(ConvPass pass, const Conv2dShape& s, Precision prec, int threads, bool from_f32,
                                       std::string* why) {
   const int t = ResolveThreads(threads);
   const Entry& e =
@@ -641,24 +697,27 @@ std::unique_ptr<Prepared> PrepareConv(ConvPass pass, const Conv2dShape& s, Preci
   ConvDims d;
   DimsOf(s, &d);
   auto op = std::make_unique<PreparedImpl>(e, t);
+  // An operand: converted from plain fp32 by oneDNN in every run, or prepared once.
+  auto in = [&](const dnnl_memory_desc_t& md, const int64_t* dims, dnnl_format_tag_t plain) {
+    return from_f32 ? op->ConvertedEachRun(md, 4, dims, plain) : op->Buffer(md, true, 4, dims, plain);
+  };
   switch (pass) {
     case ConvPass::kForward:
-      op->Add(DNNL_ARG_SRC, e.md0, 4, d.src, dnnl_nchw, true);
-      op->Add(DNNL_ARG_WEIGHTS, e.wei_prim, 4, d.wei, dnnl_oihw, true);
-      op->Add(DNNL_ARG_DST, e.md_out, 4, d.dst, dnnl_nchw, false);
+      op->Main({{DNNL_ARG_SRC, in(e.md0, d.src, dnnl_nhwc)}, {DNNL_ARG_WEIGHTS, in(e.wei_prim, d.wei, dnnl_hwio)},
+                {DNNL_ARG_DST, op->Buffer(e.md_out, false)}});
       break;
     case ConvPass::kBackwardData:
-      op->Add(DNNL_ARG_DIFF_DST, e.md0, 4, d.dst, dnnl_nchw, true);
-      op->Add(DNNL_ARG_WEIGHTS, e.wei_prim, 4, d.wei, dnnl_oihw, true);
-      op->Add(DNNL_ARG_DIFF_SRC, e.md_out, 4, d.src, dnnl_nchw, false);
+      op->Main({{DNNL_ARG_DIFF_DST, in(e.md0, d.dst, dnnl_nhwc)}, {DNNL_ARG_WEIGHTS, in(e.wei_prim, d.wei, dnnl_hwio)},
+                {DNNL_ARG_DIFF_SRC, op->Buffer(e.md_out, false)}});
       break;
-    case ConvPass::kBackwardFilter:
-      op->Add(DNNL_ARG_SRC, e.md0, 4, d.src, dnnl_nchw, true);
-      op->Add(DNNL_ARG_DIFF_DST, e.md1, 4, d.dst, dnnl_nchw, true);
-      op->Add(DNNL_ARG_DIFF_WEIGHTS, e.wei_prim, 4, d.wei, dnnl_oihw, false);
+    case ConvPass::kBackwardFilter: {
+      dnnl_memory_t dw = op->Buffer(e.wei_prim, false);
+      if (from_f32) op->ReorderedAfter(dw, e.wei_prim, 4, d.wei, dnnl_hwio);
+      op->Main({{DNNL_ARG_SRC, in(e.md0, d.src, dnnl_nhwc)}, {DNNL_ARG_DIFF_DST, in(e.md1, d.dst, dnnl_nhwc)},
+                {DNNL_ARG_DIFF_WEIGHTS, dw}});
       break;
+    }
   }
-  op->Add(DNNL_ARG_SCRATCHPAD, e.md_scratch, 1, nullptr, dnnl_a, false);
   return op;
 }
 

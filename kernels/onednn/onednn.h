@@ -60,9 +60,13 @@ Impl ConvImpl(ConvPass pass, const Conv2dShape& s, Precision prec, int threads);
 // REQUIRES: ConvImpl(pass, s, prec, threads).accepted.
 void Conv(ConvPass pass, const Conv2dShape& s, const ConvArgs& args, Precision prec, int threads);
 
-// A primitive with operands of its own, already in the types and layouts it
-// prefers (bf16 inputs converted, weights reordered once): oneDNN without the
-// conversions podbench's fp32 interface needs. The benchmarks' peers.
+// A primitive with operands of its own: the benchmarks' peers. GEMM operands
+// are plain, in the GEMM's dtype (as GemmFn's are). Convolutions: with
+// from_f32, the inputs are fp32 in podbench's layouts (NHWC, HWIO) and every
+// Run first converts them with oneDNN's own reorders (to bf16, to its
+// weights layout) and, for the filter gradient, reorders it back to HWIO:
+// oneDNN on podbench's interface; without, they are prepared once in the
+// types and layouts oneDNN prefers: oneDNN without any conversion.
 class Prepared {
  public:
   virtual ~Prepared() = default;
@@ -74,6 +78,6 @@ class Prepared {
 std::unique_ptr<Prepared> PrepareGemm(std::int64_t m, std::int64_t n, std::int64_t k, GemmDtype dtype,
                                       int threads, std::string* why);
 std::unique_ptr<Prepared> PrepareConv(ConvPass pass, const Conv2dShape& s, Precision prec, int threads,
-                                      std::string* why);
+                                      bool from_f32, std::string* why);
 
 }  // namespace podbench::kernels::onednn
