@@ -26,7 +26,9 @@ void MicroKernel14x32(int64_t kc_padded, const void* ap, const void* bp, float* 
   __m512 acc[14][2];
   for (int r = 0; r < 14; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
   for (int64_t q = 0; q < kc_padded; q += 2) {
-    _mm_prefetch(reinterpret_cast<const char*>(a + 16 * 14), _MM_HINT_T0);  // A streams from L2
+    _mm_prefetch(reinterpret_cast<const char*>(a + 16 * 14), _MM_HINT_T0);  // A and B stream from L2
+    _mm_prefetch(reinterpret_cast<const char*>(b + 16 * 2), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(b + 16 * 2 + 1), _MM_HINT_T0);
     const __m512bh b0 = __builtin_bit_cast(__m512bh, _mm512_load_si512(b));
     const __m512bh b1 = __builtin_bit_cast(__m512bh, _mm512_load_si512(b + 1));
 #pragma GCC unroll 14

@@ -10,6 +10,9 @@ namespace podbench::kernels {
 namespace {
 
 using std::int64_t;
+// Software prefetch distances in depth steps: A and B stream from L2 (the
+// 512 x 32 B micro-panel does not fit L1); hardware prefetch alone lost ~7%.
+constexpr int kPfa = 16, kPfb = 16;
 
 void MicroKernel14x32(int64_t kc, const void* ap, const void* bp, float* c, int64_t ldc,
                       bool accumulate) {
@@ -23,7 +26,9 @@ void MicroKernel14x32(int64_t kc, const void* ap, const void* bp, float* c, int6
   __m512 acc[14][2];
   for (int r = 0; r < 14; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
   for (int64_t q = 0; q < kc; ++q) {
-    _mm_prefetch(reinterpret_cast<const char*>(a + 16 * 14), _MM_HINT_T0);  // A streams from L2
+    _mm_prefetch(reinterpret_cast<const char*>(a + kPfa * 14), _MM_HINT_T0);  // A streams from L2
+    _mm_prefetch(reinterpret_cast<const char*>(b + kPfb * 32), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(b + kPfb * 32 + 16), _MM_HINT_T0);
     const __m512 b0 = _mm512_load_ps(b);
     const __m512 b1 = _mm512_load_ps(b + 16);
 #pragma GCC unroll 14
