@@ -15,6 +15,7 @@
 #include "harness/run/log_check.h"
 #include "harness/run/reporters.h"
 #include "harness/run/settings.h"
+#include "kernels/dispatch/dispatch.h"
 #include "results/scaling.h"
 #include "results/store.h"
 
@@ -34,6 +35,9 @@ std::string HostName() {
 }
 
 void Execute(const RunCliOptions& opt, CliContext& ctx) {
+  // The kernels' environment (PODBENCH_KERNELS, PODBENCH_KERNEL_CACHE,
+  // PODBENCH_CPU_ISA) is refused here, not silently ignored by a workload.
+  if (Status st = kernels::dispatch::CheckKernelEnvironment(); !st.ok()) return Fail(ctx, "run", st);
   auto settings = harness::Normalize(opt.request);
   if (!settings.ok()) return Fail(ctx, "run", settings.status());
   const harness::EffectiveRunSettings& s = *settings;

@@ -16,6 +16,7 @@
 #include <array>
 #include <cassert>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -26,6 +27,7 @@
 #include "kernels/gemm/gemm.h"
 #include "kernels/gemm/gemm_driver.h"
 #include "kernels/onednn/onednn.h"
+#include "kernels/scratch.h"
 #include "kernels/thread_pool.h"
 
 namespace podbench::kernels {
@@ -52,25 +54,26 @@ int ResolveThreads(int threads) {
 
 bool IsPointwise(const Conv2dShape& s) { return s.kh == 1 && s.kw == 1 && s.stride == 1 && s.pad == 0; }
 
-// Thread-local scratch, one per use, kept between calls (no page faults per call).
-template <typename T, int kSlot>
-T* Scratch(std::size_t n) {
-  thread_local std::vector<T> buf;
-  if (buf.size() < n) buf.resize(n);
-  return buf.data();
-}
-
-// src as the GEMM's input type: fp32 as is, bf16 rounded into scratch slot kSlot.
-template <typename T, int kSlot>
-const T* AsGemmInput(const float* src, int64_t n) {
-  if constexpr (std::is_same_v<T, float>) {
-    return src;
-  } else {
-    T* dst = Scratch<T, kSlot>(std::size_t(n));
-    ConvertToBf16(src, dst, n);
-    return dst;
+// src as the GEMM's input type: fp32 as is, bf16 rounded into scratch held
+// by this object.
+template <typename T>
+class GemmInput {
+ public:
+  GemmInput(const float* src, int64_t n) {
+    if constexpr (std::is_same_v<T, float>) {
+      p_ = src;
+    } else {
+      lease_.emplace(std::size_t(n) * sizeof(T));
+      ConvertToBf16(src, lease_->as<T>(), n);
+      p_ = lease_->as<T>();
+    }
   }
-}
+  const T* get() const { return p_; }
+
+ private:
+  std::optional<ScratchLease> lease_;
+  const T* p_;
+};
 
 void CallGemm(const GemmVariant& v, int64_t m, int64_t n, int64_t k, const void* a, int64_t lda, bool ta,
               const void* b, int64_t ldb, bool tb, float* c, int64_t ldc, bool acc, int threads) {
@@ -255,9 +258,9 @@ void ImplicitForward(const GemmVariant& v, const Conv2dShape& s, const float* x,
   const bool ok = ImplicitConfig(v, &cfg);
   assert(ok);
   (void)ok;
-  const float* zeros = Scratch<float, 0>(std::size_t(s.c));
-  std::fill_n(const_cast<float*>(zeros), s.c, 0.0f);
-  const ImplicitA a{&s, x, zeros};
+  const ScratchLease zeros(std::size_t(s.c) * sizeof(float));
+  std::fill_n(zeros.as<float>(), s.c, 0.0f);
+  const ImplicitA a{&s, x, zeros.as<float>()};
   GemmProblem p;
   p.m = s.n * s.OutH() * s.OutW();
   p.n = s.oc;
@@ -288,7 +291,8 @@ void ExplicitForward(const GemmVariant& v, const Conv2dShape& s, const float* x,
   auto do_chunk = [&](int64_t r0, int gemm_threads) {
     const int64_t r1 = std::min(m, r0 + chunk);
     if (r0 >= r1) return;
-    T* col = Scratch<T, 3>(std::size_t((r1 - r0) * k));
+    const ScratchLease col_lease(std::size_t((r1 - r0) * k) * sizeof(T));
+    T* col = col_lease.as<T>();
     Im2Col<T>(s, x, r0, r1, col);
     CallGemm(v, r1 - r0, s.oc, k, col, k, false, f, s.oc, false, y + r0 * s.oc, s.oc, false, gemm_threads);
   };
@@ -304,15 +308,15 @@ void ExplicitForward(const GemmVariant& v, const Conv2dShape& s, const float* x,
 template <typename T>
 void LoweredForward(const GemmVariant& v, const Conv2dShape& s, const float* x, const float* filter, float* y,
                     int threads) {
-  const T* f = AsGemmInput<T, 1>(filter, s.kh * s.kw * s.c * s.oc);
+  const GemmInput<T> f(filter, s.kh * s.kw * s.c * s.oc);
   gemm_internal::BlockedGemmConfig cfg;
   if (ImplicitConfig(v, &cfg)) {
-    ImplicitForward(v, s, x, f, y, threads);
+    ImplicitForward(v, s, x, f.get(), y, threads);
   } else if (IsPointwise(s)) {
-    const T* a = AsGemmInput<T, 2>(x, s.n * s.h * s.w * s.c);
-    CallGemm(v, s.n * s.h * s.w, s.oc, s.c, a, s.c, false, f, s.oc, false, y, s.oc, false, threads);
+    const GemmInput<T> a(x, s.n * s.h * s.w * s.c);
+    CallGemm(v, s.n * s.h * s.w, s.oc, s.c, a.get(), s.c, false, f.get(), s.oc, false, y, s.oc, false, threads);
   } else {
-    ExplicitForward<T>(v, s, x, f, y, threads);
+    ExplicitForward<T>(v, s, x, f.get(), y, threads);
   }
 }
 
@@ -336,7 +340,8 @@ void LoweredBackwardData(const GemmVariant& v, const Conv2dShape& s, const float
   gemm_internal::BlockedGemmConfig cfg;
   Conv2dShape flipped;
   if (!IsPointwise(s) && ImplicitConfig(v, &cfg) && FlippedForwardShape(s, &flipped)) {
-    T* wf = Scratch<T, 1>(std::size_t(k * s.oc));
+    const ScratchLease flipped_filter(std::size_t(k * s.oc) * sizeof(T));
+    T* wf = flipped_filter.as<T>();
     for (int64_t r = 0; r < s.kh; ++r) {
       for (int64_t q = 0; q < s.kw; ++q) {
         const float* src = filter + ((s.kh - 1 - r) * s.kw + (s.kw - 1 - q)) * s.c * s.oc;
@@ -349,18 +354,19 @@ void LoweredBackwardData(const GemmVariant& v, const Conv2dShape& s, const float
     ImplicitForward(v, flipped, dy, wf, dx, threads);
     return;
   }
-  const T* f = AsGemmInput<T, 1>(filter, k * s.oc);
-  const T* g = AsGemmInput<T, 2>(dy, m * s.oc);
+  const GemmInput<T> f(filter, k * s.oc);
+  const GemmInput<T> g(dy, m * s.oc);
   if (IsPointwise(s)) {
-    CallGemm(v, m, s.c, s.oc, g, s.oc, false, f, s.oc, true, dx, s.c, false, threads);
+    CallGemm(v, m, s.c, s.oc, g.get(), s.oc, false, f.get(), s.oc, true, dx, s.c, false, threads);
     return;
   }
   std::fill_n(dx, s.n * s.h * s.w * s.c, 0.0f);
   const int64_t chunk = ChunkRows(m, k, sizeof(float));
-  float* dcol = Scratch<float, 3>(std::size_t(std::min(chunk, m) * k));
+  const ScratchLease dcol_lease(std::size_t(std::min(chunk, m) * k) * sizeof(float));
+  float* dcol = dcol_lease.as<float>();
   for (int64_t r0 = 0; r0 < m; r0 += chunk) {
     const int64_t r1 = std::min(m, r0 + chunk);
-    CallGemm(v, r1 - r0, k, s.oc, g + r0 * s.oc, s.oc, false, f, s.oc, true, dcol, k, false, threads);
+    CallGemm(v, r1 - r0, k, s.oc, g.get() + r0 * s.oc, s.oc, false, f.get(), s.oc, true, dcol, k, false, threads);
     Col2ImAdd(s, dcol, r0, r1, dx);
   }
 }
@@ -369,18 +375,19 @@ template <typename T>
 void LoweredBackwardFilter(const GemmVariant& v, const Conv2dShape& s, const float* x, const float* dy, float* df,
                            int threads) {
   const int64_t m = s.n * s.OutH() * s.OutW(), k = s.kh * s.kw * s.c;
-  const T* g = AsGemmInput<T, 2>(dy, m * s.oc);
+  const GemmInput<T> g(dy, m * s.oc);
   if (IsPointwise(s)) {
-    const T* a = AsGemmInput<T, 1>(x, m * s.c);
-    CallGemm(v, k, s.oc, m, a, s.c, true, g, s.oc, false, df, s.oc, false, threads);
+    const GemmInput<T> a(x, m * s.c);
+    CallGemm(v, k, s.oc, m, a.get(), s.c, true, g.get(), s.oc, false, df, s.oc, false, threads);
     return;
   }
   const int64_t chunk = ChunkRows(m, k, sizeof(T));
-  T* col = Scratch<T, 3>(std::size_t(std::min(chunk, m) * k));
+  const ScratchLease col_lease(std::size_t(std::min(chunk, m) * k) * sizeof(T));
+  T* col = col_lease.as<T>();
   for (int64_t r0 = 0; r0 < m; r0 += chunk) {
     const int64_t r1 = std::min(m, r0 + chunk);
     Im2Col<T>(s, x, r0, r1, col);
-    CallGemm(v, k, s.oc, r1 - r0, col, k, true, g + r0 * s.oc, s.oc, false, df, s.oc, r0 > 0, threads);
+    CallGemm(v, k, s.oc, r1 - r0, col, k, true, g.get() + r0 * s.oc, s.oc, false, df, s.oc, r0 > 0, threads);
   }
 }
 
@@ -433,11 +440,10 @@ Isa OneDnnF32RunsOn(const ConvVariant&, ConvPass pass, const Conv2dShape& s, int
 // oneDNN's fp32 convolution on the inputs rounded to bf16 (as fp32 values).
 void OneDnnF32Run(const ConvVariant&, ConvPass pass, const Conv2dShape& s, const ConvArgs& a, int threads) {
   const int64_t n0 = ConvIn0Elems(pass, s), n1 = ConvIn1Elems(pass, s);
-  float* r0 = Scratch<float, 1>(std::size_t(n0));
-  float* r1 = Scratch<float, 2>(std::size_t(n1));
-  RoundToBf16(a.in0, r0, n0);
-  RoundToBf16(a.in1, r1, n1);
-  onednn::Conv(pass, s, {r0, r1, a.out}, Precision::kF32, threads);
+  const ScratchLease r0(std::size_t(n0) * sizeof(float)), r1(std::size_t(n1) * sizeof(float));
+  RoundToBf16(a.in0, r0.as<float>(), n0);
+  RoundToBf16(a.in1, r1.as<float>(), n1);
+  onednn::Conv(pass, s, {r0.as<float>(), r1.as<float>(), a.out}, Precision::kF32, threads);
 }
 
 std::vector<ConvVariant> BuildVariants(Precision prec) {

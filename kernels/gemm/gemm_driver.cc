@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 
+#include "kernels/scratch.h"
 #include "kernels/thread_pool.h"
 
 namespace podbench::kernels::gemm_internal {
@@ -16,31 +17,6 @@ using std::int64_t;
 // Below this many multiply-adds a second thread costs more than it saves.
 constexpr double kMinMacsPerThread = 1 << 18;
 
-struct FreeDeleter {
-  void operator()(void* p) const { std::free(p); }
-};
-
-// Per-thread packing buffers, kept between calls so a GEMM does not page-fault
-// fresh memory each time.
-struct PackBuffers {
-  std::unique_ptr<void, FreeDeleter> a, b;
-  std::size_t a_bytes = 0, b_bytes = 0;
-  void* Get(std::unique_ptr<void, FreeDeleter>& buf, std::size_t& have, std::size_t need) {
-    if (need > have) {
-      need = (need + 63) / 64 * 64;
-      buf.reset(std::aligned_alloc(64, need));
-      assert(buf && "out of memory for GEMM packing");
-      have = need;
-    }
-    return buf.get();
-  }
-};
-
-PackBuffers& ThreadBuffers() {
-  thread_local PackBuffers buffers;
-  return buffers;
-}
-
 int64_t RoundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
 // Runs the blocked loops over C rows [m0, m1) x columns [n0, n1).
@@ -50,12 +26,14 @@ void BlockedPart(const BlockedGemmConfig& cfg, const GemmProblem& p, int64_t m0,
   // Equal row blocks (no thin last block re-streaming all of B), at most cfg.mc.
   const int64_t m_blocks = (m1 - m0 + cfg.mc - 1) / cfg.mc;
   const int64_t mc_blk = RoundUp((m1 - m0 + m_blocks - 1) / m_blocks, mr);
-  PackBuffers& buf = ThreadBuffers();
   const int64_t kc_max = RoundUp(std::min<int64_t>(cfg.kc, std::max<int64_t>(p.k, 1)), cfg.k_granule);
   const int64_t nc_max = RoundUp(std::min<int64_t>(cfg.nc, n1 - n0), nr);
   const int64_t mc_max = RoundUp(std::min<int64_t>(mc_blk, m1 - m0), mr);
-  char* bpack = static_cast<char*>(buf.Get(buf.b, buf.b_bytes, nc_max * kc_max * cfg.packed_elem_size));
-  char* apack = static_cast<char*>(buf.Get(buf.a, buf.a_bytes, mc_max * kc_max * cfg.packed_elem_size));
+  // Packing panels from the kernels' scratch pool (reused across calls and threads).
+  const ScratchLease bpanel(std::size_t(nc_max * kc_max) * cfg.packed_elem_size);
+  const ScratchLease apanel(std::size_t(mc_max * kc_max) * cfg.packed_elem_size);
+  char* bpack = bpanel.as<char>();
+  char* apack = apanel.as<char>();
   alignas(64) float tile[32 * 32];
   assert(mr * nr <= 32 * 32);
 

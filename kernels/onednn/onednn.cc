@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "kernels/bf16.h"
+#include "kernels/scratch.h"
 #include "kernels/thread_pool.h"
 
 #if PODBENCH_HAVE_ONEDNN_HEADERS
@@ -163,7 +165,6 @@ class ScratchBuffer {
 
 struct ThreadState {
   dnnl_stream_t stream = nullptr;
-  ScratchBuffer scratch, weights, in0, in1;
   ~ThreadState() {
     if (stream != nullptr) A().dnnl_stream_destroy(stream);
   }
@@ -474,9 +475,9 @@ void Execute(dnnl_primitive_t prim, std::vector<dnnl_exec_arg_t> args) {
   A().dnnl_primitive_execute(prim, Thread().stream, int(args.size()), args.data());
 }
 
-// src rounded to bf16 into buf, split over `threads` pool threads when large.
-const void* RoundedCopy(const float* src, int64_t n, ScratchBuffer& buf, int threads) {
-  Bf16* dst = static_cast<Bf16*>(buf.Get(std::size_t(n) * sizeof(Bf16)));
+// src rounded to bf16 into a new lease in `leases`, split over `threads` pool threads when large.
+const void* RoundedCopy(const float* src, int64_t n, std::deque<ScratchLease>& leases, int threads) {
+  Bf16* dst = leases.emplace_back(std::size_t(n) * sizeof(Bf16)).as<Bf16>();
   constexpr int64_t kMinPerThread = 1 << 16;
   const int t = int(std::clamp<int64_t>(n / kMinPerThread, 1, threads));
   if (t == 1) {
@@ -491,18 +492,18 @@ const void* RoundedCopy(const float* src, int64_t n, ScratchBuffer& buf, int thr
 }
 
 void RunConv(const Entry& e, ConvPass pass, const Conv2dShape& s, const ConvArgs& args, bool bf16, int threads) {
-  ThreadState& t = Thread();
-  const Mem scratch(e.md_scratch, t.scratch.Get(std::max<std::size_t>(e.scratch_bytes, 64)));
+  std::deque<ScratchLease> t;  // this call's buffers (a deque: leases stay put)
+  const Mem scratch(e.md_scratch, t.emplace_back(e.scratch_bytes).get());
   const int64_t n0 = ConvIn0Elems(pass, s), n1 = ConvIn1Elems(pass, s);
   switch (pass) {
     case ConvPass::kForward:
     case ConvPass::kBackwardData: {
       // in0: x or dy (activations); in1: the HWIO filter.
-      const void* act = bf16 ? RoundedCopy(args.in0, n0, t.in0, threads) : args.in0;
-      const void* wei_user = bf16 ? RoundedCopy(args.in1, n1, t.in1, threads) : args.in1;
+      const void* act = bf16 ? RoundedCopy(args.in0, n0, t, threads) : args.in0;
+      const void* wei_user = bf16 ? RoundedCopy(args.in1, n1, t, threads) : args.in1;
       const void* wei = wei_user;
       if (e.wei_reorder != nullptr) {
-        void* w = t.weights.Get(e.wei_prim_bytes);
+        void* w = t.emplace_back(e.wei_prim_bytes).get();
         const Mem from(e.wei_user, wei_user), to(e.wei_prim, w);
         Execute(e.wei_reorder, {{DNNL_ARG_FROM, from.get()}, {DNNL_ARG_TO, to.get()}});
         wei = w;
@@ -518,9 +519,9 @@ void RunConv(const Entry& e, ConvPass pass, const Conv2dShape& s, const ConvArgs
       return;
     }
     case ConvPass::kBackwardFilter: {
-      const void* x = bf16 ? RoundedCopy(args.in0, n0, t.in0, threads) : args.in0;
-      const void* dy = bf16 ? RoundedCopy(args.in1, n1, t.in1, threads) : args.in1;
-      void* dw = e.wei_reorder != nullptr ? t.weights.Get(e.wei_prim_bytes) : args.out;
+      const void* x = bf16 ? RoundedCopy(args.in0, n0, t, threads) : args.in0;
+      const void* dy = bf16 ? RoundedCopy(args.in1, n1, t, threads) : args.in1;
+      void* dw = e.wei_reorder != nullptr ? t.emplace_back(e.wei_prim_bytes).get() : args.out;
       {
         const Mem src(e.md0, x), ddst(e.md1, dy), dwm(e.wei_prim, dw);
         Execute(e.prim, {{DNNL_ARG_SRC, src.get()}, {DNNL_ARG_DIFF_DST, ddst.get()},
@@ -642,9 +643,9 @@ void Gemm(const GemmProblem& p, GemmDtype dtype, int threads) {
   const int t = ResolveThreads(threads);
   const Entry& e = Lookup(GemmKey(p, dtype, t), [&](Entry& en) { BuildGemm(en, p, dtype == GemmDtype::kBf16); });
   SetThreads(t);
-  ThreadState& ts = Thread();
+  const ScratchLease scratch_buffer(e.scratch_bytes);
   const Mem a(e.md0, p.a), b(e.md1, p.b), c(e.md_out, p.c);
-  const Mem scratch(e.md_scratch, ts.scratch.Get(std::max<std::size_t>(e.scratch_bytes, 64)));
+  const Mem scratch(e.md_scratch, scratch_buffer.get());
   Execute(e.prim, {{DNNL_ARG_SRC, a.get()}, {DNNL_ARG_WEIGHTS, b.get()}, {DNNL_ARG_DST, c.get()},
                    {DNNL_ARG_SCRATCHPAD, scratch.get()}});
 }

@@ -98,5 +98,14 @@ TEST(BenchCliTest, BuildWithoutBenchmarksSaysSo) {
 }
 #endif
 
+// The kernels' environment is checked by every command that runs kernels.
+TEST(KernelEnvironmentCliTest, RunRefusesABadCpuIsaCap) {
+  std::string out;
+  EXPECT_EQ(RunCommand("PODBENCH_CPU_ISA=avx9 " + PodbenchBinary().string() + " run toy --runs 1 --db /dev/null/x.db",
+                       &out),
+            2);
+  EXPECT_THAT(out, HasSubstr("PODBENCH_CPU_ISA=avx9: not an instruction set"));
+}
+
 }  // namespace
 }  // namespace podbench::testing
