@@ -44,7 +44,11 @@ Result<std::vector<results::KernelBenchRecord>> RecordsFromJson(const std::strin
     r.kernel = parts.size() > 2 ? parts[2] : name;
     r.shape = parts.size() > 1 ? parts[0] + "/" + parts[1] : name;
     for (size_t i = 3; i < parts.size(); ++i) r.shape += "/" + parts[i];  // threads:N, real_time
-    r.isa = r.kernel.find("__") != std::string::npos ? r.kernel.substr(r.kernel.find("__") + 2) : "peer";
+    // "<dtype>_gemm__<isa>_<tile>" names its ISA; other podbench rows are the dispatched kernel (its
+    // winner is the row's label) or a lowering; the rest are peers.
+    r.isa = r.kernel.find("__") != std::string::npos    ? r.kernel.substr(r.kernel.find("__") + 2)
+            : r.kernel.rfind("podbench:", 0) == 0 ? r.kernel.substr(9)
+                                                    : "peer";
     const double scale = b.value("time_unit", "ns") == "us" ? 1e3 : b.value("time_unit", "ns") == "ms" ? 1e6 : 1.0;
     r.median_ns = b.value("real_time", 0.0) * scale;
     r.iterations = b.value("iterations", int64_t{0});
