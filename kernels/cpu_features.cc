@@ -57,7 +57,7 @@ bool RequestAmxPermission() {
 
 std::string BrandString() {
   unsigned regs[12] = {};
-  if (__get_cpuid_max(0x80000000u, nullptr) < 0x80000004u) return "unknown x86-64";
+  if (static_cast<unsigned>(__get_cpuid_max(0x80000000u, nullptr)) < 0x80000004u) return "unknown x86-64";
   for (unsigned i = 0; i < 3; ++i) {
     __get_cpuid(0x80000002u + i, &regs[4 * i], &regs[4 * i + 1], &regs[4 * i + 2], &regs[4 * i + 3]);
   }

@@ -144,7 +144,7 @@ void AddGemmCases(std::vector<Case>& cases, const std::vector<int>& thread_count
         for (const GemmVariant& v : GemmVariants()) {
           if (v.dtype != d || (v.reference() && !small)) continue;  // the references are too slow for the rest
           cases.push_back({fmt::format("{}/{}/podbench:{}/threads:{}", op, shape, v.name, t),
-                           [s, t, flops, &v, d, f32](benchmark::State& state) {
+                           [s, t, flops, &v, f32](benchmark::State& state) {
                              GemmOperands o(s.m, s.n, s.k, f32);
                              if (!v.Runs(o.p, t)) {
                                Skip(state, fmt::format("{} cannot run here (needs {}{})", v.name, IsaName(v.isa),
