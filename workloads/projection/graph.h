@@ -142,8 +142,9 @@ const char* OpKindName(OpKind k);  // "conv2d", "matmul", ...
 // Where an op runs when a replica spans several cores.
 enum class Placement {
   kSplit,       // split over the replica's cores along the layout's dimension
-  kPinnedCore0, // runs whole on the replica's first core (Google pinned SSD's
-                // mining and loss there); the other cores wait
+  kPinnedCore0, // runs whole on one core of the replica, Op::pinned_core (the
+                // first unless set; Google pinned SSD's mining and loss
+                // there); the other cores wait
 };
 
 struct Op {
