@@ -136,7 +136,8 @@ TEST(SsdGraphTest, SixLevelsGive8732Anchors) {
 }
 
 TEST(SsdGraphTest, SpaceToDepthStemIsAGraphOption) {
-  const auto* s2d = FindOp(Graph().train, "conv0");
+  const projection::ModelGraph stem = Graph();
+  const auto* s2d = FindOp(stem.train, "conv0");
   ASSERT_NE(s2d, nullptr);
   const auto& c = std::get<projection::ConvAttrs>(s2d->attrs);
   EXPECT_TRUE(c.space_to_depth);
@@ -154,7 +155,7 @@ TEST(SsdGraphTest, SpaceToDepthStemIsAGraphOption) {
   EXPECT_EQ(p.stride, 2);
   EXPECT_EQ(p.OutH(), 150);
   // The stored kernel is the 7x7x3x64 one either way.
-  EXPECT_EQ(g.TotalParams(), Graph().TotalParams());
+  EXPECT_EQ(g.TotalParams(), stem.TotalParams());
 }
 
 TEST(SsdGraphTest, LossEndsTrainingWithMiningPinnedToCoreZero) {
