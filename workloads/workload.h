@@ -378,7 +378,6 @@ class WorkloadRegistration {
 
   const std::string& name() const { return name_; }
   const std::string& summary() const { return summary_; }
-  const std::vector<Mode>& modes() const { return modes_; }
   const std::vector<std::string>& presets() const { return presets_; }
   int scored_runs() const { return scored_runs_; }
   bool Supports(Mode m) const;

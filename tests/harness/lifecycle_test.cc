@@ -268,6 +268,17 @@ std::string CheckOfficial(const std::filesystem::path& shared, const std::string
                            rc);
 }
 
+// Runs `workload` with `set`, writes its log to `path` and expects the
+// official 0.6.0 rules (`extra`: e.g. another entry file) to pass it.
+void ExpectOfficialPass(const std::filesystem::path& shared, const std::string& workload, const std::string& set,
+                        const std::string& path, const std::string& extra) {
+  ASSERT_TRUE(RunToLog(Settings(workload, {set}), path).ok());
+  int rc = 0;
+  std::string out = CheckOfficial(shared, path, extra, &rc);
+  EXPECT_EQ(rc, 0) << set << ": " << out;
+  EXPECT_THAT(out, HasSubstr("PASS"));
+}
+
 // ---------------------------------------------------------------- tests
 
 TEST(LifecycleTest, EmitsTheV06SequenceAndStopsWhenEveryTargetIsReached) {
@@ -375,12 +386,8 @@ TEST(EvalLoggingTest, TwoMetricLogPassesTheOfficial060Rules) {
   PODBENCH_REQUIRE_SHARED(shared);
   podbench::testing::TempDir dir;
   for (const char* shape : {"list", "dict"}) {
-    const std::string path = (dir / (std::string(shape) + ".log")).string();
-    ASSERT_TRUE(RunToLog(Settings("test-maskrcnn", {std::string("eval_shape=") + shape}), path).ok());
-    int rc = 0;
-    std::string out = CheckOfficial(shared, path, "", &rc);
-    EXPECT_EQ(rc, 0) << shape << ": " << out;
-    EXPECT_THAT(out, HasSubstr("PASS"));
+    ExpectOfficialPass(shared, "test-maskrcnn", std::string("eval_shape=") + shape,
+                       (dir / (std::string(shape) + ".log")).string(), "");
   }
   // The same check fails the log without the workload's num_image_candidates.
   const std::string without = (dir / "without.log").string();
@@ -497,13 +504,10 @@ TEST(BesideTrainingTest, MiniGoLogPassesTheOfficial060Rules) {
   PODBENCH_REQUIRE_SHARED(shared);
   podbench::testing::TempDir dir;
   for (const char* eval_s : {"4", "15"}) {
-    const std::string path = (dir / ("minigo_" + std::string(eval_s) + ".log")).string();
-    ASSERT_TRUE(RunToLog(Settings("test-minigo", {std::string("eval_seconds=") + eval_s}), path).ok());
-    int rc = 0;
     // training_0.6.0/common.yaml sends MiniGo to its own entry file.
-    std::string out = CheckOfficial(shared, path, "--config training_0.6.0/minigo.yaml", &rc);
-    EXPECT_EQ(rc, 0) << eval_s << ": " << out;
-    EXPECT_THAT(out, HasSubstr("PASS"));
+    ExpectOfficialPass(shared, "test-minigo", std::string("eval_seconds=") + eval_s,
+                       (dir / ("minigo_" + std::string(eval_s) + ".log")).string(),
+                       "--config training_0.6.0/minigo.yaml");
   }
   // The official rule compares eval_result's timestamp with the winning
   // model's save_model time: the evaluation's end (run_stop's time) fails it.
