@@ -165,7 +165,7 @@ int Run(const ModelOptions& opt, CliContext& ctx) {
   o << fmt::format("slice {} ({} chips, {} cores), preset {}{}, system {}\n", slice->name(), slice->num_chips(),
                    slice->num_cores(), preset, opt.set.empty() ? "" : " with --set", loaded->source());
   o << fmt::format(
-      "layout: {} replicas x {} cores (split {}), bn_group {}, weight-update sharding {}, {} gradients over {}; "
+      "layout: {} replicas of {} core(s) (split {}), bn_group {}, weight-update sharding {}, {} gradients over {}; "
       "optimizer {}; {} examples a replica per step ({} global), {} per evaluation step\n",
       l.replicas, l.cores_per_replica, projection::SplitDimName(l.split), l.bn_group,
       l.weight_update_sharding ? "on" : "off", projection::DTypeName(l.gradient_dtype), l.allreduce,
