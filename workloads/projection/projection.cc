@@ -145,12 +145,15 @@ Result<OpsResult> PriceOps(const Pricing& p, const std::vector<Op>& ops, int64_t
     }
     if (split) {
       const HaloRows h = HaloRowsOf(op);
-      const double n = double(examples) * double(op.instances) * double(op.sequential_steps);
+      // One exchange per sequential step.
+      const double n = double(examples) * double(op.instances), steps = double(op.sequential_steps);
       const double eb = BytesOf(op.dtype);
       PODBENCH_ASSIGN_OR_RETURN(double fwd, p.Halo(*replica, h.forward, h.forward_row_elements, n, eb));
+      fwd *= steps;
       double bwd = 0;
       if (train && op.needs_input_grad) {
         PODBENCH_ASSIGN_OR_RETURN(bwd, p.Halo(*replica, h.backward, h.backward_row_elements, n, eb));
+        bwd *= steps;
       }
       row.halo_s = fwd + bwd;
       const double exposed = ov.halo_with_compute
@@ -170,13 +173,11 @@ std::optional<double> SparseUpdateElements(const ModelGraph& g, const Param& par
   if (!param.sparse_gradient || opt == OptimizerKind::kAdam || opt == OptimizerKind::kLars) return std::nullopt;
   if (param.shape.empty() || param.shape.front() < 1) return std::nullopt;
   double tokens = 0;
-  for (const std::vector<Op>* list : {&g.train}) {
-    for (const Op& op : *list) {
-      if (std::find(op.params.begin(), op.params.end(), param.name) == op.params.end()) continue;
-      const auto* e = std::get_if<EmbeddingAttrs>(&op.attrs);
-      if (e == nullptr) return std::nullopt;  // used densely too (a shared softmax weight)
-      tokens += double(e->tokens) * double(op.instances) * double(op.sequential_steps) * double(global_examples);
-    }
+  for (const Op& op : g.train) {
+    if (std::find(op.params.begin(), op.params.end(), param.name) == op.params.end()) continue;
+    const auto* e = std::get_if<EmbeddingAttrs>(&op.attrs);
+    if (e == nullptr) return std::nullopt;  // used densely too (a shared softmax weight)
+    tokens += double(e->tokens) * double(op.instances) * double(op.sequential_steps) * double(global_examples);
   }
   const double rows = double(param.shape.front());
   const double row_elements = double(param.elements()) / rows;
