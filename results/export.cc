@@ -128,10 +128,19 @@ nlohmann::json RunDetailToJson(const RunDetail& d) {
   }
   if (d.breakdown) {
     const StepBreakdown& b = *d.breakdown;
-    j["step_breakdown"] = {{"steps", b.steps},           {"compute_s", b.compute_s},
-                           {"collectives_s", b.collectives_s}, {"bn_sync_s", b.bn_sync_s},
-                           {"optimizer_s", b.optimizer_s},   {"input_s", b.input_s},
-                           {"evaluation_s", b.evaluation_s}, {"idle_s", b.idle_s}};
+    j["step_breakdown"] = {{"steps", b.steps},
+                           {"mxu_s", b.mxu_s},
+                           {"vector_s", b.vector_s},
+                           {"hbm_s", b.hbm_s},
+                           {"compute_s", b.compute_s()},
+                           {"unsplit_compute_s", b.unsplit_compute_s},
+                           {"collectives_s", b.collectives_s},
+                           {"halo_s", b.halo_s},
+                           {"bn_sync_s", b.bn_sync_s},
+                           {"optimizer_s", b.optimizer_s},
+                           {"input_s", b.input_s},
+                           {"evaluation_s", b.evaluation_s},
+                           {"idle_s", b.idle_s}};
   } else {
     j["step_breakdown"] = nullptr;
   }
@@ -178,8 +187,12 @@ void WriteRunDetailText(std::ostream& out, const RunDetail& d) {
     auto row = [&](const char* name, double v) {
       out << fmt::format("    {:<12} {:>10.4g} s {:>6.1f}%\n", name, v, 100 * v / t);
     };
-    row("compute", b.compute_s);
-    row("collectives", b.collectives_s);
+    row("mxu", b.mxu_s);
+    row("vector", b.vector_s);
+    row("hbm", b.hbm_s);
+    if (b.unsplit_compute_s > 0) row("compute", b.unsplit_compute_s);  // runs stored before schema 2
+    row("gradients", b.collectives_s);
+    row("halo", b.halo_s);
     row("bn_sync", b.bn_sync_s);
     row("optimizer", b.optimizer_s);
     row("input", b.input_s);

@@ -33,6 +33,9 @@ struct ScalingRow {
   std::optional<double> block_s;
   std::optional<double> published_block_s;
   std::optional<double> block_error_pct;
+  // Seconds per training step by category (steps = 1; evaluation_s 0): the
+  // runs' stored breakdowns summed and divided by their steps.
+  std::optional<StepBreakdown> per_step;
 };
 
 struct ScalingOptions {
@@ -41,11 +44,13 @@ struct ScalingOptions {
 
 // Rows ordered by chips. `runs` are the workload's runs (any mode; only
 // complete projected ones are used); `evals` holds their evaluations by run
-// id (a run without an entry gives no block time).
+// id (a run without an entry gives no block time); `breakdowns` their step
+// breakdowns (a slice without any gives no per_step).
 std::vector<ScalingRow> BuildScalingTable(const std::string& workload,
                                           const std::vector<RunRecord>& runs,
                                           const std::map<int64_t, std::vector<EvalRecord>>& evals,
-                                          const ScalingOptions& options);
+                                          const ScalingOptions& options,
+                                          const std::map<int64_t, StepBreakdown>& breakdowns = {});
 
 // Median emulated seconds between consecutive evaluations (an evaluation is
 // one epoch's records, at its earliest timestamp); nullopt with fewer than 2.

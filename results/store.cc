@@ -124,6 +124,15 @@ CREATE TABLE run_description (
   allreduce TEXT NOT NULL
 );
 )sql",
+    // 2 -> 3: the step breakdown by the projection layer's categories.
+    // compute_s keeps the unsplit compute of runs stored before; new runs
+    // write mxu_s, vector_s, hbm_s (and halo_s) and 0 there.
+    R"sql(
+ALTER TABLE step_breakdown ADD COLUMN mxu_s REAL NOT NULL DEFAULT 0;
+ALTER TABLE step_breakdown ADD COLUMN vector_s REAL NOT NULL DEFAULT 0;
+ALTER TABLE step_breakdown ADD COLUMN hbm_s REAL NOT NULL DEFAULT 0;
+ALTER TABLE step_breakdown ADD COLUMN halo_s REAL NOT NULL DEFAULT 0;
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");
 
@@ -197,6 +206,31 @@ std::string ThisHost() {
 }
 
 }  // namespace
+
+StepBreakdown& StepBreakdown::operator+=(const StepBreakdown& o) {
+  steps += o.steps;
+  mxu_s += o.mxu_s;
+  vector_s += o.vector_s;
+  hbm_s += o.hbm_s;
+  collectives_s += o.collectives_s;
+  halo_s += o.halo_s;
+  bn_sync_s += o.bn_sync_s;
+  optimizer_s += o.optimizer_s;
+  input_s += o.input_s;
+  evaluation_s += o.evaluation_s;
+  idle_s += o.idle_s;
+  unsplit_compute_s += o.unsplit_compute_s;
+  return *this;
+}
+
+StepBreakdown StepBreakdown::Scaled(double f) const {
+  StepBreakdown b = *this;
+  for (double* v : {&b.mxu_s, &b.vector_s, &b.hbm_s, &b.collectives_s, &b.halo_s, &b.bn_sync_s, &b.optimizer_s,
+                    &b.input_s, &b.evaluation_s, &b.idle_s, &b.unsplit_compute_s}) {
+    *v *= f;
+  }
+  return b;
+}
 
 std::string RunState(const RunRecord& r) {
   if (r.complete) return r.status;
@@ -359,11 +393,12 @@ Status ResultsStore::SetBreakdown(int64_t run_id, const StepBreakdown& b) {
     PODBENCH_RETURN_IF_ERROR(RequireRun(run_id, what));
     PODBENCH_ASSIGN_OR_RETURN(Stmt s, db_->Prepare(
         "INSERT OR REPLACE INTO step_breakdown(run_id, steps, compute_s, collectives_s, bn_sync_s, "
-        "optimizer_s, input_s, evaluation_s, idle_s) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        "optimizer_s, input_s, evaluation_s, idle_s, mxu_s, vector_s, hbm_s, halo_s) "
+        "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         what));
-    return s.Bind(1, run_id).Bind(2, b.steps).Bind(3, b.compute_s).Bind(4, b.collectives_s)
+    return s.Bind(1, run_id).Bind(2, b.steps).Bind(3, b.unsplit_compute_s).Bind(4, b.collectives_s)
         .Bind(5, b.bn_sync_s).Bind(6, b.optimizer_s).Bind(7, b.input_s).Bind(8, b.evaluation_s)
-        .Bind(9, b.idle_s).Run();
+        .Bind(9, b.idle_s).Bind(10, b.mxu_s).Bind(11, b.vector_s).Bind(12, b.hbm_s).Bind(13, b.halo_s).Run();
   });
 }
 
@@ -468,18 +503,23 @@ Result<std::vector<EvalRecord>> ResultsStore::Evals(int64_t run_id) {
 Result<std::optional<StepBreakdown>> ResultsStore::Breakdown(int64_t run_id) {
   PODBENCH_ASSIGN_OR_RETURN(Stmt s, db_->Prepare(
       "SELECT steps, compute_s, collectives_s, bn_sync_s, optimizer_s, input_s, evaluation_s, "
-      "idle_s FROM step_breakdown WHERE run_id = ?1", "reading the step breakdown"));
+      "idle_s, mxu_s, vector_s, hbm_s, halo_s FROM step_breakdown WHERE run_id = ?1",
+      "reading the step breakdown"));
   PODBENCH_ASSIGN_OR_RETURN(bool row, s.Bind(1, run_id).Step());
   if (!row) return std::optional<StepBreakdown>();
   StepBreakdown b;
   b.steps = s.Int(0);
-  b.compute_s = s.Real(1);
+  b.unsplit_compute_s = s.Real(1);
   b.collectives_s = s.Real(2);
   b.bn_sync_s = s.Real(3);
   b.optimizer_s = s.Real(4);
   b.input_s = s.Real(5);
   b.evaluation_s = s.Real(6);
   b.idle_s = s.Real(7);
+  b.mxu_s = s.Real(8);
+  b.vector_s = s.Real(9);
+  b.hbm_s = s.Real(10);
+  b.halo_s = s.Real(11);
   return std::optional<StepBreakdown>(b);
 }
 

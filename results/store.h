@@ -33,7 +33,7 @@ class Db;
 }
 
 // The schema version this build writes. Opening a newer file is refused.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 struct StoreOptions {
   // SQLite VFS name; empty = the default. Tests pass a fault-injecting VFS.
@@ -136,14 +136,23 @@ struct EvalRecord {
   double ts_host_s = 0;
 };
 
-// Per-step emulated time breakdown of a run, in seconds summed over all steps.
+// Per-step emulated time breakdown of a run, in seconds summed over all
+// steps, in the projection layer's categories (ops bound by the MXU, the
+// vector unit, HBM; gradient summation = collectives_s, halo exchanges,
+// batch-norm sync, optimizer, host input, idle cores) plus the evaluations.
 struct StepBreakdown {
   int64_t steps = 0;
-  double compute_s = 0, collectives_s = 0, bn_sync_s = 0, optimizer_s = 0, input_s = 0,
-         evaluation_s = 0, idle_s = 0;
+  double mxu_s = 0, vector_s = 0, hbm_s = 0, collectives_s = 0, halo_s = 0, bn_sync_s = 0, optimizer_s = 0,
+         input_s = 0, evaluation_s = 0, idle_s = 0;
+  // Device compute not split by unit: runs stored before schema version 2
+  // (their mxu/vector/hbm are 0). Runs stored since write 0 here.
+  double unsplit_compute_s = 0;
+  double compute_s() const { return mxu_s + vector_s + hbm_s + unsplit_compute_s; }
   double total_s() const {
-    return compute_s + collectives_s + bn_sync_s + optimizer_s + input_s + evaluation_s + idle_s;
+    return compute_s() + collectives_s + halo_s + bn_sync_s + optimizer_s + input_s + evaluation_s + idle_s;
   }
+  StepBreakdown& operator+=(const StepBreakdown& o);
+  StepBreakdown Scaled(double f) const;  // every time (not steps) times f
 };
 
 struct KernelBenchRecord {

@@ -47,6 +47,7 @@ void BuildApp(CLI::App& app, CliContext& ctx) {
   AddTopologyCommand(app, ctx);
   AddReportCommand(app, ctx);
   AddCalibrateCommand(app, ctx);
+  AddModelCommand(app, ctx);
 }
 
 }  // namespace podbench::cli

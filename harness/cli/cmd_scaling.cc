@@ -35,12 +35,16 @@ void AddScalingCommand(CLI::App& app, CliContext& ctx) {
     auto runs = store->ListRuns(f);
     if (!runs.ok()) return Fail(ctx, "scaling", runs.status());
     std::map<int64_t, std::vector<results::EvalRecord>> evals;
+    std::map<int64_t, results::StepBreakdown> breakdowns;
     for (const auto& r : *runs) {
       auto e = store->Evals(r.id);
       if (!e.ok()) return Fail(ctx, "scaling", e.status());
       evals[r.id] = std::move(e).value();
+      auto b = store->Breakdown(r.id);
+      if (!b.ok()) return Fail(ctx, "scaling", b.status());
+      if (b->has_value()) breakdowns[r.id] = **b;
     }
-    auto rows = results::BuildScalingTable(opt->workload, *runs, evals, opt->scaling);
+    auto rows = results::BuildScalingTable(opt->workload, *runs, evals, opt->scaling, breakdowns);
     switch (opt->format) {
       case OutputFormat::kText: results::WriteScalingText(ctx.out, opt->workload, rows); break;
       case OutputFormat::kCsv: results::WriteScalingCsv(ctx.out, rows); break;

@@ -50,6 +50,7 @@ void AddBenchCommand(CLI::App& app, CliContext& ctx);
 void AddTopologyCommand(CLI::App& app, CliContext& ctx);
 void AddReportCommand(CLI::App& app, CliContext& ctx);
 void AddCalibrateCommand(CLI::App& app, CliContext& ctx);
+void AddModelCommand(CLI::App& app, CliContext& ctx);
 
 // Builds the whole app. Exposed for tests of the command line itself.
 void BuildApp(CLI::App& app, CliContext& ctx);

@@ -61,8 +61,11 @@ Status StoreReporter::OnFinish(const RunSummary& s) {
   PODBENCH_RETURN_IF_ERROR(Flush());
   results::StepBreakdown b;
   b.steps = s.steps;
-  b.compute_s = s.train.compute_s;
+  b.mxu_s = s.train.mxu_s;
+  b.vector_s = s.train.vector_s;
+  b.hbm_s = s.train.hbm_s;
   b.collectives_s = s.train.collectives_s;
+  b.halo_s = s.train.halo_s;
   b.bn_sync_s = s.train.bn_sync_s;
   b.optimizer_s = s.train.optimizer_s;
   b.input_s = s.train.input_s;

@@ -94,8 +94,9 @@ TEST(StoreTest, RunLifecycleRoundTrips) {
   ASSERT_TRUE(store->AddEvals(*id, {{1, "accuracy", 0.93, 4.5, 0.2}}).ok());
   StepBreakdown b;
   b.steps = 10;
-  b.compute_s = 1;
+  b.mxu_s = 1;
   b.collectives_s = 0.5;
+  b.halo_s = 0.25;
   ASSERT_TRUE(store->SetBreakdown(*id, b).ok());
   RunOutcome o;
   o.status = "success";
@@ -126,7 +127,43 @@ TEST(StoreTest, RunLifecycleRoundTrips) {
   auto bd = store->Breakdown(*id);
   ASSERT_TRUE(bd.ok() && bd->has_value());
   EXPECT_EQ((*bd)->steps, 10);
-  EXPECT_DOUBLE_EQ((*bd)->total_s(), 1.5);
+  EXPECT_DOUBLE_EQ((*bd)->mxu_s, 1);
+  EXPECT_DOUBLE_EQ((*bd)->halo_s, 0.25);
+  EXPECT_DOUBLE_EQ((*bd)->total_s(), 1.75);
+}
+
+// A schema-1 file (one unsplit compute_s per run) opens migrated: its old
+// breakdown reads back as unsplit compute, and new runs store the split.
+TEST(StoreTest, MigratesASchema1BreakdownToTheSplitCategories) {
+  TempDir dir;
+  int64_t old_run = 0;
+  {
+    auto store = OpenOrDie(dir / "r.db");
+    ASSERT_NE(store, nullptr);
+    auto id = store->BeginRun(SampleRun());
+    ASSERT_TRUE(id.ok());
+    old_run = *id;
+  }
+  std::string out;
+  const std::string db = (dir / "r.db").string();
+  ASSERT_EQ(::podbench::testing::RunCommand(
+                "sqlite3 " + db + " 'ALTER TABLE step_breakdown DROP COLUMN mxu_s; "
+                "ALTER TABLE step_breakdown DROP COLUMN vector_s; ALTER TABLE step_breakdown DROP COLUMN hbm_s; "
+                "ALTER TABLE step_breakdown DROP COLUMN halo_s; DROP TABLE run_description; "
+                "INSERT INTO step_breakdown VALUES(" +
+                    std::to_string(old_run) + ", 10, 2.0, 0.5, 0, 0, 0, 0, 0); PRAGMA user_version=1'",
+                &out),
+            0)
+      << out;
+  auto store = OpenOrDie(dir / "r.db");
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(*store->SchemaVersion(), kSchemaVersion);
+  auto bd = store->Breakdown(old_run);
+  ASSERT_TRUE(bd.ok() && bd->has_value()) << bd.status().ToString();
+  EXPECT_DOUBLE_EQ((*bd)->unsplit_compute_s, 2.0);
+  EXPECT_DOUBLE_EQ((*bd)->mxu_s, 0);
+  EXPECT_DOUBLE_EQ((*bd)->compute_s(), 2.0);
+  EXPECT_DOUBLE_EQ((*bd)->total_s(), 2.5);
 }
 
 StoredDescription SampleDescription() {
@@ -189,11 +226,16 @@ TEST(StoreTest, MigratesAVersion1FileForward) {
   }
   std::string out;
   ASSERT_EQ(::podbench::testing::RunCommand(
-                "sqlite3 " + path + " 'DROP TABLE run_description; PRAGMA user_version=1'", &out), 0)
+                "sqlite3 " + path +
+                    " 'DROP TABLE run_description; ALTER TABLE step_breakdown DROP COLUMN mxu_s; "
+                    "ALTER TABLE step_breakdown DROP COLUMN vector_s; ALTER TABLE step_breakdown DROP COLUMN hbm_s; "
+                    "ALTER TABLE step_breakdown DROP COLUMN halo_s; PRAGMA user_version=1'",
+                &out),
+            0)
       << out;
   auto store = OpenOrDie(path);
   ASSERT_NE(store, nullptr);
-  EXPECT_EQ(*store->SchemaVersion(), 2);
+  EXPECT_EQ(*store->SchemaVersion(), kSchemaVersion);
   NewRun r = SampleRun("new");
   r.description = SampleDescription();
   ASSERT_TRUE(store->BeginRun(r).ok());
