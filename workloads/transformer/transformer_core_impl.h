@@ -50,11 +50,21 @@ struct TransformerCore::Impl {
   // sqrt(d), plus the timing signal at `pos`; `shift`: the decoder input, the
   // id one position earlier within the example (zero at position 0).
   void Embed(const float* w, const int32_t* ids, const int32_t* seg, const int32_t* pos, int64_t n, bool shift,
-             float* x) const;
+             float* x);
   // Timing signal of position p, channel i (sin for i < d/2, cos above).
   const float* Timing(int32_t p);
   // The encoder over rows x t tokens into enc (x_0 must hold the embedded input).
   void EncoderForward(const float* w, int64_t rows, int64_t t, const uint8_t* mask, const StepContext& ctx);
+  // Dropout of n values of x in place (no-op outside training or at p = 0);
+  // the mask is kept for the backward pass.
+  void Dropout(std::vector<uint8_t>& mask, uint64_t site, float* x, int64_t n, const StepContext& ctx) const;
+  // Pre-norm sublayers: x_out = x_in + Dropout(Sublayer(LayerNorm(x_in))).
+  void SelfAttentionSublayer(const float* w, const ParameterLayout::Attention& p, const ParameterLayout::Norm& norm,
+                             AttentionCache& c, const float* x_in, float* x_out, int64_t rows, int64_t t,
+                             const uint8_t* mask, const StepContext& ctx, uint64_t site);
+  void FeedForwardSublayer(const float* w, const ParameterLayout::FeedForward& p, const ParameterLayout::Norm& norm,
+                           FeedForwardCache& c, const float* x_in, float* x_out, int64_t n, const StepContext& ctx,
+                           uint64_t site);
   // y = LayerNorm(x) (epsilon 1e-6) with its cache.
   void Norm(const float* w, const ParameterLayout::Norm& p, const float* x, int64_t n, NormCache& c) const;
   // Attention of [rows, tq] queries over [rows, tk] keys/values for every

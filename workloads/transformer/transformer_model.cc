@@ -199,10 +199,9 @@ const float* TransformerCore::Impl::Timing(int32_t p) {
 }
 
 void TransformerCore::Impl::Embed(const float* w, const int32_t* ids, const int32_t* seg, const int32_t* pos,
-                                  int64_t n, bool shift, float* x) const {
+                                  int64_t n, bool shift, float* x) {
   const float* table = w + layout.embedding;
   const float s = std::sqrt(static_cast<float>(d));
-  auto* self = const_cast<Impl*>(this);  // the timing table grows lazily
   for (int64_t i = 0; i < n; ++i) {
     float* xi = x + i * d;
     std::fill_n(xi, d, 0.f);
@@ -212,7 +211,7 @@ void TransformerCore::Impl::Embed(const float* w, const int32_t* ids, const int3
       const float* e = table + static_cast<int64_t>(shift ? ids[i - 1] : ids[i]) * d;
       for (int k = 0; k < d; ++k) xi[k] = e[k] * s;
     }
-    const float* t = self->Timing(pos[i]);
+    const float* t = Timing(pos[i]);
     for (int k = 0; k < d; ++k) xi[k] += t[k];
   }
 }
@@ -250,41 +249,55 @@ void TransformerCore::Impl::AttentionForward(int64_t rs, int64_t tq, int64_t tk,
   }
 }
 
+void TransformerCore::Impl::Dropout(std::vector<uint8_t>& mask, uint64_t site, float* x, int64_t n,
+                                    const StepContext& ctx) const {
+  const float p = ctx.training ? cfg.dropout : 0.f;
+  if (p <= 0.f) return;
+  mask.resize(static_cast<size_t>(n));
+  DropoutMask(ctx, site, p, n, mask.data());
+  ApplyMask(mask.data(), 1.f / (1.f - p), x, n);
+}
+
+void TransformerCore::Impl::SelfAttentionSublayer(const float* w, const ParameterLayout::Attention& P,
+                                                  const ParameterLayout::Norm& N, AttentionCache& a,
+                                                  const float* x_in, float* x_out, int64_t rs, int64_t t,
+                                                  const uint8_t* mask, const StepContext& ctx, uint64_t site) {
+  const int64_t n = rs * t;
+  Norm(w, N, x_in, n, a.norm);
+  a.q.resize(static_cast<size_t>(n * 3 * d));
+  Dense(a.norm.y.data(), n, d, 3 * d, w + P.q, nullptr, a.q.data());
+  AttentionForward(rs, t, t, a.q.data(), 3 * d, a.q.data() + d, a.q.data() + 2 * d, 3 * d, mask, a);
+  Dense(a.ctx.data(), n, d, d, w + P.out, nullptr, tmp1.data());
+  Dropout(a.drop, site, tmp1.data(), n * d, ctx);
+  kernels::Add(x_in, tmp1.data(), x_out, n * d);
+}
+
+void TransformerCore::Impl::FeedForwardSublayer(const float* w, const ParameterLayout::FeedForward& P,
+                                                const ParameterLayout::Norm& N, FeedForwardCache& f,
+                                                const float* x_in, float* x_out, int64_t n, const StepContext& ctx,
+                                                uint64_t site) {
+  Norm(w, N, x_in, n, f.norm);
+  f.pre.resize(static_cast<size_t>(n * filter));
+  f.act.resize(f.pre.size());
+  Dense(f.norm.y.data(), n, d, filter, w + P.w1, w + P.b1, f.pre.data());
+  kernels::Relu(f.pre.data(), f.act.data(), n * filter);
+  Dense(f.act.data(), n, filter, d, w + P.w2, w + P.b2, tmp1.data());
+  Dropout(f.drop, site, tmp1.data(), n * d, ctx);
+  kernels::Add(x_in, tmp1.data(), x_out, n * d);
+}
+
 void TransformerCore::Impl::EncoderForward(const float* w, int64_t rs, int64_t t, const uint8_t* mask,
                                            const StepContext& ctx) {
   const int64_t n = rs * t;
-  const float p = ctx.training ? cfg.dropout : 0.f, keep = 1.f / (1.f - p);
-  auto drop = [&](std::vector<uint8_t>& m, uint64_t site, float* x) {
-    if (p <= 0.f) return;
-    m.resize(static_cast<size_t>(n * d));
-    DropoutMask(ctx, site, p, n * d, m.data());
-    ApplyMask(m.data(), keep, x, n * d);
-  };
-  drop(enc.input_drop, Site(1, 0, 0), enc.x[0].data());
+  Dropout(enc.input_drop, Site(1, 0, 0), enc.x[0].data(), n * d, ctx);
   tmp1.resize(static_cast<size_t>(n * std::max(d, filter)));
   for (int l = 0; l < cfg.encoder_layers; ++l) {
     const auto& P = layout.encoder[static_cast<size_t>(l)];
-    AttentionCache& a = enc_self[static_cast<size_t>(l)];
-    const float* x_in = enc.x[static_cast<size_t>(2 * l)].data();
-    float* x_mid = enc.x[static_cast<size_t>(2 * l + 1)].data();
-    Norm(w, P.norm1, x_in, n, a.norm);
-    a.q.resize(static_cast<size_t>(n * 3 * d));
-    Dense(a.norm.y.data(), n, d, 3 * d, w + P.self.q, nullptr, a.q.data());
-    AttentionForward(rs, t, t, a.q.data(), 3 * d, a.q.data() + d, a.q.data() + 2 * d, 3 * d, mask, a);
-    Dense(a.ctx.data(), n, d, d, w + P.self.out, nullptr, tmp1.data());
-    drop(a.drop, Site(1, l, 1), tmp1.data());
-    kernels::Add(x_in, tmp1.data(), x_mid, n * d);
-
-    FeedForwardCache& f = enc_ffn[static_cast<size_t>(l)];
-    float* x_out = enc.x[static_cast<size_t>(2 * l + 2)].data();
-    Norm(w, P.norm2, x_mid, n, f.norm);
-    f.pre.resize(static_cast<size_t>(n * filter));
-    f.act.resize(f.pre.size());
-    Dense(f.norm.y.data(), n, d, filter, w + P.ffn.w1, w + P.ffn.b1, f.pre.data());
-    kernels::Relu(f.pre.data(), f.act.data(), n * filter);
-    Dense(f.act.data(), n, filter, d, w + P.ffn.w2, w + P.ffn.b2, tmp1.data());
-    drop(f.drop, Site(1, l, 2), tmp1.data());
-    kernels::Add(x_mid, tmp1.data(), x_out, n * d);
+    const auto L = static_cast<size_t>(l);
+    SelfAttentionSublayer(w, P.self, P.norm1, enc_self[L], enc.x[2 * L].data(), enc.x[2 * L + 1].data(), rs, t, mask,
+                          ctx, Site(1, l, 1));
+    FeedForwardSublayer(w, P.ffn, P.norm2, enc_ffn[L], enc.x[2 * L + 1].data(), enc.x[2 * L + 2].data(), n, ctx,
+                        Site(1, l, 2));
   }
   Norm(w, layout.encoder_norm, enc.x.back().data(), n, enc.final_norm);
 }
@@ -334,32 +347,18 @@ std::pair<double, int64_t> TransformerCore::Impl::Forward(const float* w, const 
   EncoderForward(w, b.rows, t, enc_mask.data(), ctx);
   const float* enc_out = enc.final_norm.y.data();
 
-  const float p = ctx.training ? cfg.dropout : 0.f, keep = 1.f / (1.f - p);
-  auto drop = [&](std::vector<uint8_t>& m, uint64_t site, float* x) {
-    if (p <= 0.f) return;
-    m.resize(static_cast<size_t>(n * d));
-    DropoutMask(ctx, site, p, n * d, m.data());
-    ApplyMask(m.data(), keep, x, n * d);
-  };
   Embed(w, b.targets.data(), b.targets_segmentation.data(), b.targets_position.data(), n, true, dec.x[0].data());
-  drop(dec.input_drop, Site(2, 0, 0), dec.x[0].data());
+  Dropout(dec.input_drop, Site(2, 0, 0), dec.x[0].data(), n * d, ctx);
   for (int l = 0; l < cfg.decoder_layers; ++l) {
     const auto& P = layout.decoder[static_cast<size_t>(l)];
-    const float* x0 = dec.x[static_cast<size_t>(3 * l)].data();
-    float* x1 = dec.x[static_cast<size_t>(3 * l + 1)].data();
-    float* x2 = dec.x[static_cast<size_t>(3 * l + 2)].data();
-    float* x3 = dec.x[static_cast<size_t>(3 * l + 3)].data();
-    AttentionCache& a = dec_self[static_cast<size_t>(l)];
-    Norm(w, P.norm1, x0, n, a.norm);
-    a.q.resize(static_cast<size_t>(n * 3 * d));
-    Dense(a.norm.y.data(), n, d, 3 * d, w + P.self.q, nullptr, a.q.data());
-    AttentionForward(b.rows, t, t, a.q.data(), 3 * d, a.q.data() + d, a.q.data() + 2 * d, 3 * d, dec_mask.data(), a);
-    Dense(a.ctx.data(), n, d, d, w + P.self.out, nullptr, tmp1.data());
-    drop(a.drop, Site(2, l, 1), tmp1.data());
-    kernels::Add(x0, tmp1.data(), x1, n * d);
-
-    AttentionCache& c = dec_cross[static_cast<size_t>(l)];
-    std::vector<float>& kv = cross_kv[static_cast<size_t>(l)];
+    const auto L = static_cast<size_t>(l);
+    float* x1 = dec.x[3 * L + 1].data();
+    float* x2 = dec.x[3 * L + 2].data();
+    SelfAttentionSublayer(w, P.self, P.norm1, dec_self[L], dec.x[3 * L].data(), x1, b.rows, t, dec_mask.data(), ctx,
+                          Site(2, l, 1));
+    // Encoder-decoder attention.
+    AttentionCache& c = dec_cross[L];
+    std::vector<float>& kv = cross_kv[L];
     Norm(w, P.norm2, x1, n, c.norm);
     c.q.resize(static_cast<size_t>(n * d));
     Dense(c.norm.y.data(), n, d, d, w + P.cross.q, nullptr, c.q.data());
@@ -367,18 +366,9 @@ std::pair<double, int64_t> TransformerCore::Impl::Forward(const float* w, const 
     Dense(enc_out, n, d, 2 * d, w + P.cross.kv, nullptr, kv.data());
     AttentionForward(b.rows, t, t, c.q.data(), d, kv.data(), kv.data() + d, 2 * d, cross_mask.data(), c);
     Dense(c.ctx.data(), n, d, d, w + P.cross.out, nullptr, tmp1.data());
-    drop(c.drop, Site(2, l, 2), tmp1.data());
+    Dropout(c.drop, Site(2, l, 2), tmp1.data(), n * d, ctx);
     kernels::Add(x1, tmp1.data(), x2, n * d);
-
-    FeedForwardCache& f = dec_ffn[static_cast<size_t>(l)];
-    Norm(w, P.norm3, x2, n, f.norm);
-    f.pre.resize(static_cast<size_t>(n * filter));
-    f.act.resize(f.pre.size());
-    Dense(f.norm.y.data(), n, d, filter, w + P.ffn.w1, w + P.ffn.b1, f.pre.data());
-    kernels::Relu(f.pre.data(), f.act.data(), n * filter);
-    Dense(f.act.data(), n, filter, d, w + P.ffn.w2, w + P.ffn.b2, tmp1.data());
-    drop(f.drop, Site(2, l, 3), tmp1.data());
-    kernels::Add(x2, tmp1.data(), x3, n * d);
+    FeedForwardSublayer(w, P.ffn, P.norm3, dec_ffn[L], x2, dec.x[3 * L + 3].data(), n, ctx, Site(2, l, 3));
   }
   Norm(w, layout.decoder_norm, dec.x.back().data(), n, dec.final_norm);
 

@@ -2,7 +2,6 @@
 
 #include <limits>
 #include <set>
-#include <unordered_map>
 
 namespace podbench::translation {
 namespace {

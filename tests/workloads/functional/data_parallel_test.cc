@@ -132,6 +132,17 @@ TEST(DataParallelTest, CollectiveInsideAStepAndErrorsInCoreOrder) {
   EXPECT_EQ(s.message(), "core 5 failed");
 }
 
+TEST(DataParallelTest, AllReduceOfSmallPerCoreVectors) {
+  auto dp = DataParallel::Create(Config(8), 10);
+  ASSERT_TRUE(dp.ok());
+  topology::CoreBuffers norms(topology::DType::kF32, 3, 0, 8);
+  for (int c = 0; c < 8; ++c) {
+    for (uint64_t i = 0; i < 3; ++i) norms.Set(c, i, static_cast<float>(c * (i + 1)));
+  }
+  ASSERT_TRUE((*dp)->AllReduce(norms).ok());
+  for (int c = 0; c < 8; ++c) EXPECT_EQ(norms.Get(c, 2), 3.f * 28.f);  // 3 x (0 + ... + 7)
+}
+
 TEST(DataParallelTest, OneCoreNeedsNoSlice) {
   auto dp = DataParallel::Create(Config(1, false, topology::DType::kBF16), 8);
   ASSERT_TRUE(dp.ok()) << dp.status().ToString();
