@@ -12,6 +12,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sqlite3.h>
+
 #include "tests/results/fault_vfs.h"
 #include "tests/testing/temp_dir.h"
 
@@ -127,18 +129,137 @@ TEST(StoreTest, RunLifecycleRoundTrips) {
   EXPECT_DOUBLE_EQ((*bd)->total_s(), 1.5);
 }
 
+KernelBenchRecord SampleBench(const std::string& label, std::vector<double> real_ns) {
+  KernelBenchRecord k;
+  k.kernel = "bf16_gemm__avx512bf16_16x32";
+  k.shape = "gemm_bf16/m512/threads:1";
+  k.isa = "avx512bf16";
+  k.median_ns = real_ns.empty() ? 1234.5 : real_ns[real_ns.size() / 2];
+  k.iterations = 100;
+  k.git_hash = "abc";
+  k.label = label;
+  k.name = "gemm_bf16/m512/podbench:bf16_gemm__avx512bf16_16x32/threads:1";
+  for (double t : real_ns) k.repetitions.push_back({t, t * 0.9, 10});
+  return k;
+}
+
 TEST(StoreTest, KernelBenchResultsRoundTrip) {
   TempDir dir;
   auto store = OpenOrDie(dir / "r.db");
   ASSERT_NE(store, nullptr);
-  ASSERT_TRUE(store->AddKernelBench({"bf16_gemm__avx512bf16_16x32", "512x512x512", "avx512bf16",
-                                     1234.5, 100, "abc", ""}).ok());
+  ASSERT_TRUE(store->AddKernelBench(SampleBench("", {})).ok());
   auto k = store->KernelBenches();
   ASSERT_TRUE(k.ok());
   ASSERT_EQ(k->size(), 1u);
   EXPECT_EQ((*k)[0].kernel, "bf16_gemm__avx512bf16_16x32");
   EXPECT_EQ((*k)[0].median_ns, 1234.5);
   EXPECT_FALSE((*k)[0].host.empty());  // filled in with this host
+  EXPECT_TRUE((*k)[0].repetitions.empty());
+}
+
+TEST(StoreTest, KernelBenchKeepsEveryRepetitionAndItsLabel) {
+  TempDir dir;
+  auto store = OpenOrDie(dir / "r.db");
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->AddKernelBench(SampleBench("base", {10, 11, 12})).ok());
+  ASSERT_TRUE(store->AddKernelBench(SampleBench("cand", {20, 21})).ok());
+  RunFilter f;
+  f.label = "cand";
+  auto k = store->KernelBenches(f);
+  ASSERT_TRUE(k.ok()) << k.status().ToString();
+  ASSERT_EQ(k->size(), 1u);
+  EXPECT_EQ((*k)[0].label, "cand");
+  EXPECT_EQ((*k)[0].Key(), "gemm_bf16/m512/podbench:bf16_gemm__avx512bf16_16x32/threads:1");
+  ASSERT_EQ((*k)[0].repetitions.size(), 2u);
+  EXPECT_EQ((*k)[0].repetitions[1].real_time_ns, 21);
+  EXPECT_DOUBLE_EQ(*(*k)[0].repetitions[1].cpu_time_ns, 21 * 0.9);
+  EXPECT_EQ((*k)[0].repetitions[1].iterations, 10);
+  f.label = "";
+  f.git_hash = "ab";
+  auto all = store->KernelBenches(f);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->size(), 2u);
+  f.git_hash = "zz";
+  EXPECT_TRUE(store->KernelBenches(f)->empty());
+}
+
+TEST(StoreTest, MigratesAVersion1FileKeepingItsBenchmarks) {
+  TempDir dir;
+  const auto path = dir / "v1.db";
+  {
+    // The kernel_bench table as schema version 1 made it, with one row.
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db,
+                           "CREATE TABLE kernel_bench (id INTEGER PRIMARY KEY, kernel TEXT NOT NULL, "
+                           "shape TEXT NOT NULL, isa TEXT NOT NULL, median_ns REAL NOT NULL, "
+                           "iterations INTEGER NOT NULL, git_hash TEXT NOT NULL, host TEXT NOT NULL, "
+                           "recorded_at TEXT NOT NULL);"
+                           "INSERT INTO kernel_bench VALUES(1, 'k__avx2', 'gemm/m8', 'avx2', 5.5, 3, "
+                           "'abc', 'h', 'now');"
+                           "PRAGMA user_version=1;",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  auto store = OpenOrDie(path);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(*store->SchemaVersion(), kSchemaVersion);
+  auto k = store->KernelBenches();
+  ASSERT_TRUE(k.ok()) << k.status().ToString();
+  ASSERT_EQ(k->size(), 1u);
+  EXPECT_EQ((*k)[0].label, "");
+  EXPECT_EQ((*k)[0].Key(), "gemm/m8/k__avx2");
+  EXPECT_TRUE((*k)[0].repetitions.empty());
+  EXPECT_TRUE(store->AddKernelBench(SampleBench("new", {1, 2})).ok());
+}
+
+TEST(StoreTest, QualityTargetsRoundTrip) {
+  TempDir dir;
+  auto store = OpenOrDie(dir / "r.db");
+  ASSERT_NE(store, nullptr);
+  auto id = store->BeginRun(SampleRun());
+  ASSERT_TRUE(id.ok());
+  ASSERT_TRUE(store->SetTargets(*id, {{"box_map", 0.377, true}, {"loss", 2.5, false}}).ok());
+  ASSERT_TRUE(store->SetTargets(*id, {{"box_map", 0.377, true}, {"mask_map", 0.339, true}}).ok());
+  auto t = store->Targets(*id);
+  ASSERT_TRUE(t.ok());
+  ASSERT_EQ(t->size(), 2u);  // replaced, not appended
+  EXPECT_EQ((*t)[1].metric, "mask_map");
+  EXPECT_DOUBLE_EQ((*t)[1].target, 0.339);
+  EXPECT_TRUE((*t)[1].higher_is_better);
+  EXPECT_EQ(store->SetTargets(*id + 1, {}).code(), Status::Code::kNotFound);
+}
+
+TEST(StoreTest, BreakdownCategoriesAreEverySecondsColumn) {
+  TempDir dir;
+  auto store = OpenOrDie(dir / "r.db");
+  ASSERT_NE(store, nullptr);
+  auto id = store->BeginRun(SampleRun());
+  ASSERT_TRUE(id.ok());
+  auto none = store->BreakdownCategories(*id);
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+  StepBreakdown b;
+  b.steps = 4;
+  b.compute_s = 1;
+  b.collectives_s = 2;
+  b.idle_s = 0.5;
+  ASSERT_TRUE(store->SetBreakdown(*id, b).ok());
+  auto c = store->BreakdownCategories(*id);
+  ASSERT_TRUE(c.ok() && c->has_value());
+  EXPECT_EQ((*c)->steps, 4);
+  double total = 0;
+  std::vector<std::string> names;
+  for (const auto& [name, s] : (*c)->seconds) {
+    names.push_back(name);
+    total += s;
+  }
+  EXPECT_DOUBLE_EQ(total, b.total_s());
+  EXPECT_THAT(names, ::testing::Contains("compute"));
+  EXPECT_THAT(names, ::testing::Contains("collectives"));
+  EXPECT_THAT(names, ::testing::Not(::testing::Contains("steps")));
+  EXPECT_THAT(names, ::testing::Not(::testing::Contains("run_id")));
 }
 
 TEST(StoreTest, UnknownRunIsNotFoundAndNamesTheFile) {
