@@ -17,6 +17,24 @@ double NsPer(const std::string& unit) {
   return 0;
 }
 
+// `name` without the components that say how it was measured rather than
+// what ("min_time:0.010", "min_warmup_time:...", "repeats:3"), so that sets
+// measured with other --min-time or --repetitions still match.
+std::string WithoutMeasurementSettings(const std::string& name) {
+  std::string out;
+  size_t start = 0;
+  for (;;) {
+    const size_t end = name.find('/', start);
+    const std::string part = name.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    const bool setting = part.rfind("min_time:", 0) == 0 || part.rfind("min_warmup_time:", 0) == 0 ||
+                         part.rfind("repeats:", 0) == 0;
+    if (!setting || start == 0) out += (out.empty() ? "" : "/") + part;
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
 BenchSamples& Entry(std::vector<BenchSamples>& out, std::map<std::string, size_t>& index,
                     const std::string& name) {
   auto [it, fresh] = index.emplace(name, out.size());
@@ -40,7 +58,8 @@ Result<std::vector<BenchSamples>> ParseGoogleBenchmarkJson(std::string_view text
   for (const nlohmann::json& b : j["benchmarks"]) {
     if (!b.is_object()) continue;
     if (b.value("error_occurred", false)) continue;
-    const std::string name = b.value("run_name", b.value("name", std::string()));
+    const std::string name =
+        WithoutMeasurementSettings(b.value("run_name", b.value("name", std::string())));
     const std::string unit = b.value("time_unit", std::string("ns"));
     const double scale = NsPer(unit);
     if (name.empty() || scale == 0 || !b.contains("real_time") || !b["real_time"].is_number()) {

@@ -15,7 +15,10 @@
 namespace podbench::results {
 
 struct BenchSamples {
-  std::string name;  // Google Benchmark's run name, e.g. "BM_gemm/512/threads:1"
+  // Google Benchmark's run name without how it was measured (no
+  // "min_time:", "min_warmup_time:" or "repeats:" components), e.g.
+  // "BM_gemm/512/threads:1/real_time".
+  std::string name;
   std::vector<BenchRepetition> repetitions;  // times in ns
   // True when the source had no single repetitions for this benchmark, only a
   // median aggregate (Google Benchmark's ReportAggregatesOnly): one value.

@@ -28,6 +28,7 @@
 #include "harness/run/settings.h"
 #include "results/scaling.h"
 #include "rules/score.h"
+#include "topology/slice.h"
 #include "topology/system.h"
 
 namespace podbench::cli {
@@ -99,8 +100,9 @@ Result<std::vector<Target>> Plan(const ReproduceOptions& opt, const topology::Sy
     }
   } else {
     for (const std::string& name : SplitList(opt.slices)) {
-      PODBENCH_ASSIGN_OR_RETURN(workloads::SliceInfo s, harness::ParseSlice(name, system));
-      slices.push_back(s);
+      auto slice = topology::Slice::FromName(name, system);
+      if (!slice.ok()) return slice.status().WithContext("--slices " + name);
+      slices.push_back({name, slice->num_cores(), slice->num_chips()});
     }
   }
   std::vector<Target> plan;
@@ -197,7 +199,7 @@ void Execute(const ReproduceOptions& opt, CliContext& ctx) {
   if (text) {
     ctx.out << fmt::format(
         "podbench reproduce: Google's MLPerf v0.6 submission on the emulated TPU-v3 pod "
-        "(projected mode, preset {}, base seed {}): {} workload{}, {} slice runs\n",
+        "(projected mode, preset {}, base seed {}): {} workload{}, {} scored sets\n",
         kPreset, opt.seed, plan->size(), plan->size() == 1 ? "" : "s", total);
   }
 

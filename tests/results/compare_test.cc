@@ -234,8 +234,8 @@ TEST(CompareBenchmarksTest, OneSidedBenchmarksAreListedNotGated) {
 
 TEST(GoogleBenchmarkJsonTest, ReadsRepetitionsAndSkipsAggregates) {
   const char* json = R"({"context": {"date": "x"}, "benchmarks": [
-    {"name": "BM_x/8", "run_name": "BM_x/8", "run_type": "iteration", "repetitions": 2,
-     "repetition_index": 0, "iterations": 10, "real_time": 1.5, "cpu_time": 1.4, "time_unit": "us"},
+    {"name": "BM_x/8/min_time:0.010/repeats:2", "run_name": "BM_x/8/min_time:0.010/repeats:2",
+     "run_type": "iteration", "repetitions": 2, "repetition_index": 0, "iterations": 10, "real_time": 1.5, "cpu_time": 1.4, "time_unit": "us"},
     {"name": "BM_x/8", "run_name": "BM_x/8", "run_type": "iteration", "repetitions": 2,
      "repetition_index": 1, "iterations": 10, "real_time": 2.5, "cpu_time": 2.4, "time_unit": "us"},
     {"name": "BM_x/8_mean", "run_name": "BM_x/8", "run_type": "aggregate", "aggregate_name": "mean",
