@@ -62,6 +62,10 @@ std::unique_ptr<HeadlessChromium> HeadlessChromium::Start(const std::filesystem:
              "bash scripts/install-deps.sh";
     return nullptr;
   }
+  if (access(browser.c_str(), X_OK) != 0) {
+    *error = browser + " (PODBENCH_CHROMIUM) is not an executable: " + std::strerror(errno);
+    return nullptr;
+  }
   std::error_code ec;
   const std::filesystem::path profile = work_dir / "chromium-profile";
   std::filesystem::remove_all(profile, ec);
@@ -91,6 +95,7 @@ std::unique_ptr<HeadlessChromium> HeadlessChromium::Start(const std::filesystem:
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   const std::string log_path = c->log_.string();
+  const std::string exec_failed = "podbench test: cannot execute " + browser + "\n";
 
   int to[2], from[2];
   if (pipe2(to, O_CLOEXEC) != 0 || pipe2(from, O_CLOEXEC) != 0) {
@@ -117,6 +122,7 @@ std::unique_ptr<HeadlessChromium> HeadlessChromium::Start(const std::filesystem:
     }
     if (null >= 0) dup2(null, 0);
     execv(argv[0], argv.data());
+    if (write(2, exec_failed.data(), exec_failed.size()) < 0) _exit(126);
     _exit(127);
   }
   close(to[0]);
