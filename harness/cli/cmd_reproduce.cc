@@ -166,217 +166,254 @@ std::string Txt(const std::optional<double>& v, const char* spec) {
   return v ? fmt::format(fmt::runtime(spec), *v) : std::string("-");
 }
 
-void Execute(const ReproduceOptions& opt, CliContext& ctx) {
-  const auto start = std::chrono::steady_clock::now();
-  auto seconds_since = [](std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-  };
-  auto system = topology::LoadSystemOrDefault("");
-  if (!system.ok()) return Fail(ctx, "reproduce", system.status());
-  auto plan = Plan(opt, *system->spec);
-  if (!plan.ok()) return Fail(ctx, "reproduce", plan.status());
-  // The published logs are optional unless asked for by name.
-  fs::path published = opt.published.empty() ? fs::path(kDefaultPublished) : fs::path(opt.published);
-  std::error_code ec;
-  const bool have_published = fs::is_directory(published, ec);
-  if (!opt.published.empty() && !have_published) {
-    return Fail(ctx, "reproduce", Status::NotFound("--published " + opt.published + ": no such folder"));
-  }
-  const fs::path out_dir(opt.out);
-  const fs::path log_dir = out_dir / "logs";
-  fs::create_directories(log_dir, ec);
-  if (ec) {
-    return Fail(ctx, "reproduce", Status::IOError(log_dir.string() + ": cannot create (" + ec.message() + ")"));
-  }
-  const std::string db = opt.db.empty() ? (out_dir / "podbench.db").string() : opt.db;
-  auto store = results::ResultsStore::Open(db);
-  if (!store.ok()) return Fail(ctx, "reproduce", store.status());
+std::string FidelityLine(const std::string& what, const results::Fidelity& f) {
+  return fmt::format("  {:<12} time to train: median |err| {}%, worst {}% ({} slices); block: "
+                     "median |err| {}%, worst {}%\n",
+                     what, Txt(f.score.median_abs_pct, "{:.1f}"), Txt(f.score.worst_pct, "{:+.1f}"),
+                     f.score.n, Txt(f.block.median_abs_pct, "{:.1f}"), Txt(f.block.worst_pct, "{:+.1f}"));
+}
 
-  const bool text = opt.format == OutputFormat::kText;
-  const bool terminal = text && isatty(STDERR_FILENO) == 1;
-  size_t total = 0;
-  for (const Target& t : *plan) total += t.slices.size();
-  if (text) {
-    ctx.out << fmt::format(
-        "podbench reproduce: Google's MLPerf v0.6 submission on the emulated TPU-v3 pod "
-        "(projected mode, preset {}, base seed {}): {} workload{}, {} scored sets\n",
-        kPreset, opt.seed, plan->size(), plan->size() == 1 ? "" : "s", total);
+double SecondsSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// One invocation: the plan, then the scored sets, then the fidelity table,
+// then the files in --out. Each step returns an error for Execute to report.
+class Reproduction {
+ public:
+  Reproduction(const ReproduceOptions& opt, CliContext& ctx)
+      : opt_(opt), ctx_(ctx), text_(opt.format == OutputFormat::kText) {}
+
+  Status Prepare() {
+    PODBENCH_ASSIGN_OR_RETURN(topology::LoadedSystem system, topology::LoadSystemOrDefault(""));
+    PODBENCH_ASSIGN_OR_RETURN(plan_, Plan(opt_, *system.spec));
+    // The published logs are optional unless asked for by name.
+    published_ = opt_.published.empty() ? fs::path(kDefaultPublished) : fs::path(opt_.published);
+    std::error_code ec;
+    have_published_ = fs::is_directory(published_, ec);
+    if (!opt_.published.empty() && !have_published_) {
+      return Status::NotFound("--published " + opt_.published + ": no such folder");
+    }
+    out_dir_ = opt_.out;
+    log_dir_ = out_dir_ / "logs";
+    fs::create_directories(log_dir_, ec);
+    if (ec) return Status::IOError(log_dir_.string() + ": cannot create (" + ec.message() + ")");
+    db_ = opt_.db.empty() ? (out_dir_ / "podbench.db").string() : opt_.db;
+    PODBENCH_ASSIGN_OR_RETURN(store_, results::ResultsStore::Open(db_));
+    return Status::Ok();
   }
 
-  // The runs, one scored set per workload and slice.
-  std::map<std::string, std::vector<int64_t>> ids;           // workload -> run ids
-  std::map<std::string, std::string> benchmark_of;           // workload -> v0.6 benchmark
-  std::map<std::pair<std::string, std::string>, nlohmann::json> set_json;  // (workload, slice)
-  bool any_log_failed = false;
-  size_t done = 0;
-  for (const Target& t : *plan) {
-    const std::string& w = t.registration->name();
-    for (const workloads::SliceInfo& slice : t.slices) {
-      ++done;
-      harness::RunRequest req;
-      req.workload = w;
-      req.slice = slice.name;
-      req.mode = "projected";
-      req.preset = kPreset;
-      req.seed = opt.seed;
-      req.db = db;
-      req.log = (log_dir / (w + "-" + slice.name + ".log")).string();
-      auto settings = harness::Normalize(req);
-      if (!settings.ok()) return Fail(ctx, "reproduce", settings.status().WithContext(w + " " + slice.name));
-      benchmark_of[w] = settings->description.benchmark;
-      harness::ScoredSetOptions so;
-      if (terminal) {
-        so.progress = &ctx.err;
-        so.progress_prefix = fmt::format("[{}/{}] {} {} ", done, total, w, slice.name);
+  // One scored set per workload and slice, as `podbench run` makes it.
+  Status RunSets() {
+    size_t total = 0, done = 0;
+    for (const Target& t : plan_) total += t.slices.size();
+    if (text_) {
+      ctx_.out << fmt::format(
+          "podbench reproduce: Google's MLPerf v0.6 submission on the emulated TPU-v3 pod "
+          "(projected mode, preset {}, base seed {}): {} workload{}, {} scored sets\n",
+          kPreset, opt_.seed, plan_.size(), plan_.size() == 1 ? "" : "s", total);
+    }
+    for (const Target& t : plan_) {
+      const std::string& w = t.registration->name();
+      for (const workloads::SliceInfo& slice : t.slices) {
+        ++done;
+        harness::RunRequest req;
+        req.workload = w;
+        req.slice = slice.name;
+        req.mode = "projected";
+        req.preset = kPreset;
+        req.seed = opt_.seed;
+        req.db = db_;
+        req.log = (log_dir_ / (w + "-" + slice.name + ".log")).string();
+        auto settings = harness::Normalize(req);
+        if (!settings.ok()) return settings.status().WithContext(w + " " + slice.name);
+        benchmark_of_[w] = settings->description.benchmark;
+        harness::ScoredSetOptions so;
+        if (text_ && isatty(STDERR_FILENO) == 1) {
+          so.progress = &ctx_.err;
+          so.progress_prefix = fmt::format("[{}/{}] {} {} ", done, total, w, slice.name);
+        }
+        const auto set_start = std::chrono::steady_clock::now();
+        auto set = harness::RunScoredSet(*settings, *store_, so);
+        if (!set.ok()) return set.status().WithContext(w + " " + slice.name);
+        Record(w, slice.name, *set, SecondsSince(set_start), done, total);
       }
-      const auto set_start = std::chrono::steady_clock::now();
-      auto set = harness::RunScoredSet(*settings, **store, so);
-      if (!set.ok()) return Fail(ctx, "reproduce", set.status().WithContext(w + " " + slice.name));
-      const double host_s = seconds_since(set_start);
-      int pass = 0;
-      nlohmann::json runs = nlohmann::json::array();
-      for (const harness::CompletedRun& r : set->runs) {
-        ids[w].push_back(r.id);
-        if (r.log_verdict == harness::LogVerdict::kPass) ++pass;
-        runs.push_back({{"id", r.id},
-                        {"seed", r.seed},
-                        {"status", r.summary.success ? "success" : "aborted"},
-                        {"ttt_emulated_min", r.summary.ttt_emulated_s / 60},
-                        {"log", r.log_path},
-                        {"log_check", harness::LogVerdictText(r)}});
+    }
+    return Status::Ok();
+  }
+
+  // The fidelity table of this invocation's runs, with the published logs beside it.
+  Status Fidelity() {
+    std::map<std::pair<std::string, std::string>, PublishedLogs> logs;
+    if (have_published_) {
+      auto checked = CheckPublished(published_, benchmark_of_);
+      if (!checked.ok()) return checked.status().WithContext("--published");
+      logs = std::move(checked).value();
+    }
+    std::vector<results::ScalingRow> all_rows;
+    table_ = fmt::format("{:<12} {:<12} {:>5} {:>4} {:>9} {:>8} {:>7} {:>8} {:>9} {:>7} {:>9} {:>9}\n",
+                         "workload", "slice", "chips", "runs", "pred_min", "pub_min", "err%", "block_s",
+                         "pub_blk_s", "err%", "pub_logs", "pub_score");
+    workloads_json_ = nlohmann::json::array();
+    for (const Target& t : plan_) {
+      const std::string& w = t.registration->name();
+      results::ScalingOptions so;
+      so.preset = kPreset;
+      PODBENCH_ASSIGN_OR_RETURN(std::vector<results::ScalingRow> rows,
+                                results::ScalingFromStore(*store_, w, so, ids_[w]));
+      std::vector<results::ScalingRow> mine;
+      for (const auto& r : rows) {
+        if (r.runs > 0) mine.push_back(r);
       }
-      any_log_failed = any_log_failed || set->any_log_failed;
-      set_json[{w, slice.name}] = {{"runs", runs}, {"logs_pass", pass}, {"host_s", host_s}};
-      if (text) {
-        ctx.out << fmt::format("  [{}/{}] {:<12} {:<12} {} runs, {} of {} logs pass the v0.6 rules, "
-                               "score {} min ({:.2f} s host)\n",
-                               done, total, w, slice.name, set->runs.size(), pass, set->runs.size(),
-                               Txt(set->score_min, "{:.3f}"), host_s);
-        for (const harness::CompletedRun& r : set->runs) {
-          if (r.log_verdict == harness::LogVerdict::kFail) ctx.out << "    " << harness::LogVerdictText(r) << "\n";
+      nlohmann::json slices = nlohmann::json::array();
+      for (const results::ScalingRow& r : mine) {
+        auto p = logs.find({w, r.slice});
+        const PublishedLogs* pl = p == logs.end() ? nullptr : &p->second;
+        table_ += fmt::format("{:<12} {:<12} {:>5} {:>4} {:>9} {:>8} {:>7} {:>8} {:>9} {:>7} {:>9} {:>9}\n",
+                              w, r.slice, r.chips, r.runs, Txt(r.predicted_min, "{:.3f}"),
+                              Txt(r.published_min, "{:.2f}"), Txt(r.error_pct, "{:+.1f}"),
+                              Txt(r.block_s, "{:.2f}"), Txt(r.published_block_s, "{:.2f}"),
+                              Txt(r.block_error_pct, "{:+.1f}"),
+                              pl ? fmt::format("{}/{} ok", pl->pass, pl->logs) : "-",
+                              pl ? Txt(pl->score_min, "{:.2f}") : "-");
+        nlohmann::json j = results::ScalingToJson({r})[0];
+        j["set"] = set_json_[{w, r.slice}];
+        j["published_logs"] = pl ? nlohmann::json{{"logs", pl->logs},
+                                                  {"pass", pl->pass},
+                                                  {"failing", pl->failing},
+                                                  {"score_min", Opt(pl->score_min)}}
+                                 : nlohmann::json(nullptr);
+        slices.push_back(std::move(j));
+        for (const std::string& failing : pl ? pl->failing : std::vector<std::string>{}) {
+          failing_logs_ += "  " + r.slice + "/" + benchmark_of_[w] + "/" + failing + "\n";
         }
       }
+      const results::Fidelity f = results::SummarizeFidelity(mine);
+      summaries_ += FidelityLine(w, f);
+      workloads_json_.push_back({{"workload", w},
+                                 {"benchmark", benchmark_of_[w]},
+                                 {"scored_runs", t.registration->scored_runs()},
+                                 {"slices", slices},
+                                 {"fidelity", results::FidelityToJson(f)}});
+      all_rows.insert(all_rows.end(), mine.begin(), mine.end());
     }
+    overall_ = results::SummarizeFidelity(all_rows);
+    summaries_ += FidelityLine("overall", overall_);
+    return Status::Ok();
   }
 
-  // The fidelity table, from the runs just made.
-  std::map<std::pair<std::string, std::string>, PublishedLogs> logs;
-  if (have_published) {
-    auto checked = CheckPublished(published, benchmark_of);
-    if (!checked.ok()) return Fail(ctx, "reproduce", checked.status().WithContext("--published"));
-    logs = std::move(checked).value();
-  }
-  std::vector<results::ScalingRow> all_rows;
-  nlohmann::json workloads_json = nlohmann::json::array();
-  std::string table;
-  table += fmt::format("{:<12} {:<12} {:>5} {:>4} {:>9} {:>8} {:>7} {:>8} {:>9} {:>7} {:>9} {:>9}\n",
-                       "workload", "slice", "chips", "runs", "pred_min", "pub_min", "err%", "block_s",
-                       "pub_blk_s", "err%", "pub_logs", "pub_score");
-  std::string summaries;
-  for (const Target& t : *plan) {
-    const std::string& w = t.registration->name();
-    results::ScalingOptions so;
-    so.preset = kPreset;
-    auto rows = results::ScalingFromStore(**store, w, so, ids[w]);
-    if (!rows.ok()) return Fail(ctx, "reproduce", rows.status());
-    std::vector<results::ScalingRow> mine;
-    for (const auto& r : *rows) {
-      if (r.runs > 0) mine.push_back(r);
-    }
-    nlohmann::json slices = nlohmann::json::array();
-    for (const results::ScalingRow& r : mine) {
-      auto p = logs.find({w, r.slice});
-      const PublishedLogs* pl = p == logs.end() ? nullptr : &p->second;
-      table += fmt::format("{:<12} {:<12} {:>5} {:>4} {:>9} {:>8} {:>7} {:>8} {:>9} {:>7} {:>9} {:>9}\n",
-                           w, r.slice, r.chips, r.runs, Txt(r.predicted_min, "{:.3f}"),
-                           Txt(r.published_min, "{:.2f}"), Txt(r.error_pct, "{:+.1f}"),
-                           Txt(r.block_s, "{:.2f}"), Txt(r.published_block_s, "{:.2f}"),
-                           Txt(r.block_error_pct, "{:+.1f}"),
-                           pl ? fmt::format("{}/{} ok", pl->pass, pl->logs) : "-",
-                           pl ? Txt(pl->score_min, "{:.2f}") : "-");
-      nlohmann::json j = results::ScalingToJson({r})[0];
-      j["set"] = set_json[{w, r.slice}];
-      if (pl) {
-        j["published_logs"] = {{"logs", pl->logs}, {"pass", pl->pass}, {"failing", pl->failing},
-                               {"score_min", Opt(pl->score_min)}};
-      } else {
-        j["published_logs"] = nullptr;
-      }
-      slices.push_back(std::move(j));
-    }
-    const results::Fidelity f = results::SummarizeFidelity(mine);
-    summaries += fmt::format("  {:<12} time to train: median |err| {}%, worst {}% ({} slices); block: "
-                             "median |err| {}%, worst {}%\n",
-                             w, Txt(f.score.median_abs_pct, "{:.1f}"), Txt(f.score.worst_pct, "{:+.1f}"),
-                             f.score.n, Txt(f.block.median_abs_pct, "{:.1f}"),
-                             Txt(f.block.worst_pct, "{:+.1f}"));
-    workloads_json.push_back({{"workload", w},
-                              {"benchmark", benchmark_of[w]},
-                              {"scored_runs", t.registration->scored_runs()},
-                              {"slices", slices},
-                              {"fidelity", results::FidelityToJson(f)}});
-    all_rows.insert(all_rows.end(), mine.begin(), mine.end());
-  }
-  const results::Fidelity overall = results::SummarizeFidelity(all_rows);
-  summaries += fmt::format("  {:<12} time to train: median |err| {}%, worst {}% ({} slices); block: "
-                           "median |err| {}%, worst {}%\n",
-                           "overall", Txt(overall.score.median_abs_pct, "{:.1f}"),
-                           Txt(overall.score.worst_pct, "{:+.1f}"), overall.score.n,
-                           Txt(overall.block.median_abs_pct, "{:.1f}"),
-                           Txt(overall.block.worst_pct, "{:+.1f}"));
-
-  // The HTML report of the database, and the JSON summary.
-  const fs::path report = out_dir / "report.html";
-  HtmlReportRequest hr;
-  hr.path = report.string();
-  hr.title = "podbench reproduce: Google's MLPerf v0.6 submission on the emulated TPU-v3 pod";
-  hr.preamble = "Written by podbench reproduce from " + db + ": every workload with a " + kPreset +
-                " preset, projected on every slice its preset covers, with the v0.6 number of "
-                "scored runs; logs in " + log_dir.string() + ".";
-  Status st = WriteHtmlReport(**store, hr);
-  if (!st.ok()) return Fail(ctx, "reproduce", st);
-  const double host_s = seconds_since(start);
-  nlohmann::json summary;
-  summary["podbench"] = std::string(Version()) + " (git " + GitHash() + ")";
-  summary["preset"] = kPreset;
-  summary["mode"] = "projected";
-  summary["seed"] = opt.seed;
-  summary["db"] = db;
-  summary["logs"] = log_dir.string();
-  summary["report"] = report.string();
-  summary["published_logs"] = have_published ? nlohmann::json(published.string()) : nlohmann::json(nullptr);
-  summary["workloads"] = workloads_json;
-  summary["fidelity"] = results::FidelityToJson(overall);
-  summary["any_log_failed"] = any_log_failed;
-  summary["host_time_s"] = host_s;
-  const fs::path summary_path = out_dir / "reproduce.json";
-  {
+  // The HTML report of the database and the JSON summary, in --out; then the output.
+  Status Finish(std::chrono::steady_clock::time_point start) {
+    const fs::path report = out_dir_ / "report.html";
+    HtmlReportRequest hr;
+    hr.path = report.string();
+    hr.title = "podbench reproduce: Google's MLPerf v0.6 submission on the emulated TPU-v3 pod";
+    hr.preamble = "Written by podbench reproduce from " + db_ + ": every workload with a " + kPreset +
+                  " preset, projected on every slice its preset covers, with the v0.6 number of "
+                  "scored runs; logs in " + log_dir_.string() + ".";
+    PODBENCH_RETURN_IF_ERROR(WriteHtmlReport(*store_, hr));
+    const double host_s = SecondsSince(start);
+    nlohmann::json summary;
+    summary["podbench"] = std::string(Version()) + " (git " + GitHash() + ")";
+    summary["preset"] = kPreset;
+    summary["mode"] = "projected";
+    summary["seed"] = opt_.seed;
+    summary["db"] = db_;
+    summary["logs"] = log_dir_.string();
+    summary["report"] = report.string();
+    summary["published_logs"] =
+        have_published_ ? nlohmann::json(published_.string()) : nlohmann::json(nullptr);
+    summary["workloads"] = workloads_json_;
+    summary["fidelity"] = results::FidelityToJson(overall_);
+    summary["any_log_failed"] = any_log_failed_;
+    summary["host_time_s"] = host_s;
+    const fs::path summary_path = out_dir_ / "reproduce.json";
     std::ofstream f(summary_path, std::ios::out | std::ios::trunc);
     f << summary.dump(2) << "\n";
     f.close();
-    if (!f) return Fail(ctx, "reproduce", Status::IOError(summary_path.string() + ": cannot write"));
-  }
-  if (text) {
-    ctx.out << "\nfidelity against Google's published MLPerf v0.6 results (error = (predicted - "
-               "published) / published; pub_logs: published logs passing podbench's v0.6 rules, "
-               "pub_score: their v0.6 score)\n"
-            << table << "\nerrors per workload\n" << summaries;
-    if (have_published) {
-      ctx.out << "published logs: " << published.string() << "\n";
-    } else {
-      ctx.out << "published logs: " << kDefaultPublished
-              << " is not here (give --published DIR): no verdicts or scores of them\n";
+    if (!f) return Status::IOError(summary_path.string() + ": cannot write the summary");
+    if (!text_) {
+      ctx_.out << summary.dump(2) << "\n";
+      return Status::Ok();
     }
-    std::error_code aec;
-    const fs::path abs = fs::absolute(report, aec);
-    ctx.out << fmt::format("saved: {} (database), {}/ (logs), {} (summary)\nreport: {} (open file://{})\n",
-                           db, log_dir.string(), summary_path.string(), report.string(),
-                           aec ? report.string() : abs.string());
-    ctx.out << fmt::format("host time: {:.2f} s\n", host_s);
-  } else {
-    ctx.out << summary.dump(2) << "\n";
+    ctx_.out << "\nfidelity against Google's published MLPerf v0.6 results (error = (predicted - "
+                "published) / published; pub_logs: published logs passing podbench's v0.6 rules, "
+                "pub_score: their v0.6 score)\n"
+             << table_ << "\nerrors per workload\n" << summaries_;
+    if (have_published_) {
+      ctx_.out << "published logs: " << published_.string() << "\n";
+      if (!failing_logs_.empty()) {
+        ctx_.out << "published logs that fail podbench's v0.6 rules (log: failing keys; "
+                    "`podbench check` shows why)\n"
+                 << failing_logs_;
+      }
+    } else {
+      ctx_.out << "published logs: " << kDefaultPublished
+               << " is not here (give --published DIR): no verdicts or scores of them\n";
+    }
+    std::error_code ec;
+    const fs::path abs = fs::absolute(report, ec);
+    ctx_.out << fmt::format("saved: {} (database), {}/ (logs), {} (summary)\nreport: {} (open file://{})\n",
+                            db_, log_dir_.string(), summary_path.string(), report.string(),
+                            ec ? report.string() : abs.string());
+    ctx_.out << fmt::format("host time: {:.2f} s\n", host_s);
+    return Status::Ok();
   }
-  ctx.exit_code = any_log_failed ? kExitVerdict : kExitOk;
+
+  bool any_log_failed() const { return any_log_failed_; }
+
+ private:
+  void Record(const std::string& w, const std::string& slice, const harness::ScoredSet& set, double host_s,
+              size_t done, size_t total) {
+    int pass = 0;
+    nlohmann::json runs = nlohmann::json::array();
+    for (const harness::CompletedRun& r : set.runs) {
+      ids_[w].push_back(r.id);
+      if (r.log_verdict == harness::LogVerdict::kPass) ++pass;
+      runs.push_back({{"id", r.id},
+                      {"seed", r.seed},
+                      {"status", r.summary.success ? "success" : "aborted"},
+                      {"ttt_emulated_min", r.summary.ttt_emulated_s / 60},
+                      {"log", r.log_path},
+                      {"log_check", harness::LogVerdictText(r)}});
+    }
+    any_log_failed_ = any_log_failed_ || set.any_log_failed;
+    set_json_[{w, slice}] = {{"runs", runs}, {"logs_pass", pass}, {"host_s", host_s}};
+    if (!text_) return;
+    ctx_.out << fmt::format("  [{}/{}] {:<12} {:<12} {} runs, {} of {} logs pass the v0.6 rules, "
+                            "score {} min ({:.2f} s host)\n",
+                            done, total, w, slice, set.runs.size(), pass, set.runs.size(),
+                            Txt(set.score_min, "{:.3f}"), host_s);
+    for (const harness::CompletedRun& r : set.runs) {
+      if (r.log_verdict == harness::LogVerdict::kFail) ctx_.out << "    " << harness::LogVerdictText(r) << "\n";
+    }
+  }
+
+  const ReproduceOptions& opt_;
+  CliContext& ctx_;
+  const bool text_;
+  std::vector<Target> plan_;
+  fs::path published_, out_dir_, log_dir_;
+  bool have_published_ = false;
+  std::string db_;
+  std::unique_ptr<results::ResultsStore> store_;
+  std::map<std::string, std::vector<int64_t>> ids_;     // workload -> run ids made here
+  std::map<std::string, std::string> benchmark_of_;     // workload -> v0.6 benchmark name
+  std::map<std::pair<std::string, std::string>, nlohmann::json> set_json_;  // (workload, slice)
+  bool any_log_failed_ = false;
+  std::string table_, summaries_, failing_logs_;
+  nlohmann::json workloads_json_;
+  results::Fidelity overall_;
+};
+
+void Execute(const ReproduceOptions& opt, CliContext& ctx) {
+  const auto start = std::chrono::steady_clock::now();
+  Reproduction r(opt, ctx);
+  if (Status st = r.Prepare(); !st.ok()) return Fail(ctx, "reproduce", st);
+  if (Status st = r.RunSets(); !st.ok()) return Fail(ctx, "reproduce", st);
+  if (Status st = r.Fidelity(); !st.ok()) return Fail(ctx, "reproduce", st);
+  if (Status st = r.Finish(start); !st.ok()) return Fail(ctx, "reproduce", st);
+  ctx.exit_code = r.any_log_failed() ? kExitVerdict : kExitOk;
 }
 
 }  // namespace
