@@ -74,7 +74,7 @@ MetricComparison CompareSamples(const MetricDef& metric, std::vector<double> bas
   mc.cand = std::move(cand);
   if (mc.base.empty() || mc.cand.empty()) {
     mc.note = std::string("no ") + (mc.base.empty() ? "baseline" : "candidate") +
-              " value for this metric";
+              " run or repetition carries this metric";
     return mc;
   }
   mc.base_median = Median(mc.base);
@@ -104,12 +104,7 @@ Result<Comparison> Compare(const std::vector<RunRecord>& base, const std::vector
   Comparison out;
   for (const std::string& name : options.metrics) {
     PODBENCH_ASSIGN_OR_RETURN(MetricDef def, FindMetric(name));
-    MetricComparison mc = CompareSamples(def, Values(base, def), Values(cand, def), options);
-    if (mc.base.empty() || mc.cand.empty()) {
-      mc.note = std::string("no ") + (mc.base.empty() ? "baseline" : "candidate") +
-                " run carries this metric";
-    }
-    out.metrics.push_back(std::move(mc));
+    out.metrics.push_back(CompareSamples(def, Values(base, def), Values(cand, def), options));
   }
   return out;
 }

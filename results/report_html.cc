@@ -173,21 +173,28 @@ std::string BreakdownSection(const WorkloadReportData& w) {
   plot.title = w.workload + ": emulated time per training step (" + b.mode + ")";
   plot.y_label = "ms per training step";
   plot.categories = b.categories;
-  std::string table = "<thead><tr><th class=\"text\">slice</th><th>chips</th><th>runs</th>";
-  for (const std::string& c : b.categories) table += "<th>" + Escape(c) + " (ms)</th>";
-  table += "<th>total (ms)</th></tr></thead><tbody>";
+  // One column per slice, one row per category: narrow enough to sit beside the plot.
+  std::string table = "<thead><tr><th class=\"text\">ms per step</th>";
+  for (const BreakdownBar& bar : b.bars) table += "<th>" + Escape(bar.slice) + "</th>";
+  table += "</tr></thead><tbody><tr>" + TdText("chips");
+  for (const BreakdownBar& bar : b.bars) table += Td(std::to_string(bar.chips));
+  table += "</tr><tr>" + TdText("runs");
+  for (const BreakdownBar& bar : b.bars) table += Td(std::to_string(bar.runs));
+  table += "</tr>";
+  for (size_t c = 0; c < b.categories.size(); ++c) {
+    table += "<tr>" + TdText(b.categories[c]);
+    for (const BreakdownBar& bar : b.bars) table += Td(Num(bar.ms_per_step[c]));
+    table += "</tr>";
+  }
+  table += "<tr>" + TdText("total");
   for (const BreakdownBar& bar : b.bars) {
     plot.bars.push_back(bar.slice);
     plot.values.push_back(bar.ms_per_step);
     double total = 0;
-    table += "<tr>" + TdText(bar.slice) + Td(std::to_string(bar.chips)) + Td(std::to_string(bar.runs));
-    for (double v : bar.ms_per_step) {
-      table += Td(Num(v));
-      total += v;
-    }
-    table += Td(Num(total)) + "</tr>";
+    for (double v : bar.ms_per_step) total += v;
+    table += Td(Num(total));
   }
-  table += "</tbody>";
+  table += "</tr></tbody>";
   return s + Figure(plot.id, svg::RenderStackedBars(plot), table,
                     "Each category's emulated seconds over the run divided by its training steps, "
                     "mean over the baseline " + b.mode +

@@ -44,7 +44,11 @@ void AddReportCommand(CLI::App& app, CliContext& ctx) {
                   "labelled sets; one self-contained file) here instead of the summary")
       ->excludes(output);
   AddFormatOption(sub, &opt->format);
-  sub->callback([opt, &ctx] {
+  sub->callback([opt, sub, &ctx] {
+    if (!opt->html.empty() && sub->get_option("--format")->count() > 0) {
+      return Fail(ctx, "report",
+                  Status::InvalidArgument("--format sets the summary's format; --html writes HTML"));
+    }
     auto store = OpenExistingStore(opt->db, ctx, "report");
     if (!store) return;
     if (!opt->html.empty()) return WriteHtml(*opt, *store, ctx);

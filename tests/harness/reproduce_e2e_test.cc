@@ -119,5 +119,31 @@ TEST_F(ReproduceE2eTest, BadSelectionsAreRefusedBeforeAnythingRuns) {
   EXPECT_FALSE(fs::exists(dir_ / "a"));
 }
 
+TEST_F(ReproduceE2eTest, ReportHtmlWritesOneFileAndRefusesBadRequests) {
+  int rc = 0;
+  std::string out = Run("report --html r.html --db missing.db", &rc);
+  EXPECT_EQ(rc, 2);
+  EXPECT_THAT(out, HasSubstr("missing.db: no such results database"));
+  Run("run toy --runs 1 --seed 1 --db t.db", &rc);
+  ASSERT_EQ(rc, 0);
+  out = Run("report --html no/such/folder/r.html --db t.db", &rc);
+  EXPECT_EQ(rc, 2);
+  EXPECT_THAT(out, HasSubstr("no/such/folder/r.html: cannot create the HTML report"));
+  out = Run("report --html r.html --format json --db t.db", &rc);
+  EXPECT_EQ(rc, 2);
+  EXPECT_THAT(out, HasSubstr("--html writes HTML"));
+  out = Run("report --html r.html -o r.txt --db t.db", &rc);
+  EXPECT_EQ(rc, 2);
+  out = Run("report --html r.html --db t.db", &rc);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_THAT(out, HasSubstr("HTML report: r.html (open file://"));
+  std::ifstream in(dir_ / "r.html");
+  std::stringstream html;
+  html << in.rdbuf();
+  EXPECT_THAT(html.str(), HasSubstr("<!DOCTYPE html>"));
+  EXPECT_THAT(html.str(), HasSubstr("data-plot=\"toy-accuracy-accuracy\""));
+  EXPECT_THAT(html.str(), HasSubstr("target &gt;= 0.92"));  // the target stored with the run
+}
+
 }  // namespace
 }  // namespace podbench::testing
