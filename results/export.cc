@@ -1,5 +1,8 @@
 #include "results/export.h"
 
+#include <algorithm>
+#include <string_view>
+
 #include <fmt/format.h>
 
 namespace podbench::results {
@@ -208,45 +211,76 @@ void WriteRunDetailText(std::ostream& out, const RunDetail& d) {
   }
 }
 
+namespace {
+
+nlohmann::json RowToJson(const MetricComparison& m) {
+  nlohmann::json e;
+  e["metric"] = m.metric.name;
+  e["unit"] = m.metric.unit;
+  e["lower_is_better"] = m.metric.lower_is_better;
+  e["base"] = m.base;
+  e["cand"] = m.cand;
+  e["base_median"] = m.base.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.base_median);
+  e["cand_median"] = m.cand.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.cand_median);
+  e["worse_pct"] = m.base.empty() || m.cand.empty() ? nlohmann::json(nullptr)
+                                                    : nlohmann::json(m.worse_pct);
+  e["p_value"] = m.utest ? nlohmann::json(m.utest->p_value) : nlohmann::json(nullptr);
+  e["exact"] = m.utest ? nlohmann::json(m.utest->exact) : nlohmann::json(nullptr);
+  e["significant"] = m.significant;
+  e["regression"] = m.regression;
+  e["note"] = m.note;
+  return e;
+}
+
+void WriteRowsText(std::ostream& out, const char* title, const std::vector<MetricComparison>& rows) {
+  size_t width = std::string_view(title).size();
+  for (const MetricComparison& m : rows) width = std::max(width, m.metric.name.size());
+  out << fmt::format("{:<{}} {:>5} {:>5} {:>12} {:>12} {:>9} {:>9}  {}\n", title, width, "n_b",
+                     "n_c", "base_med", "cand_med", "worse%", "p", "verdict");
+  for (const MetricComparison& m : rows) {
+    out << fmt::format("{:<{}} {:>5} {:>5} {:>12.5g} {:>12.5g} {:>+9.2f} {:>9}  {}{}\n",
+                       m.metric.name, width, m.base.size(), m.cand.size(), m.base_median,
+                       m.cand_median, m.worse_pct,
+                       m.utest ? fmt::format("{:.4f}", m.utest->p_value) : "-", Verdict(m),
+                       m.note.empty() ? "" : " (" + m.note + ")");
+  }
+}
+
+void WriteRowsCsv(std::ostream& out, const char* kind, const std::vector<MetricComparison>& rows) {
+  for (const MetricComparison& m : rows) {
+    out << kind << ',' << CsvField(m.metric.name) << ',' << m.base.size() << ',' << m.cand.size()
+        << ',' << m.base_median << ',' << m.cand_median << ',' << m.worse_pct << ','
+        << (m.utest ? fmt::format("{}", m.utest->p_value) : "") << ',' << m.significant << ','
+        << m.regression << ',' << CsvField(m.note) << '\n';
+  }
+}
+
+}  // namespace
+
+std::string Verdict(const MetricComparison& m) {
+  return m.regression                         ? "REGRESSION"
+         : m.base.empty() || m.cand.empty()   ? "no data"
+         : m.worse_pct < 0 && m.significant   ? "improved"
+                                              : "ok";
+}
+
 nlohmann::json ComparisonToJson(const Comparison& c, const CompareOptions& o) {
   nlohmann::json j;
   j["max_regression_pct"] = o.max_regression_pct;
   j["alpha"] = o.alpha;
   j["regression"] = c.regression();
   j["metrics"] = nlohmann::json::array();
-  for (const MetricComparison& m : c.metrics) {
-    nlohmann::json e;
-    e["metric"] = m.metric.name;
-    e["unit"] = m.metric.unit;
-    e["lower_is_better"] = m.metric.lower_is_better;
-    e["base"] = m.base;
-    e["cand"] = m.cand;
-    e["base_median"] = m.base.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.base_median);
-    e["cand_median"] = m.cand.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.cand_median);
-    e["worse_pct"] = m.base.empty() || m.cand.empty() ? nlohmann::json(nullptr)
-                                                      : nlohmann::json(m.worse_pct);
-    e["p_value"] = m.utest ? nlohmann::json(m.utest->p_value) : nlohmann::json(nullptr);
-    e["exact"] = m.utest ? nlohmann::json(m.utest->exact) : nlohmann::json(nullptr);
-    e["significant"] = m.significant;
-    e["regression"] = m.regression;
-    e["note"] = m.note;
-    j["metrics"].push_back(std::move(e));
-  }
+  for (const MetricComparison& m : c.metrics) j["metrics"].push_back(RowToJson(m));
+  j["benchmarks"] = nlohmann::json::array();
+  for (const MetricComparison& m : c.benchmarks) j["benchmarks"].push_back(RowToJson(m));
   return j;
 }
 
 void WriteComparisonText(std::ostream& out, const Comparison& c, const CompareOptions& o) {
-  out << fmt::format("{:<14} {:>5} {:>5} {:>12} {:>12} {:>9} {:>9}  {}\n", "metric", "n_b", "n_c",
-                     "base_med", "cand_med", "worse%", "p", "verdict");
-  for (const MetricComparison& m : c.metrics) {
-    std::string verdict = m.regression ? "REGRESSION"
-                          : m.base.empty() || m.cand.empty() ? "no data"
-                          : m.worse_pct < 0 && m.significant ? "improved"
-                                                             : "ok";
-    out << fmt::format("{:<14} {:>5} {:>5} {:>12.5g} {:>12.5g} {:>+9.2f} {:>9}  {}{}\n",
-                       m.metric.name, m.base.size(), m.cand.size(), m.base_median, m.cand_median,
-                       m.worse_pct, m.utest ? fmt::format("{:.4f}", m.utest->p_value) : "-",
-                       verdict, m.note.empty() ? "" : " (" + m.note + ")");
+  if (!c.metrics.empty()) WriteRowsText(out, "metric", c.metrics);
+  if (!c.benchmarks.empty()) {
+    if (!c.metrics.empty()) out << "\n";
+    WriteRowsText(out, "benchmark (real time, ns)", c.benchmarks);
   }
   out << fmt::format("{} (threshold {}% worse, alpha {})\n",
                      c.regression() ? "FAIL: significant regression" : "PASS", o.max_regression_pct,
@@ -254,14 +288,10 @@ void WriteComparisonText(std::ostream& out, const Comparison& c, const CompareOp
 }
 
 void WriteComparisonCsv(std::ostream& out, const Comparison& c) {
-  out << "metric,n_base,n_cand,base_median,cand_median,worse_pct,p_value,significant,regression,"
-         "note\n";
-  for (const MetricComparison& m : c.metrics) {
-    out << m.metric.name << ',' << m.base.size() << ',' << m.cand.size() << ',' << m.base_median
-        << ',' << m.cand_median << ',' << m.worse_pct << ','
-        << (m.utest ? fmt::format("{}", m.utest->p_value) : "") << ',' << m.significant << ','
-        << m.regression << ',' << CsvField(m.note) << '\n';
-  }
+  out << "kind,metric,n_base,n_cand,base_median,cand_median,worse_pct,p_value,significant,"
+         "regression,note\n";
+  WriteRowsCsv(out, "run", c.metrics);
+  WriteRowsCsv(out, "benchmark", c.benchmarks);
 }
 
 }  // namespace podbench::results

@@ -127,6 +127,50 @@ std::vector<ScalingRow> BuildScalingTable(const std::string& workload,
   return rows;
 }
 
+Result<std::vector<ScalingRow>> ScalingFromStore(ResultsStore& store, const std::string& workload,
+                                                 const ScalingOptions& options,
+                                                 const std::vector<int64_t>& only_ids) {
+  RunFilter f;
+  f.workload = workload;
+  f.mode = "projected";
+  f.ids = only_ids;  // empty: any run
+  PODBENCH_ASSIGN_OR_RETURN(std::vector<RunRecord> runs, store.ListRuns(f));
+  std::map<int64_t, std::vector<EvalRecord>> evals;
+  std::map<int64_t, StepBreakdown> breakdowns;
+  for (const RunRecord& r : runs) {
+    PODBENCH_ASSIGN_OR_RETURN(evals[r.id], store.Evals(r.id));
+    PODBENCH_ASSIGN_OR_RETURN(std::optional<StepBreakdown> b, store.Breakdown(r.id));
+    if (b) breakdowns[r.id] = *b;
+  }
+  return BuildScalingTable(workload, runs, evals, options, breakdowns);
+}
+
+namespace {
+ErrorSummary Summarize(const std::vector<double>& errors) {
+  ErrorSummary s;
+  s.n = static_cast<int64_t>(errors.size());
+  if (errors.empty()) return s;
+  std::vector<double> abs;
+  double worst = 0;
+  for (double e : errors) {
+    abs.push_back(std::fabs(e));
+    if (std::fabs(e) >= std::fabs(worst)) worst = e;
+  }
+  s.median_abs_pct = Median(abs);
+  s.worst_pct = worst;
+  return s;
+}
+}  // namespace
+
+Fidelity SummarizeFidelity(const std::vector<ScalingRow>& rows) {
+  std::vector<double> score, block;
+  for (const ScalingRow& r : rows) {
+    if (r.error_pct) score.push_back(*r.error_pct);
+    if (r.block_error_pct) block.push_back(*r.block_error_pct);
+  }
+  return {Summarize(score), Summarize(block)};
+}
+
 namespace {
 nlohmann::json J(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
@@ -140,7 +184,7 @@ std::string C(const std::optional<double>& v) { return v ? fmt::format("{}", *v)
 namespace {
 // The per-step categories of `b` as (name, seconds), in the projection
 // layer's order; with `unsplit`, also the unsplit compute of runs stored
-// before schema version 2.
+// before schema version 3.
 std::vector<std::pair<const char*, double>> StepCategories(const StepBreakdown& b, bool unsplit) {
   std::vector<std::pair<const char*, double>> c;
   c.reserve(10);
@@ -157,6 +201,14 @@ std::vector<std::pair<const char*, double>> StepCategories(const StepBreakdown& 
   return c;
 }
 }  // namespace
+
+nlohmann::json FidelityToJson(const Fidelity& f) {
+  auto one = [](const ErrorSummary& e) {
+    return nlohmann::json{{"n", e.n}, {"median_abs_error_pct", J(e.median_abs_pct)},
+                          {"worst_error_pct", J(e.worst_pct)}};
+  };
+  return {{"score", one(f.score)}, {"block", one(f.block)}};
+}
 
 nlohmann::json ScalingToJson(const std::vector<ScalingRow>& rows) {
   nlohmann::json a = nlohmann::json::array();

@@ -1,5 +1,7 @@
 #include "results/store.h"
 
+#include <algorithm>
+
 #include <signal.h>
 #include <unistd.h>
 
@@ -132,6 +134,31 @@ ALTER TABLE step_breakdown ADD COLUMN mxu_s REAL NOT NULL DEFAULT 0;
 ALTER TABLE step_breakdown ADD COLUMN vector_s REAL NOT NULL DEFAULT 0;
 ALTER TABLE step_breakdown ADD COLUMN hbm_s REAL NOT NULL DEFAULT 0;
 ALTER TABLE step_breakdown ADD COLUMN halo_s REAL NOT NULL DEFAULT 0;
+)sql",
+    // 3 -> 4: benchmark sets and quality targets. A kernel_bench row is one
+    // benchmark of one `podbench bench` invocation (its median), with the
+    // invocation's label, the Google Benchmark name, and every repetition in
+    // kernel_bench_repetitions; quality_targets holds each run's targets, so
+    // reports draw them from the database. Additive only.
+    R"sql(
+ALTER TABLE kernel_bench ADD COLUMN label TEXT NOT NULL DEFAULT '';
+ALTER TABLE kernel_bench ADD COLUMN name TEXT NOT NULL DEFAULT '';
+CREATE INDEX kernel_bench_label ON kernel_bench(label);
+CREATE TABLE kernel_bench_repetitions (
+  bench_id INTEGER NOT NULL REFERENCES kernel_bench(id),
+  repetition INTEGER NOT NULL,
+  real_time_ns REAL NOT NULL,
+  cpu_time_ns REAL,
+  iterations INTEGER NOT NULL,
+  PRIMARY KEY (bench_id, repetition)
+);
+CREATE TABLE quality_targets (
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  metric TEXT NOT NULL,
+  target REAL NOT NULL,
+  higher_is_better INTEGER NOT NULL,
+  PRIMARY KEY (run_id, metric)
+);
 )sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");
@@ -430,10 +457,44 @@ Status ResultsStore::AddKernelBench(const KernelBenchRecord& k) {
   return InTransaction(*db_, what, [&]() -> Status {
     PODBENCH_ASSIGN_OR_RETURN(Stmt s, db_->Prepare(
         std::string("INSERT INTO kernel_bench(kernel, shape, isa, median_ns, iterations, git_hash, "
-                    "host, recorded_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ") + kNow + ")", what));
-    return s.Bind(1, k.kernel).Bind(2, k.shape).Bind(3, k.isa).Bind(4, k.median_ns)
-        .Bind(5, k.iterations).Bind(6, k.git_hash).Bind(7, k.host.empty() ? ThisHost() : k.host)
-        .Run();
+                    "host, recorded_at, label, name) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ") +
+            kNow + ", ?8, ?9)", what));
+    PODBENCH_RETURN_IF_ERROR(
+        s.Bind(1, k.kernel).Bind(2, k.shape).Bind(3, k.isa).Bind(4, k.median_ns)
+            .Bind(5, k.iterations).Bind(6, k.git_hash).Bind(7, k.host.empty() ? ThisHost() : k.host)
+            .Bind(8, k.label).Bind(9, k.name).Run());
+    const int64_t id = db_->LastInsertId();
+    PODBENCH_ASSIGN_OR_RETURN(Stmt r, db_->Prepare(
+        "INSERT INTO kernel_bench_repetitions(bench_id, repetition, real_time_ns, cpu_time_ns, "
+        "iterations) VALUES(?1, ?2, ?3, ?4, ?5)", what));
+    for (size_t i = 0; i < k.repetitions.size(); ++i) {
+      const BenchRepetition& rep = k.repetitions[i];
+      r.Bind(1, id).Bind(2, static_cast<int64_t>(i)).Bind(3, rep.real_time_ns)
+          .Bind(4, rep.cpu_time_ns).Bind(5, rep.iterations);
+      PODBENCH_RETURN_IF_ERROR(r.Run());
+      PODBENCH_RETURN_IF_ERROR(r.Reset());
+    }
+    return Status::Ok();
+  });
+}
+
+Status ResultsStore::SetTargets(int64_t run_id, const std::vector<QualityTargetRecord>& targets) {
+  const char* what = "recording the quality targets";
+  return InTransaction(*db_, what, [&]() -> Status {
+    PODBENCH_RETURN_IF_ERROR(RequireRun(run_id, what));
+    PODBENCH_ASSIGN_OR_RETURN(Stmt del, db_->Prepare("DELETE FROM quality_targets WHERE run_id = ?1",
+                                                     what));
+    PODBENCH_RETURN_IF_ERROR(del.Bind(1, run_id).Run());
+    PODBENCH_ASSIGN_OR_RETURN(Stmt s, db_->Prepare(
+        "INSERT INTO quality_targets(run_id, metric, target, higher_is_better) "
+        "VALUES(?1, ?2, ?3, ?4)", what));
+    for (const QualityTargetRecord& t : targets) {
+      s.Bind(1, run_id).Bind(2, t.metric).Bind(3, t.target)
+          .Bind(4, int64_t{t.higher_is_better ? 1 : 0});
+      PODBENCH_RETURN_IF_ERROR(s.Run());
+      PODBENCH_RETURN_IF_ERROR(s.Reset());
+    }
+    return Status::Ok();
   });
 }
 
@@ -523,15 +584,90 @@ Result<std::optional<StepBreakdown>> ResultsStore::Breakdown(int64_t run_id) {
   return std::optional<StepBreakdown>(b);
 }
 
-Result<std::vector<KernelBenchRecord>> ResultsStore::KernelBenches() {
+Result<std::vector<QualityTargetRecord>> ResultsStore::Targets(int64_t run_id) {
   PODBENCH_ASSIGN_OR_RETURN(Stmt s, db_->Prepare(
-      "SELECT kernel, shape, isa, median_ns, iterations, git_hash, host FROM kernel_bench "
-      "ORDER BY id", "reading kernel benchmarks"));
+      "SELECT metric, target, higher_is_better FROM quality_targets WHERE run_id = ?1 "
+      "ORDER BY rowid", "reading the quality targets"));
+  s.Bind(1, run_id);
+  std::vector<QualityTargetRecord> out;
+  for (;;) {
+    PODBENCH_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out.push_back({s.Text(0), s.Real(1), s.Int(2) != 0});
+  }
+  return out;
+}
+
+Result<std::optional<CategoryBreakdown>> ResultsStore::BreakdownCategories(int64_t run_id) {
+  // Every column, so that categories added to step_breakdown appear here
+  // without a change: the seconds columns are the ones named *_s. Known
+  // columns come in the projection layer's order; the unsplit compute of
+  // schema-1 runs only where it is non-zero (later runs split it).
+  PODBENCH_ASSIGN_OR_RETURN(Stmt s, db_->Prepare("SELECT * FROM step_breakdown WHERE run_id = ?1",
+                                                 "reading the step breakdown"));
+  PODBENCH_ASSIGN_OR_RETURN(bool row, s.Bind(1, run_id).Step());
+  if (!row) return std::optional<CategoryBreakdown>();
+  static constexpr const char* kOrder[] = {"mxu",    "vector", "hbm",   "compute",    "collectives", "halo",
+                                           "bn_sync", "optimizer", "input", "evaluation", "idle"};
+  auto rank = [](const std::string& name) {
+    for (size_t i = 0; i < std::size(kOrder); ++i) {
+      if (name == kOrder[i]) return i;
+    }
+    return std::size(kOrder);
+  };
+  CategoryBreakdown b;
+  for (int c = 0; c < s.ColumnCount(); ++c) {
+    const std::string name = s.ColumnName(c);
+    if (name == "steps") {
+      b.steps = s.Int(c);
+    } else if (name.size() > 2 && name.compare(name.size() - 2, 2, "_s") == 0) {
+      const std::string category = name.substr(0, name.size() - 2);
+      if (category == "compute" && s.Real(c) == 0) continue;
+      b.seconds.emplace_back(category, s.Real(c));
+    }
+  }
+  std::stable_sort(b.seconds.begin(), b.seconds.end(),
+                   [&](const auto& x, const auto& y) { return rank(x.first) < rank(y.first); });
+  return std::optional<CategoryBreakdown>(std::move(b));
+}
+
+Result<std::vector<KernelBenchRecord>> ResultsStore::KernelBenches(const RunFilter& f) {
+  std::string sql =
+      "SELECT id, kernel, shape, isa, median_ns, iterations, git_hash, host, label, name "
+      "FROM kernel_bench WHERE (?1 = '' OR label = ?1)";
+  if (!f.git_hash.empty()) sql += " AND substr(git_hash, 1, length(?2)) = ?2";
+  sql += " ORDER BY id";
+  PODBENCH_ASSIGN_OR_RETURN(Stmt s, db_->Prepare(sql, "reading kernel benchmarks"));
+  s.Bind(1, f.label);
+  if (!f.git_hash.empty()) s.Bind(2, f.git_hash);
   std::vector<KernelBenchRecord> out;
   for (;;) {
     PODBENCH_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
-    out.push_back({s.Text(0), s.Text(1), s.Text(2), s.Real(3), s.Int(4), s.Text(5), s.Text(6)});
+    KernelBenchRecord k;
+    k.id = s.Int(0);
+    k.kernel = s.Text(1);
+    k.shape = s.Text(2);
+    k.isa = s.Text(3);
+    k.median_ns = s.Real(4);
+    k.iterations = s.Int(5);
+    k.git_hash = s.Text(6);
+    k.host = s.Text(7);
+    k.label = s.Text(8);
+    k.name = s.Text(9);
+    out.push_back(std::move(k));
+  }
+  PODBENCH_ASSIGN_OR_RETURN(Stmt r, db_->Prepare(
+      "SELECT real_time_ns, cpu_time_ns, iterations FROM kernel_bench_repetitions "
+      "WHERE bench_id = ?1 ORDER BY repetition", "reading benchmark repetitions"));
+  for (KernelBenchRecord& k : out) {
+    PODBENCH_RETURN_IF_ERROR(r.Reset());
+    r.Bind(1, k.id);
+    for (;;) {
+      PODBENCH_ASSIGN_OR_RETURN(bool row, r.Step());
+      if (!row) break;
+      k.repetitions.push_back({r.Real(0), r.OptReal(1), r.Int(2)});
+    }
   }
   return out;
 }

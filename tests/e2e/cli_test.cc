@@ -19,7 +19,7 @@ TEST(CliTest, VersionPrintsVersionAndGitHash) {
 }
 
 TEST(CliTest, EverySubcommandHasHelp) {
-  for (const char* cmd : {"run", "scaling", "check", "score", "runs", "show", "compare", "bench",
+  for (const char* cmd : {"reproduce", "run", "scaling", "check", "score", "runs", "show", "compare", "bench",
                           "topology", "report", "calibrate", "model"}) {
     int rc = 0;
     std::string out = Podbench(std::string(cmd) + " --help", &rc);

@@ -135,7 +135,7 @@ class TransformerSession : public Session {
       }
     }
     const double n = static_cast<double>(r.steps);
-    r.time.compute_s = n * price_.compute_s;
+    r.time.mxu_s = n * price_.compute_s;  // unsplit: the projection layer will split it
     r.time.collectives_s = n * price_.collectives_s;
     r.time.optimizer_s = n * price_.optimizer_s;
     return r;
@@ -318,14 +318,16 @@ class TransformerWorkload : public Workload {
     // Projected mode will describe the full-size model here.
     if (mode != Mode::kFunctional) return Status::Unimplemented("transformer: projected mode is not built yet");
     const int64_t length = hp.Int("functional_packed_length");
-    d.data = {"generated_language_pair", hp.Int("functional_train_sentences"), hp.Int("functional_eval_sentences"),
-              true, {}, hp.Int("max_sequence_length")};
+    d.data = {"generated_language_pair", hp.Int("functional_train_sentences"), hp.Int("functional_eval_sentences")};
     const transformer::TransformerConfig m = FunctionalModel(hp, static_cast<int32_t>(hp.Int("functional_vocab_size")));
     const int64_t params = transformer::ParameterLayout(m).total;
     // Per packed sequence: 2 FLOPs per parameter per token forward, twice that backward.
     d.model = {"transformer_functional", params, 6.0 * static_cast<double>(params) * static_cast<double>(length)};
     d.parallelism.replicas = slice.cores;
     d.parallelism.weight_update_sharding = hp.Bool("weight_update_sharding");
+    d.parallelism.allreduce = hp.String("allreduce");
+    d.parallelism.gradient_dtype = hp.String("gradient_allreduce_dtype") == "bf16" ? projection::DType::kBf16
+                                                                                 : projection::DType::kF32;
     d.targets = {{"bleu", hp.Float("functional_target"), true}};
     d.cadence.every = 1;
     d.cadence.first = 1;
