@@ -35,9 +35,13 @@ if(PODBENCH_MPI)
   podbench_require(MPI_CXX_FOUND "OpenMPI" "libopenmpi-dev openmpi-bin")
 endif()
 
+# oneDNN is a kernel backend loaded with dlopen() at run time (kernels/onednn):
+# the build needs its C header only; without it the backend reports itself
+# unavailable and the other kernels run.
+find_path(DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.h)
+
 if(PODBENCH_BENCHMARKS)
-  find_package(dnnl CONFIG QUIET)
-  podbench_require(dnnl_FOUND "oneDNN" libdnnl-dev)
+  podbench_require(DNNL_INCLUDE_DIR "oneDNN" libdnnl-dev)
   find_package(BLAS QUIET)
   find_path(OPENBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas openblas-pthread)
   find_library(OPENBLAS_LIBRARY NAMES openblas)

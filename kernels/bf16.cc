@@ -1,13 +1,44 @@
 #include "kernels/bf16.h"
 
-namespace podbench::kernels {
+#include "kernels/bf16_convert.h"
+#include "kernels/cpu_features.h"
 
-void ConvertToBf16(const float* src, Bf16* dst, long n) {
+namespace podbench::kernels {
+namespace {
+
+void ConvertToBf16_Scalar(const float* src, Bf16* dst, long n) {
   for (long i = 0; i < n; ++i) dst[i] = Bf16(src[i]);
 }
 
+using ConvertFn = void (*)(const float*, Bf16*, long);
+
+ConvertFn PickConvert() {
+  if (CpuSupports(Isa::kAvx512f)) return bf16_internal::ConvertToBf16_Avx512f;
+  if (CpuSupports(Isa::kAvx2Fma)) return bf16_internal::ConvertToBf16_Avx2;
+  return ConvertToBf16_Scalar;
+}
+
+}  // namespace
+
+void ConvertToBf16(const float* src, Bf16* dst, long n) {
+  static const ConvertFn convert = PickConvert();
+  convert(src, dst, n);
+}
+
 void ConvertToFloat(const Bf16* src, float* dst, long n) {
+  if (CpuSupports(Isa::kAvx2Fma)) {
+    bf16_internal::ConvertToFloat_Avx2(src, dst, n);
+    return;
+  }
   for (long i = 0; i < n; ++i) dst[i] = src[i].ToFloat();
+}
+
+void RoundToBf16(const float* src, float* dst, long n) {
+  if (CpuSupports(Isa::kAvx2Fma)) {
+    bf16_internal::RoundToBf16_Avx2(src, dst, n);
+    return;
+  }
+  for (long i = 0; i < n; ++i) dst[i] = RoundToBf16(src[i]);
 }
 
 }  // namespace podbench::kernels

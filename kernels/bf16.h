@@ -47,8 +47,10 @@ static_assert(sizeof(Bf16) == 2);
 // fp32 -> bf16 -> fp32: what a value becomes when it passes through the MXU inputs.
 inline float RoundToBf16(float f) { return Bf16(f).ToFloat(); }
 
-// REQUIRES: dst and src hold n elements each.
+// REQUIRES: dst and src hold n elements each (RoundToBf16: they may be the same).
 void ConvertToBf16(const float* src, Bf16* dst, long n);
 void ConvertToFloat(const Bf16* src, float* dst, long n);
+// dst[i] = RoundToBf16(src[i]).
+void RoundToBf16(const float* src, float* dst, long n);
 
 }  // namespace podbench::kernels

@@ -13,6 +13,7 @@
 #include "harness/cli/command.h"
 #include "harness/cli/store_util.h"
 #include "kernels/bench_hook.h"
+#include "kernels/dispatch/dispatch.h"
 #include "results/bench_samples.h"
 #include "results/compare.h"
 #include "results/store.h"
@@ -44,7 +45,11 @@ Result<std::vector<results::KernelBenchRecord>> RecordsFromJson(const std::strin
     r.kernel = parts.size() > 2 ? parts[2] : b.name;
     r.shape = parts.size() > 1 ? parts[0] + "/" + parts[1] : b.name;
     for (size_t i = 3; i < parts.size(); ++i) r.shape += "/" + parts[i];  // threads:N, real_time
-    r.isa = r.kernel.find("__") != std::string::npos ? r.kernel.substr(r.kernel.find("__") + 2) : "peer";
+    // "<dtype>_gemm__<isa>_<tile>" names its ISA; other podbench rows are the dispatched kernel (its
+    // winner is the row's label) or a lowering; the rest are peers.
+    r.isa = r.kernel.find("__") != std::string::npos    ? r.kernel.substr(r.kernel.find("__") + 2)
+            : r.kernel.rfind("podbench:", 0) == 0 ? r.kernel.substr(9)
+                                                    : "peer";
     std::vector<double> times;
     for (const results::BenchRepetition& rep : b.repetitions) {
       times.push_back(rep.real_time_ns);
@@ -67,6 +72,11 @@ int Run(BenchOptions& opt, CliContext& ctx) {
     ctx.err << "podbench bench: this podbench was built without benchmarks "
                "(configure with -DPODBENCH_BENCHMARKS=ON)\n";
     return kExitUnavailable;
+  }
+  // PODBENCH_KERNELS, PODBENCH_KERNEL_CACHE, PODBENCH_CPU_ISA.
+  if (Status st = kernels::dispatch::CheckKernelEnvironment(); !st.ok()) {
+    Fail(ctx, "bench", st);
+    return kExitUsage;
   }
   if (opt.db.empty() && !opt.label.empty()) {
     ctx.err << "podbench bench: --label " << opt.label << " names a set in the results store: give --db too\n";
@@ -113,7 +123,7 @@ int Run(BenchOptions& opt, CliContext& ctx) {
 }  // namespace
 
 void AddBenchCommand(CLI::App& app, CliContext& ctx) {
-  auto* sub = app.add_subcommand("bench", "Benchmark the kernels at workload shapes, beside oneDNN and OpenBLAS");
+  auto* sub = app.add_subcommand("bench", "Benchmark the kernels and their dispatch at workload shapes, beside oneDNN and OpenBLAS");
   auto opt = std::make_shared<BenchOptions>();
   sub->add_option("--filter", opt->request.filter, "Only benchmarks matching this regex (default: all)");
   sub->add_option("--repetitions", opt->request.repetitions,

@@ -11,6 +11,7 @@
 #include "harness/cli/store_util.h"
 #include "harness/run/scored_runs.h"
 #include "harness/run/settings.h"
+#include "kernels/dispatch/dispatch.h"
 #include "results/store.h"
 
 namespace podbench::cli {
@@ -24,6 +25,9 @@ struct RunCliOptions {
 };
 
 void Execute(const RunCliOptions& opt, CliContext& ctx) {
+  // The kernels' environment (PODBENCH_KERNELS, PODBENCH_KERNEL_CACHE,
+  // PODBENCH_CPU_ISA) is refused here, not silently ignored by a workload.
+  if (Status st = kernels::dispatch::CheckKernelEnvironment(); !st.ok()) return Fail(ctx, "run", st);
   auto settings = harness::Normalize(opt.request);
   if (!settings.ok()) return Fail(ctx, "run", settings.status());
   const harness::EffectiveRunSettings& s = *settings;

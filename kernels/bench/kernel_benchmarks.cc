@@ -1,23 +1,27 @@
 // `podbench bench`: Google Benchmark over every variant of the kernel
-// manifests at workload shapes, with oneDNN and OpenBLAS at the same shapes in
-// the same process, and a table of ratios to them.
+// manifests and the dispatched kernel at workload shapes, with oneDNN and
+// OpenBLAS at the same shapes in the same process; then tables of ratios to
+// them, of the targets, and of the dispatch decisions.
 //
-// Names: <op>/<shape>/<impl>/threads:<t>, impl "podbench:<variant>" for ours,
-// "openblas:..." or "onednn:..." for peers. Rows of the same op, shape and
-// threads are compared.
+// Names: <op>/<shape>/<impl>/threads:<t>. impl: "podbench:<variant>" for a
+// manifest variant, "podbench:dispatched" for what workloads get (labelled
+// with the winner), "onednn:matmul" / "onednn:conv" (oneDNN on operands
+// already in its types and layouts, labelled with its implementation) and
+// "openblas:sgemm". Each row's %peak divides by the measured peak of the
+// unit that row runs on (kernels/bench/peak.h).
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
-#include <ctime>
 #include <cstdint>
+#include <ctime>
 #include <functional>
 #include <map>
 #include <memory>
 #include <ostream>
 #include <regex>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -26,13 +30,14 @@
 #include "kernels/bench_hook.h"
 #include "kernels/bf16.h"
 #include "kernels/conv/conv2d.h"
+#include "kernels/conv/conv_variants.h"
 #include "kernels/cpu_features.h"
+#include "kernels/dispatch/dispatch.h"
 #include "kernels/gemm/gemm.h"
-#include "kernels/ops/attention.h"
+#include "kernels/onednn/onednn.h"
 #include "kernels/ops/batch_norm.h"
 #include "kernels/ops/elementwise.h"
 #include "kernels/ops/layer_norm.h"
-#include "kernels/ops/lstm_cell.h"
 #include "kernels/ops/optimizers.h"
 #include "kernels/ops/softmax_xent.h"
 #include "kernels/thread_pool.h"
@@ -42,14 +47,24 @@ namespace {
 
 using std::int64_t;
 
+constexpr Isa kIsas[] = {Isa::kAvx2Fma, Isa::kAvx512f, Isa::kAvx512Bf16, Isa::kAmxBf16};
+
 struct Case {
   std::string name;
-  double flops;  // per iteration
-  int threads;
   std::function<void(benchmark::State&)> body;  // runs the timed loop
 };
 
-std::vector<double> g_peak_gflops;  // by thread count; index 0 unused
+// Measured peaks, [isa][threads].
+std::map<Isa, std::vector<double>> g_peak;
+
+double Peak(Isa isa, int threads) {
+  auto it = g_peak.find(isa);
+  if (it == g_peak.end() || std::size_t(threads) >= it->second.size()) return 0;
+  return it->second[std::size_t(threads)];
+}
+
+// The best FMA unit: what OpenBLAS's sgemm runs on (assumed: it reports nothing).
+Isa BestFmaIsa() { return CpuSupports(Isa::kAvx512f) ? Isa::kAvx512f : Isa::kAvx2Fma; }
 
 double ThreadCpuSeconds() {
   timespec t{};
@@ -57,20 +72,23 @@ double ThreadCpuSeconds() {
   return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
 }
 
-void Measure(benchmark::State& state, double flops, int threads, const std::function<void()>& op) {
-  op();  // warm: packing buffers, page faults, oneDNN JIT
+// Times op() (after one untimed call: dispatch, packing buffers, JIT) and
+// sets GFLOP/s, cpuGFLOP/s (1 thread: all libraries then run on this thread,
+// so its CPU time excludes what a busy machine takes away) and %peak of `isa`
+// (1 thread: of cpuGFLOP/s, like the peak itself; more: of GFLOP/s).
+void Measure(benchmark::State& state, double flops, int threads, Isa isa, const std::function<void()>& op) {
+  op();
   const auto t0 = std::chrono::steady_clock::now();
   const double cpu0 = ThreadCpuSeconds();
   for (auto _ : state) op();
   const double cpu_secs = ThreadCpuSeconds() - cpu0;
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double gflops = flops * double(state.iterations()) / 1e9 / std::max(secs, 1e-9);
+  const double cpu_gflops = flops * double(state.iterations()) / 1e9 / std::max(cpu_secs, 1e-9);
   state.counters["GFLOP/s"] = gflops;
-  // On one thread all the work (ours, OpenBLAS, oneDNN's OpenMP master) runs on
-  // this thread, so its CPU time excludes the time a busy machine takes away.
-  if (threads == 1) state.counters["cpuGFLOP/s"] = flops * double(state.iterations()) / 1e9 / std::max(cpu_secs, 1e-9);
-  const double peak = g_peak_gflops[std::size_t(threads)];
-  if (peak > 0) state.counters["%peak"] = 100 * gflops / peak;
+  if (threads == 1) state.counters["cpuGFLOP/s"] = cpu_gflops;
+  const double peak = Peak(isa, threads);
+  if (peak > 0) state.counters["%peak"] = 100 * (threads == 1 ? cpu_gflops : gflops) / peak;
 }
 
 template <typename T>
@@ -79,6 +97,35 @@ std::vector<T> Filled(int64_t n) {
   for (int64_t i = 0; i < n; ++i) v[std::size_t(i)] = T(float(int(i % 23) - 11) * 0.01f);
   return v;
 }
+
+void Skip(benchmark::State& state, const std::string& why) { state.SkipWithError(("skipped: " + why).c_str()); }
+
+// A GEMM problem with its own operands.
+struct GemmOperands {
+  std::vector<float> af, bf, c;
+  std::vector<Bf16> ab, bb;
+  GemmProblem p;
+  GemmOperands(int64_t m, int64_t n, int64_t k, bool f32) : c(std::size_t(m * n)) {
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.rsa = k;
+    p.rsb = n;
+    p.c = c.data();
+    p.ldc = n;
+    if (f32) {
+      af = Filled<float>(m * k);
+      bf = Filled<float>(k * n);
+      p.a = af.data();
+      p.b = bf.data();
+    } else {
+      ab = Filled<Bf16>(m * k);
+      bb = Filled<Bf16>(k * n);
+      p.a = ab.data();
+      p.b = bb.data();
+    }
+  }
+};
 
 void AddGemmCases(std::vector<Case>& cases, const std::vector<int>& thread_counts) {
   struct Shape { int64_t m, n, k; };
@@ -91,125 +138,166 @@ void AddGemmCases(std::vector<Case>& cases, const std::vector<int>& thread_count
     const double flops = 2.0 * double(s.m) * double(s.n) * double(s.k);
     const bool small = s.m * s.n * s.k <= 512LL * 512 * 512;
     for (int t : thread_counts) {
-      for (const GemmVariant& v : GemmVariants()) {
-        if (v.isa == Isa::kScalar && !small) continue;  // the reference is too slow for the rest
-        const bool f32 = v.dtype == GemmDtype::kF32;
+      for (GemmDtype d : {GemmDtype::kF32, GemmDtype::kBf16}) {
+        const bool f32 = d == GemmDtype::kF32;
         const std::string op = f32 ? "gemm_f32" : "gemm_bf16";
-        cases.push_back({fmt::format("{}/{}/podbench:{}/threads:{}", op, shape, v.name, t), flops, t,
-                         [s, t, flops, &v, f32](benchmark::State& state) {
-                           if (!CpuSupports(v.isa)) {
-                             state.SkipWithError(fmt::format("skipped: this CPU has no {}", IsaName(v.isa)).c_str());
+        for (const GemmVariant& v : GemmVariants()) {
+          if (v.dtype != d || (v.reference() && !small)) continue;  // the references are too slow for the rest
+          cases.push_back({fmt::format("{}/{}/podbench:{}/threads:{}", op, shape, v.name, t),
+                           [s, t, flops, &v, f32](benchmark::State& state) {
+                             GemmOperands o(s.m, s.n, s.k, f32);
+                             if (!v.Runs(o.p, t)) {
+                               Skip(state, fmt::format("{} cannot run here (needs {}{})", v.name, IsaName(v.isa),
+                                                       v.supports ? ", or oneDNN has no implementation" : ""));
+                               return;
+                             }
+                             const Isa isa = v.RunsOn(o.p, t);
+                             state.SetLabel(IsaName(isa));
+                             Measure(state, flops, t, isa, [&] { v.fn(o.p, t); });
+                           }});
+        }
+        cases.push_back({fmt::format("{}/{}/podbench:dispatched/threads:{}", op, shape, t),
+                         [s, t, flops, d, f32](benchmark::State& state) {
+                           GemmOperands o(s.m, s.n, s.k, f32);
+                           const GemmVariant& v = DispatchedGemm(d, o.p, t);
+                           const Isa isa = v.RunsOn(o.p, t);
+                           state.SetLabel(fmt::format("{} ({})", v.name, IsaName(isa)));
+                           Measure(state, flops, t, isa, [&] { RunGemm(d, o.p, t); });
+                         }});
+        cases.push_back({fmt::format("{}/{}/onednn:matmul/threads:{}", op, shape, t),
+                         [s, t, flops, d](benchmark::State& state) {
+                           std::string why;
+                           auto prim = onednn::PrepareGemm(s.m, s.n, s.k, d, t, &why);
+                           if (!prim) {
+                             Skip(state, why);
                              return;
                            }
-                           auto c = std::vector<float>(std::size_t(s.m * s.n));
-                           GemmProblem p;
-                           p.m = s.m;
-                           p.n = s.n;
-                           p.k = s.k;
-                           p.rsa = s.k;
-                           p.rsb = s.n;
-                           p.c = c.data();
-                           p.ldc = s.n;
-                           std::vector<float> af, bf;
-                           std::vector<Bf16> ab, bb;
-                           if (f32) {
-                             af = Filled<float>(s.m * s.k);
-                             bf = Filled<float>(s.k * s.n);
-                             p.a = af.data();
-                             p.b = bf.data();
-                           } else {
-                             ab = Filled<Bf16>(s.m * s.k);
-                             bb = Filled<Bf16>(s.k * s.n);
-                             p.a = ab.data();
-                             p.b = bb.data();
-                           }
-                           Measure(state, flops, t, [&] { v.fn(p, t); });
+                           state.SetLabel(prim->impl().name);
+                           Measure(state, flops, t, prim->impl().isa, [&] { prim->Run(); });
                          }});
       }
-      if (OpenBlasAvailable()) cases.push_back({fmt::format("gemm_f32/{}/openblas:sgemm/threads:{}", shape, t), flops, t,
+      cases.push_back({fmt::format("gemm_f32/{}/openblas:sgemm/threads:{}", shape, t),
                        [s, t, flops](benchmark::State& state) {
+                         if (!OpenBlasAvailable()) {
+                           Skip(state, "OpenBLAS could not be loaded");
+                           return;
+                         }
                          auto a = Filled<float>(s.m * s.k), b = Filled<float>(s.k * s.n);
                          std::vector<float> c(std::size_t(s.m * s.n));
-                         SetPeerThreads(t);
-                         Measure(state, flops, t, [&] { OpenBlasSgemm(s.m, s.n, s.k, a.data(), b.data(), c.data()); });
+                         SetOpenBlasThreads(t);
+                         state.SetLabel(fmt::format("{} (assumed)", IsaName(BestFmaIsa())));
+                         Measure(state, flops, t, BestFmaIsa(),
+                                 [&] { OpenBlasSgemm(s.m, s.n, s.k, a.data(), b.data(), c.data()); });
                        }});
-      for (bool bf16 : {false, true}) {
-        cases.push_back({fmt::format("{}/{}/onednn:matmul/threads:{}", bf16 ? "gemm_bf16" : "gemm_f32", shape, t),
-                         flops, t, [s, t, flops, bf16](benchmark::State& state) {
-                           SetPeerThreads(t);
-                           std::unique_ptr<OneDnnOp> op;
-                           try {
-                             op = MakeOneDnnMatmul(s.m, s.n, s.k, bf16);
-                           } catch (const std::exception& e) {
-                             state.SkipWithError(fmt::format("skipped: oneDNN has no {} matmul for this CPU ({})",
-                                                             bf16 ? "bf16" : "f32", e.what()).c_str());
-                             return;
-                           }
-                           state.SetLabel(op->Impl());
-                           Measure(state, flops, t, [&] { op->Run(); });
-                         }});
-      }
     }
+  }
+}
+
+// ResNet-50 convolutions (batch 4 per emulated core keeps a run short): the
+// 3x3 of each stage, a strided 3x3, the stem 7x7/2 and a 1x1.
+struct ConvShapeCase {
+  const char* what;
+  int64_t n, h, w, c, oc, kh, kw, stride, pad;
+  bool backward;  // also benchmark the backward passes (dispatched and oneDNN)
+};
+constexpr ConvShapeCase kConvShapes[] = {
+    {"res2_3x3", 4, 56, 56, 64, 64, 3, 3, 1, 1, true},      {"res3_3x3", 4, 28, 28, 128, 128, 3, 3, 1, 1, true},
+    {"res4_3x3", 4, 14, 14, 256, 256, 3, 3, 1, 1, true},    {"res5_3x3", 4, 7, 7, 512, 512, 3, 3, 1, 1, true},
+    {"res3_3x3s2", 4, 56, 56, 128, 128, 3, 3, 2, 1, false}, {"stem_7x7s2", 4, 224, 224, 3, 64, 7, 7, 2, 3, false},
+    {"res2_1x1", 4, 56, 56, 64, 256, 1, 1, 1, 0, false},
+};
+
+Conv2dShape ToShape(const ConvShapeCase& s) {
+  Conv2dShape cs;
+  cs.n = s.n;
+  cs.h = s.h;
+  cs.w = s.w;
+  cs.c = s.c;
+  cs.oc = s.oc;
+  cs.kh = s.kh;
+  cs.kw = s.kw;
+  cs.stride = s.stride;
+  cs.pad = s.pad;
+  return cs;
+}
+
+struct ConvOperands {
+  std::vector<float> in0, in1, out;
+  ConvArgs args;
+  ConvOperands(ConvPass pass, const Conv2dShape& s)
+      : in0(Filled<float>(ConvIn0Elems(pass, s))), in1(Filled<float>(ConvIn1Elems(pass, s))),
+        out(std::size_t(ConvOutElems(pass, s))) {
+    args = {in0.data(), in1.data(), out.data()};
+  }
+};
+
+void RunConvPass(ConvPass pass, const Conv2dShape& s, const ConvArgs& a, Precision prec, int threads) {
+  switch (pass) {
+    case ConvPass::kForward: Conv2dForward(s, a.in0, a.in1, a.out, prec, threads); return;
+    case ConvPass::kBackwardData: Conv2dBackwardData(s, a.in0, a.in1, a.out, prec, threads); return;
+    case ConvPass::kBackwardFilter: Conv2dBackwardFilter(s, a.in0, a.in1, a.out, prec, threads); return;
   }
 }
 
 void AddConvCases(std::vector<Case>& cases, const std::vector<int>& thread_counts) {
-  // ResNet-50 convolutions (batch 4 per emulated core keeps a run short):
-  // the 3x3 of each stage, a strided 3x3, the stem 7x7/2 and a 1x1.
-  struct Shape { const char* what; int64_t n, h, w, c, oc, kh, kw, stride, pad; };
-  const Shape shapes[] = {
-      {"res2_3x3", 4, 56, 56, 64, 64, 3, 3, 1, 1},     {"res3_3x3", 4, 28, 28, 128, 128, 3, 3, 1, 1},
-      {"res4_3x3", 4, 14, 14, 256, 256, 3, 3, 1, 1},   {"res5_3x3", 4, 7, 7, 512, 512, 3, 3, 1, 1},
-      {"res3_3x3s2", 4, 56, 56, 128, 128, 3, 3, 2, 1}, {"stem_7x7s2", 4, 224, 224, 3, 64, 7, 7, 2, 3},
-      {"res2_1x1", 4, 56, 56, 64, 256, 1, 1, 1, 0},
-  };
-  for (const Shape& s : shapes) {
-    Conv2dShape cs;
-    cs.n = s.n;
-    cs.h = s.h;
-    cs.w = s.w;
-    cs.c = s.c;
-    cs.oc = s.oc;
-    cs.kh = s.kh;
-    cs.kw = s.kw;
-    cs.stride = s.stride;
-    cs.pad = s.pad;
+  for (const ConvShapeCase& sc : kConvShapes) {
+    const Conv2dShape cs = ToShape(sc);
     const double flops = Conv2dFlops(cs);
-    const std::string shape = fmt::format("{}_n{}h{}w{}c{}oc{}", s.what, s.n, s.h, s.w, s.c, s.oc);
+    const std::string shape = fmt::format("{}_n{}h{}w{}c{}oc{}", sc.what, sc.n, sc.h, sc.w, sc.c, sc.oc);
     for (int t : thread_counts) {
-      for (bool bf16 : {false, true}) {
-        cases.push_back({fmt::format("conv2d_f32/{}/podbench:conv2d_nhwc_{}/threads:{}", shape,
-                                     bf16 ? "bf16_mxu" : "f32", t),
-                         flops, t, [cs, t, flops, bf16](benchmark::State& state) {
-                           auto x = Filled<float>(cs.n * cs.h * cs.w * cs.c);
-                           auto w = Filled<float>(cs.kh * cs.kw * cs.c * cs.oc);
-                           std::vector<float> y(std::size_t(cs.n * cs.OutH() * cs.OutW() * cs.oc));
-                           const Precision prec = bf16 ? Precision::kBf16 : Precision::kF32;
-                           Measure(state, flops, t, [&] { Conv2dForward(cs, x.data(), w.data(), y.data(), prec, t); });
-                         }});
+      for (ConvPass pass : {ConvPass::kForward, ConvPass::kBackwardData, ConvPass::kBackwardFilter}) {
+        if (pass != ConvPass::kForward && !sc.backward) continue;
+        for (Precision prec : {Precision::kF32, Precision::kBf16}) {
+          const std::string op = fmt::format("conv_{}_{}", ConvPassName(pass), prec == Precision::kF32 ? "f32" : "bf16");
+          if (pass == ConvPass::kForward) {
+            for (const ConvVariant& v : ConvVariants(prec)) {
+              if (v.isa == Isa::kScalar) continue;  // the reference lowering is far too slow here
+              cases.push_back({fmt::format("{}/{}/podbench:{}/threads:{}", op, shape, v.name, t),
+                               [cs, t, flops, &v, pass](benchmark::State& state) {
+                                 if (!CpuSupports(v.isa) || !v.supports(v, pass, cs, t)) {
+                                   Skip(state, fmt::format("{} cannot run here", v.name));
+                                   return;
+                                 }
+                                 ConvOperands o(pass, cs);
+                                 const Isa isa = v.runs_on(v, pass, cs, t);
+                                 state.SetLabel(IsaName(isa));
+                                 Measure(state, flops, t, isa, [&] { v.run(v, pass, cs, o.args, t); });
+                               }});
+            }
+          }
+          cases.push_back({fmt::format("{}/{}/podbench:dispatched/threads:{}", op, shape, t),
+                           [cs, t, flops, pass, prec](benchmark::State& state) {
+                             ConvOperands o(pass, cs);
+                             const ConvVariant& v = DispatchedConv(pass, cs, o.args, prec, t);
+                             const Isa isa = v.runs_on(v, pass, cs, t);
+                             state.SetLabel(fmt::format("{} ({})", v.name, IsaName(isa)));
+                             Measure(state, flops, t, isa, [&] { RunConvPass(pass, cs, o.args, prec, t); });
+                           }});
+          // oneDNN on podbench's interface (fp32 NHWC / HWIO tensors, its own
+          // reorders in every run), and on operands prepared once in its types and layouts.
+          for (bool from_f32 : {true, false}) {
+            cases.push_back({fmt::format("{}/{}/onednn:{}/threads:{}", op, shape, from_f32 ? "conv" : "conv_prepacked", t),
+                             [cs, t, flops, pass, prec, from_f32](benchmark::State& state) {
+                               std::string why;
+                               auto prim = onednn::PrepareConv(pass, cs, prec, t, from_f32, &why);
+                               if (!prim) {
+                                 Skip(state, why);
+                                 return;
+                               }
+                               state.SetLabel(prim->impl().name);
+                               Measure(state, flops, t, prim->impl().isa, [&] { prim->Run(); });
+                             }});
+          }
+        }
       }
-      cases.push_back({fmt::format("conv2d_f32/{}/onednn:conv/threads:{}", shape, t), flops, t,
-                       [s, t, flops](benchmark::State& state) {
-                         SetPeerThreads(t);
-                         std::unique_ptr<OneDnnOp> op;
-                         try {
-                           op = MakeOneDnnConv(s.n, s.h, s.w, s.c, s.oc, s.kh, s.kw, s.stride, s.pad);
-                         } catch (const std::exception& e) {
-                           state.SkipWithError(fmt::format("skipped: oneDNN convolution unavailable ({})", e.what()).c_str());
-                           return;
-                         }
-                         state.SetLabel(op->Impl());
-                         Measure(state, flops, t, [&] { op->Run(); });
-                       }});
     }
   }
 }
 
-// Memory-bound kernels, reported in GB/s of their compulsory traffic (fp32),
-// and the GEMM-based attention and LSTM cell in GFLOP/s. No peers.
+// Memory-bound kernels, reported in GB/s of their compulsory traffic (fp32). No peers.
 void AddOpCases(std::vector<Case>& cases) {
   auto bytes_case = [&](std::string name, double bytes, std::function<void()> op) {
-    cases.push_back({std::move(name), 0, 1, [bytes, op](benchmark::State& state) {
+    cases.push_back({std::move(name), [bytes, op](benchmark::State& state) {
                        op();
                        const auto t0 = std::chrono::steady_clock::now();
                        for (auto _ : state) op();
@@ -229,8 +317,15 @@ void AddOpCases(std::vector<Case>& cases) {
       BatchNormForwardTraining(x->data(), rows, c, g->data(), g->data(), BatchNormParams{}, y->data(), st->data(),
                                st->data() + c, st->data() + 2 * c, st->data() + 3 * c);
     });
+    bytes_case(fmt::format("batch_norm_bwd/rows{}c{}/podbench:batch_norm/threads:1", rows, c), 12.0 * double(n),
+               [=] {
+                 BatchNormBackward(x->data(), x->data(), rows, c, g->data(), st->data(), st->data() + c, y->data(),
+                                   st->data() + 2 * c, st->data() + 3 * c);
+               });
     bytes_case(fmt::format("relu/n{}/podbench:relu/threads:1", n), 8.0 * double(n),
                [=] { Relu(x->data(), y->data(), n); });
+    bytes_case(fmt::format("relu_grad/n{}/podbench:relu_grad/threads:1", n), 12.0 * double(n),
+               [=] { ReluGrad(x->data(), x->data(), y->data(), n); });
   }
   {
     const std::int64_t rows = 256, classes = 1001;
@@ -261,11 +356,25 @@ void AddOpCases(std::vector<Case>& cases) {
                [=] { AdamUpdate(w->data(), gr->data(), m->data(), v->data(), n, AdamParams{}, 10); });
     bytes_case(fmt::format("sgd_momentum/n{}/podbench:sgd_momentum/threads:1", n), 20.0 * double(n),
                [=] { SgdMomentumUpdate(w->data(), gr->data(), m->data(), n, 0.1f, 0.9f, 1e-4f); });
+    bytes_case(fmt::format("axpy/n{}/podbench:axpy/threads:1", n), 12.0 * double(n),
+               [=] { Axpy(0.5f, gr->data(), w->data(), n); });
   }
 }
 
-// Collects the GFLOP/s of every row (medians when repeated) while the wrapped
-// reporter prints, then prints ours / peer for rows of the same op, shape and threads.
+std::vector<std::string> Split(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= s.size(); ++i) {
+    if (i == s.size() || s[i] == '/') {
+      out.push_back(s.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
+// Collects every row's GFLOP/s (medians when repeated) and label while the
+// console reporter prints, then prints the ratio, target and dispatch tables.
 class RatioCollector : public benchmark::ConsoleReporter {
  public:
   explicit RatioCollector(bool repeated) : ConsoleReporter(OO_Tabular), repeated_(repeated) {}
@@ -274,36 +383,38 @@ class RatioCollector : public benchmark::ConsoleReporter {
     for (const Run& r : runs) {
       if (r.error_occurred) continue;
       if (repeated_ && !(r.run_type == Run::RT_Aggregate && r.aggregate_name == "median")) continue;
+      const std::string name = r.run_name.function_name;
       auto it = r.counters.find("GFLOP/s");
-      if (it != r.counters.end()) gflops_[r.run_name.function_name] = it->second.value;
+      if (it != r.counters.end()) gflops_[name] = it->second.value;
       auto cpu = r.counters.find("cpuGFLOP/s");
-      if (cpu != r.counters.end()) cpu_gflops_[r.run_name.function_name] = cpu->second.value;
+      if (cpu != r.counters.end()) cpu_gflops_[name] = cpu->second.value;
+      if (!r.report_label.empty()) label_[name] = r.report_label;
     }
   }
+
   void PrintRatios(std::ostream& out) const {
     out << "\nRatio to peers (" << (repeated_ ? "medians" : "single runs")
         << "; > 1 means podbench is faster; cpu ratio: by thread CPU time, 1 thread only):\n";
-    out << fmt::format("{:<58} {:>9} {:<22} {:>9} {:>7} {:>9}\n", "podbench", "GFLOP/s", "peer", "GFLOP/s",
-                       "ratio", "cpu ratio");
+    out << fmt::format("{:<66} {:>9} {:<22} {:>9} {:>7} {:>9}\n", "podbench", "GFLOP/s", "peer", "GFLOP/s", "ratio",
+                       "cpu ratio");
     for (const auto& [name, ours] : gflops_) {
       const auto parts = Split(name);
       if (parts.size() != 4 || parts[2].rfind("podbench:", 0) != 0) continue;
-      if (parts[2].find("__scalar") != std::string::npos) continue;  // references, not contenders
+      if (parts[2].find("scalar") != std::string::npos) continue;  // references, not contenders
       for (const auto& [peer_name, theirs] : gflops_) {
         const auto pp = Split(peer_name);
         if (pp.size() != 4 || pp[2].rfind("podbench:", 0) == 0) continue;
         if (pp[1] != parts[1] || pp[3] != parts[3]) continue;
-        // bf16 GEMM is also compared with the fp32 peers: without AVX-512 BF16
-        // the arithmetic is fp32 either way, and oneDNN 2.6 has no bf16 matmul for AVX2.
         const bool same_op = pp[0] == parts[0];
-        const bool f32_stand_in = parts[0] == "gemm_bf16" && pp[0] == "gemm_f32";
+        // Where oneDNN has no bf16 primitive, bf16 is compared with its fp32 one.
+        const bool f32_stand_in = Bf16Op(parts[0]) && pp[0] == F32Op(parts[0]) && !Has(ToBf16Peer(pp, parts[0]));
         if (!same_op && !f32_stand_in) continue;
         std::string cpu_ratio = "-";
         const auto a = cpu_gflops_.find(name), b = cpu_gflops_.find(peer_name);
         if (a != cpu_gflops_.end() && b != cpu_gflops_.end() && b->second > 0) {
           cpu_ratio = fmt::format("{:.2f}", a->second / b->second);
         }
-        out << fmt::format("{:<58} {:>9.1f} {:<22} {:>9.1f} {:>7.2f} {:>9}\n",
+        out << fmt::format("{:<66} {:>9.1f} {:<22} {:>9.1f} {:>7.2f} {:>9}\n",
                            parts[0] + "/" + parts[1] + "/" + parts[2].substr(9) + "/" + parts[3], ours,
                            pp[2] + (f32_stand_in ? " (f32)" : ""), theirs, theirs > 0 ? ours / theirs : 0.0,
                            cpu_ratio);
@@ -311,21 +422,88 @@ class RatioCollector : public benchmark::ConsoleReporter {
     }
   }
 
- private:
-  static std::vector<std::string> Split(const std::string& s) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    for (std::size_t i = 0; i <= s.size(); ++i) {
-      if (i == s.size() || s[i] == '/') {
-        out.push_back(s.substr(start, i - start));
-        start = i + 1;
-      }
+  // The targets: dispatched bf16 against oneDNN's bf16 on the same
+  // interface (its fp32 where it has no bf16 primitive) and, for convolutions,
+  // on operands it prepared once; and dispatched bf16 against dispatched fp32.
+  void PrintTargets(std::ostream& out) const {
+    out << "\nTargets: dispatched bf16 >= 0.9x oneDNN bf16 (fp32 where oneDNN has no bf16), bf16 >= 1.0x fp32 "
+           "(GFLOP/s, "
+        << (repeated_ ? "medians" : "single runs")
+        << " of this run; cpu: by thread CPU time, 1 thread only; oneDNN = on podbench's fp32 tensors with its "
+           "own reorders, prepacked = operands already in its types and layouts):\n";
+    out << fmt::format("{:<28} {:>2} {:>8} {:<40} {:>8} {:<30} {:>6} {:>6} {:>9} {:>6} {:>8} {:>8}\n", "op/shape", "t",
+                       "bf16", "dispatched to", "oneDNN", "oneDNN impl", "ratio", "cpu", "prepacked", "ratio", "fp32",
+                       "bf16/f32");
+    for (const auto& [name, ours] : gflops_) {
+      const auto parts = Split(name);
+      if (parts.size() != 4 || parts[2] != "podbench:dispatched" || !Bf16Op(parts[0])) continue;
+      if (!TargetShape(parts[1])) continue;
+      const bool gemm = parts[0].rfind("gemm", 0) == 0;
+      const std::string peer = gemm ? "onednn:matmul" : "onednn:conv";
+      auto row = [&](const std::string& op, const std::string& impl) {
+        return op + "/" + parts[1] + "/" + impl + "/" + parts[3];
+      };
+      const bool has_bf16 = Has(row(parts[0], peer));
+      const std::string peer_row = has_bf16 ? row(parts[0], peer) : row(F32Op(parts[0]), peer);
+      const double theirs = Get(peer_row), f32 = Get(row(F32Op(parts[0]), "podbench:dispatched"));
+      const double prepacked = gemm ? 0 : Get(row(has_bf16 ? parts[0] : F32Op(parts[0]), "onednn:conv_prepacked"));
+      const double cpu_ours = GetCpu(name), cpu_theirs = GetCpu(peer_row);
+      auto ratio = [](double a, double b) { return b > 0 && a > 0 ? fmt::format("{:.2f}", a / b) : std::string("-"); };
+      out << fmt::format("{:<28} {:>2} {:>8.1f} {:<40} {:>8.1f} {:<30} {:>6} {:>6} {:>9.1f} {:>6} {:>8.1f} {:>8}\n",
+                         parts[0] + "/" + parts[1].substr(0, parts[1].find("_n")), parts[3].substr(8), ours,
+                         Label(name), theirs, Label(peer_row) + (has_bf16 ? "" : " (f32)"), ratio(ours, theirs),
+                         ratio(cpu_ours, cpu_theirs), prepacked, ratio(ours, prepacked), f32, ratio(ours, f32));
     }
-    return out;
+  }
+
+ private:
+  static bool Bf16Op(const std::string& op) { return op.size() > 5 && op.substr(op.size() - 5) == "_bf16"; }
+  static std::string F32Op(const std::string& op) { return op.substr(0, op.size() - 5) + "_f32"; }
+  static bool TargetShape(const std::string& shape) {
+    return shape == "m512n512k512" || shape == "m1024n1024k1024" || shape == "m2048n2048k2048" ||
+           shape.find("_3x3") != std::string::npos;
+  }
+  std::string ToBf16Peer(const std::vector<std::string>& peer, const std::string& bf16_op) const {
+    return bf16_op + "/" + peer[1] + "/" + peer[2] + "/" + peer[3];
+  }
+  bool Has(const std::string& name) const { return gflops_.count(name) != 0; }
+  double Get(const std::string& name) const {
+    auto it = gflops_.find(name);
+    return it == gflops_.end() ? 0 : it->second;
+  }
+  double GetCpu(const std::string& name) const {
+    auto it = cpu_gflops_.find(name);
+    return it == cpu_gflops_.end() ? 0 : it->second;
+  }
+  std::string Label(const std::string& name) const {
+    auto it = label_.find(name);
+    return it == label_.end() ? "-" : it->second;
   }
   bool repeated_;
   std::map<std::string, double> gflops_, cpu_gflops_;
+  std::map<std::string, std::string> label_;
 };
+
+void PrintDispatch(std::ostream& out) {
+  out << "\nDispatch decisions of this run (winner, its best time, and how much faster than the runner-up; "
+         "cache "
+      << (dispatch::Dispatcher::Global().cache_path().empty() ? std::string("off") : dispatch::Dispatcher::Global().cache_path()) << "):\n";
+  out << fmt::format("{:<10} {:<40} {:<9} {:<44} {:>10} {:<44} {:>7}\n", "family", "class", "source", "winner",
+                     "best ms", "runner-up", "factor");
+  for (const auto& [pc, r] : dispatch::Decisions()) {
+    const auto& w = r.seconds.front();
+    std::string runner = "-", factor = "-";
+    if (r.seconds.size() > 1) {
+      runner = r.seconds[1].first;
+      if (w.second > 0) factor = fmt::format("{:.2f}x", r.seconds[1].second / w.second);
+    }
+    out << fmt::format("{:<10} {:<40} {:<9} {:<44} {:>10.4f} {:<44} {:>7}\n", dispatch::FamilyName(pc.family), pc.text,
+                       dispatch::SourceName(r.source), w.first, w.second * 1e3, runner, factor);
+  }
+  if (const std::string problem = dispatch::Dispatcher::Global().CacheProblem(); !problem.empty()) {
+    out << "dispatch cache: " << problem << "\n";
+  }
+}
 
 int RunBenchmarks(const BenchRequest& req, std::ostream& out, std::ostream& err) {
   try {
@@ -334,14 +512,21 @@ int RunBenchmarks(const BenchRequest& req, std::ostream& out, std::ostream& err)
     err << "podbench bench: --filter '" << req.filter << "' is not a valid regex: " << e.what() << "\n";
     return 2;
   }
+  // This run reports its own measurements (and refreshes the cache with them).
+  dispatch::Dispatcher::Global().IgnoreCachedRankings();
   std::vector<int> thread_counts{1};
   if (HardwareThreads() > 1) thread_counts.push_back(HardwareThreads());
-  g_peak_gflops.assign(std::size_t(HardwareThreads() + 1), 0.0);
-  for (int t : thread_counts) g_peak_gflops[std::size_t(t)] = MeasureFp32PeakGflops(t);
-
+  for (Isa isa : kIsas) {
+    g_peak[isa].assign(std::size_t(HardwareThreads() + 1), 0.0);
+    for (int t : thread_counts) g_peak[isa][std::size_t(t)] = MeasurePeakGflops(isa, t);
+  }
   if (!OpenBlasAvailable()) {
     err << "podbench bench: OpenBLAS (" << PODBENCH_OPENBLAS_SO
-        << " or libopenblas.so.0) could not be loaded; its rows are left out (apt-get install libopenblas0)\n";
+        << " or libopenblas.so.0) could not be loaded; its rows are skipped (apt-get install libopenblas0)\n";
+  }
+  if (!onednn::Available()) {
+    err << "podbench bench: oneDNN is unavailable (" << onednn::UnavailableReason()
+        << "); its rows are skipped and it takes no part in dispatch\n";
   }
   static std::vector<Case> cases;  // registered once per process
   if (cases.empty()) {
@@ -359,12 +544,16 @@ int RunBenchmarks(const BenchRequest& req, std::ostream& out, std::ostream& err)
           ->ReportAggregatesOnly(req.repetitions > 1 && !req.json);
     }
   }
-  for (int t : thread_counts) {
-    benchmark::AddCustomContext(fmt::format("peak_fp32_gflops_{}t", t),
-                                fmt::format("{:.1f}", g_peak_gflops[std::size_t(t)]));
+  const CpuFeatures& cpu = DetectedCpuFeatures();
+  benchmark::AddCustomContext("cpu_model", cpu.model);
+  benchmark::AddCustomContext("cpu_isa", cpu.flags);
+  benchmark::AddCustomContext("onednn", onednn::Available() ? onednn::VersionString() : "unavailable");
+  for (Isa isa : kIsas) {
+    for (int t : thread_counts) {
+      benchmark::AddCustomContext(fmt::format("peak_gflops_{}_{}t", IsaName(isa), t),
+                                  fmt::format("{:.1f}", Peak(isa, t)));
+    }
   }
-  benchmark::AddCustomContext("podbench_f32_gemm", SelectedGemm(GemmDtype::kF32).name);
-  benchmark::AddCustomContext("podbench_bf16_gemm", SelectedGemm(GemmDtype::kBf16).name);
 
   if (req.json) {
     benchmark::JSONReporter reporter;
@@ -376,11 +565,19 @@ int RunBenchmarks(const BenchRequest& req, std::ostream& out, std::ostream& err)
   RatioCollector reporter(req.repetitions > 1);
   reporter.SetOutputStream(&out);
   reporter.SetErrorStream(&err);
-  for (int t : thread_counts) {
-    out << fmt::format("Measured fp32 FMA peak, {} thread(s): {:.1f} GFLOP/s\n", t, g_peak_gflops[std::size_t(t)]);
+  out << "CPU: " << cpu.model << "; ISA: " << cpu.flags << "\n";
+  out << "oneDNN: " << (onednn::Available() ? onednn::VersionString() : "unavailable (" + onednn::UnavailableReason() + ")")
+      << "\n";
+  for (Isa isa : kIsas) {
+    for (int t : thread_counts) {
+      out << fmt::format("Measured peak {:<11} {} thread(s): {:8.1f} GFLOP/s{}\n", IsaName(isa), t, Peak(isa, t),
+                         CpuSupports(isa) ? "" : " (not on this CPU)");
+    }
   }
   benchmark::RunSpecifiedBenchmarks(&reporter, req.filter);
   reporter.PrintRatios(out);
+  reporter.PrintTargets(out);
+  PrintDispatch(out);
   return 0;
 }
 

@@ -1,12 +1,28 @@
-// Private to kernels/bench.
+// Private to kernels/bench: the register-only peak of each arithmetic unit
+// this CPU has, which the benchmarks report "% of peak" against.
 #pragma once
+
+#include <cstdint>
+
+#include "kernels/cpu_features.h"
 
 namespace podbench::kernels::bench {
 
-// Best of ten runs of independent fp32 FMA chains (AVX2) on `threads`
-// threads, in GFLOP/s; 0 when the CPU has no AVX2+FMA. This is the peak the
-// benchmarks report "% of peak" against (the machine has no bf16 arithmetic,
-// so bf16 GEMM shares it).
-double MeasureFp32PeakGflops(int threads);
+// Best of ten runs of independent accumulation chains of `isa`'s
+// multiply-add on `threads` threads, operands in registers, in GFLOP/s
+// (a multiply-add is 2 FLOP): AVX2 FMA (ymm), AVX-512 FMA (zmm), AVX-512
+// BF16 vdpbf16ps (zmm, 2 multiply-adds per lane), AMX tdpbf16ps (16x16
+// tiles of depth 32). Each thread's rate is taken over its own CPU time and
+// the rates are summed: the peak of `threads` cores, whatever else the
+// machine runs. 0 when the CPU lacks `isa`; kScalar is not measured (0).
+double MeasurePeakGflops(Isa isa, int threads);
+
+// One timed loop of each unit: `iters` iterations, the FLOPs done; *sink
+// receives a value that depends on every chain (so nothing is optimised away).
+// Each lives in peak_<unit>__<isa>.cc, compiled for that ISA only.
+double PeakLoopFma_Avx2(std::int64_t iters, float* sink);
+double PeakLoopFma_Avx512f(std::int64_t iters, float* sink);
+double PeakLoopDpbf16_Avx512Bf16(std::int64_t iters, float* sink);
+double PeakLoopTdpbf16_Amx(std::int64_t iters, float* sink);
 
 }  // namespace podbench::kernels::bench

@@ -1,20 +1,33 @@
-// Convolution lowered to the selected GEMM. Forward: implicit GEMM (the
-// GEMM's packing step reads the input windows directly) when the selected
-// variant packs fp32 panels, else explicit im2col. Backward passes: explicit
-// im2col / col2im, rows of the lowered matrix (output positions) in chunks so
-// the column buffer stays cache-sized.
+// Convolution: the public passes dispatch (kernels/dispatch) over the
+// variants of conv_manifest.inc. A lowering variant runs a pass on one own
+// GEMM variant:
+//   - forward: implicit GEMM, the GEMM's A-packing step reads the input
+//     windows directly (no column buffer), rounding to bf16 as it packs in
+//     bf16 mode; explicit im2col in cache-sized row chunks when the variant's
+//     panel format has no implicit packer;
+//   - backward data, stride 1: the forward pass of dy with the filter turned
+//     180 degrees and its channel axes swapped (implicit as above); other
+//     strides: explicit GEMM with W^T and col2im;
+//   - backward filter: explicit im2col chunks, dW += col^T dy;
+//   - 1x1 stride-1 convolutions are one GEMM.
 #include "kernels/conv/conv2d.h"
-#include "kernels/conv/conv2d_internal.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <cstring>
+#include <optional>
+#include <string>
 #include <type_traits>
 #include <vector>
 
 #include "kernels/bf16.h"
+#include "kernels/conv/conv_variants.h"
+#include "kernels/dispatch/dispatch.h"
 #include "kernels/gemm/gemm.h"
 #include "kernels/gemm/gemm_driver.h"
+#include "kernels/onednn/onednn.h"
+#include "kernels/scratch.h"
 #include "kernels/thread_pool.h"
 
 namespace podbench::kernels {
@@ -34,13 +47,38 @@ float Cvt<float>(float v) { return v; }
 template <>
 Bf16 Cvt<Bf16>(float v) { return Bf16(v); }
 
-template <typename T>
-std::vector<T>& ThreadColBuffer() {
-  thread_local std::vector<T> buf;
-  return buf;
+int ResolveThreads(int threads) {
+  const int have = DefaultThreadPool().threads();
+  return threads <= 0 ? have : std::min(threads, have);
 }
 
 bool IsPointwise(const Conv2dShape& s) { return s.kh == 1 && s.kw == 1 && s.stride == 1 && s.pad == 0; }
+
+// src as the GEMM's input type: fp32 as is, bf16 rounded into scratch held
+// by this object.
+template <typename T>
+class GemmInput {
+ public:
+  GemmInput(const float* src, int64_t n) {
+    if constexpr (std::is_same_v<T, float>) {
+      p_ = src;
+    } else {
+      lease_.emplace(std::size_t(n) * sizeof(T));
+      ConvertToBf16(src, lease_->as<T>(), n);
+      p_ = lease_->as<T>();
+    }
+  }
+  const T* get() const { return p_; }
+
+ private:
+  std::optional<ScratchLease> lease_;
+  const T* p_;
+};
+
+void CallGemm(const GemmVariant& v, int64_t m, int64_t n, int64_t k, const void* a, int64_t lda, bool ta,
+              const void* b, int64_t ldb, bool tb, float* c, int64_t ldc, bool acc, int threads) {
+  v.fn(RowMajorProblem(m, n, k, a, lda, ta, b, ldb, tb, c, ldc, acc), threads);
+}
 
 // Lowered rows [r0, r1) of x: col[(row - r0) * K + (r * kw + q) * c + ci].
 template <typename T>
@@ -82,47 +120,26 @@ void Col2ImAdd(const Conv2dShape& s, const float* col, int64_t r0, int64_t r1, f
   }
 }
 
-void Gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, bool ta, const float* b,
-          int64_t ldb, bool tb, float* c, int64_t ldc, bool acc, int threads) {
-  GemmF32(m, n, k, a, lda, ta, b, ldb, tb, c, ldc, acc, threads);
-}
-void Gemm(int64_t m, int64_t n, int64_t k, const Bf16* a, int64_t lda, bool ta, const Bf16* b,
-          int64_t ldb, bool tb, float* c, int64_t ldc, bool acc, int threads) {
-  GemmBf16(m, n, k, a, lda, ta, b, ldb, tb, c, ldc, acc, threads);
-}
-
-int ResolveThreads(int threads) {
-  const int have = DefaultThreadPool().threads();
-  return threads <= 0 ? have : std::min(threads, have);
-}
-
 // Rows per chunk for a lowered matrix of `rows` x `k` elements of `elem` bytes.
 int64_t ChunkRows(int64_t rows, int64_t k, int64_t elem) {
   return std::clamp<int64_t>(kColBytes / (k * elem), kMinChunkRows, std::max<int64_t>(rows, 1));
 }
 
-template <typename T>
-std::vector<T> Converted(const float* src, int64_t n) {
-  std::vector<T> out(static_cast<std::size_t>(n));
-  for (int64_t i = 0; i < n; ++i) out[std::size_t(i)] = Cvt<T>(src[i]);
-  return out;
-}
+// ---- Implicit GEMM: the A operand is the lowered input, packed from x ----
 
-// Implicit GEMM: the A operand is the lowered input, packed straight from x
-// by the packing step of a blocked GEMM variant (no column buffer).
 struct ImplicitA {
   const Conv2dShape* s;
   const float* x;
   const float* zeros;  // s->c zeros: the source of padding
 };
 
-// Packs one micro-panel of MR output positions starting at `row0` (rows
-// past m are zero) over depth [k0, k0 + kc). The walk over (tap, channel) is
-// the same for every row, so each contiguous channel run is copied for all MR
-// rows at once and the panel is written sequentially.
-template <int MR>
-void PackIm2ColPanel(const Conv2dShape& s, const float* x, const float* zeros, int64_t row0,
-                     int64_t rows, int64_t k0, int64_t kc, int64_t kcp, float* out) {
+// Calls emit(q, len, src[MR]) for each contiguous channel run of depth
+// [k0, k0 + kc) of MR output positions from `row0` (rows >= `rows` and
+// padding read `zeros`): src[r] points at len input values of row r for
+// depth q .. q + len - 1 (relative to k0).
+template <int MR, typename Emit>
+void ForEachRun(const Conv2dShape& s, const float* x, const float* zeros, int64_t row0, int64_t rows, int64_t k0,
+                int64_t kc, Emit&& emit) {
   const int64_t oh = s.OutH(), ow = s.OutW();
   int64_t bi[MR], ii[MR], jj[MR];
   for (int r = 0; r < MR; ++r) {
@@ -142,53 +159,108 @@ void PackIm2ColPanel(const Conv2dShape& s, const float* x, const float* zeros, i
                    ? zeros
                    : x + ((bi[r] * s.h + hi) * s.w + wi) * s.c + ci;
     }
-    float* o = out + q * MR;
-    for (int64_t t = 0; t < len; ++t, o += MR) {
-#pragma GCC unroll 16
-      for (int r = 0; r < MR; ++r) o[r] = src[r][t];
-    }
+    emit(q, len, src);
     q += len;
     ci = 0;
     ++tap;
   }
+}
+
+// fp32 panel (MR values per depth step), rounded to bf16 when kRound.
+template <int MR, bool kRound>
+void PackIm2ColPanel(const ImplicitA& a, int64_t row0, int64_t rows, int64_t k0, int64_t kc, int64_t kcp,
+                     float* out) {
+  ForEachRun<MR>(*a.s, a.x, a.zeros, row0, rows, k0, kc, [&](int64_t q, int64_t len, const float* const* src) {
+    float* o = out + q * MR;
+    for (int64_t t = 0; t < len; ++t, o += MR) {
+#pragma GCC unroll 16
+      for (int r = 0; r < MR; ++r) o[r] = kRound ? RoundToBf16(src[r][t]) : src[r][t];
+    }
+  });
   std::fill(out + kc * MR, out + kcp * MR, 0.0f);
 }
 
-// PackAFn over ImplicitA (fp32 panels; a bf16 run passes an input already
-// rounded to bf16, which fp32 micro-kernels then multiply exactly).
-void PackAIm2Col(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_t kc, int64_t kcp,
-                 int mr, void* dst) {
+// bf16-pair panel (kernels/gemm/gemm_driver.h, PackA_Bf16Pairs): depth q of row
+// r is half q % 2 of 32-bit word q / 2 * MR + r.
+template <int MR>
+void PackIm2ColPairsPanel(const ImplicitA& a, int64_t row0, int64_t rows, int64_t k0, int64_t kc, int64_t kcp,
+                          std::uint16_t* out) {
+  ForEachRun<MR>(*a.s, a.x, a.zeros, row0, rows, k0, kc, [&](int64_t q0, int64_t len, const float* const* src) {
+    for (int64_t t = 0; t < len; ++t) {
+      const int64_t q = q0 + t;
+      std::uint16_t* o = out + (q / 2) * (2 * MR) + (q % 2);
+#pragma GCC unroll 16
+      for (int r = 0; r < MR; ++r) o[2 * r] = Bf16::RoundFromFloat(src[r][t]);
+    }
+  });
+  for (int64_t q = kc; q < kcp; ++q) {
+    std::uint16_t* o = out + (q / 2) * (2 * MR) + (q % 2);
+    for (int r = 0; r < MR; ++r) o[2 * r] = 0;
+  }
+}
+
+// The register-tile heights that have implicit packers.
+template <typename F>
+bool WithMr(int mr, F&& f) {
+  switch (mr) {
+    case 6: f(std::integral_constant<int, 6>{}); return true;
+    case 14: f(std::integral_constant<int, 14>{}); return true;
+    case 16: f(std::integral_constant<int, 16>{}); return true;
+    case 32: f(std::integral_constant<int, 32>{}); return true;
+    default: return false;
+  }
+}
+
+template <bool kRound>
+void PackAIm2Col(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_t kc, int64_t kcp, int mr,
+                 void* dst) {
   const ImplicitA& a = *static_cast<const ImplicitA*>(p.a);
   float* panel = static_cast<float*>(dst);
   for (int64_t ir = 0; ir < mc; ir += mr, panel += kcp * mr) {
     const int64_t rows = std::min<int64_t>(mr, mc - ir);
-    switch (mr) {
-      case 6: PackIm2ColPanel<6>(*a.s, a.x, a.zeros, i0 + ir, rows, k0, kc, kcp, panel); break;
-      case 14: PackIm2ColPanel<14>(*a.s, a.x, a.zeros, i0 + ir, rows, k0, kc, kcp, panel); break;
-      default: assert(false && "no im2col packer for this register tile");
-    }
+    WithMr(mr, [&](auto MR) { PackIm2ColPanel<MR.value, kRound>(a, i0 + ir, rows, k0, kc, kcp, panel); });
   }
 }
 
-// True when the selected GEMM for T packs A into fp32 panels (then the
-// implicit path ran and y is written).
-template <typename T>
-bool TryImplicitForward(const Conv2dShape& s, const float* x, const T* f, float* y, int threads) {
-  const GemmVariant& v = SelectedGemm(std::is_same_v<T, float> ? GemmDtype::kF32 : GemmDtype::kBf16);
-  const gemm_internal::BlockedGemmConfig* base = v.blocked_config ? v.blocked_config() : nullptr;
-  if (base == nullptr || base->k_granule != 1 || base->packed_elem_size != sizeof(float)) return false;
-  if (base->mr != 6 && base->mr != 14) return false;
-  gemm_internal::BlockedGemmConfig cfg = *base;
-  // bf16: round the input once (each element is packed kh * kw times).
-  std::vector<float> rounded;
-  if constexpr (!std::is_same_v<T, float>) {
-    rounded.resize(static_cast<std::size_t>(s.n * s.h * s.w * s.c));
-    for (std::size_t i = 0; i < rounded.size(); ++i) rounded[i] = RoundToBf16(x[i]);
-    x = rounded.data();
+void PackAIm2ColPairs(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_t kc, int64_t kcp, int mr,
+                      void* dst) {
+  const ImplicitA& a = *static_cast<const ImplicitA*>(p.a);
+  std::uint16_t* panel = static_cast<std::uint16_t*>(dst);
+  for (int64_t ir = 0; ir < mc; ir += mr, panel += kcp * mr) {
+    const int64_t rows = std::min<int64_t>(mr, mc - ir);
+    WithMr(mr, [&](auto MR) { PackIm2ColPairsPanel<MR.value>(a, i0 + ir, rows, k0, kc, kcp, panel); });
   }
-  cfg.pack_a = PackAIm2Col;
-  const std::vector<float> zeros(static_cast<std::size_t>(s.c), 0.0f);
-  const ImplicitA a{&s, x, zeros.data()};
+}
+
+// The variant's blocked setup with an implicit im2col A packer, or false
+// when its panel format or tile has none.
+bool ImplicitConfig(const GemmVariant& v, gemm_internal::BlockedGemmConfig* cfg) {
+  if (v.blocked_config == nullptr || v.blocked_config() == nullptr) return false;
+  *cfg = *v.blocked_config();
+  if (!WithMr(cfg->mr, [](auto) {})) return false;
+  const bool bf16 = v.dtype == GemmDtype::kBf16;
+  if (cfg->k_granule == 1 && cfg->packed_elem_size == sizeof(float)) {
+    cfg->pack_a = bf16 ? PackAIm2Col<true> : PackAIm2Col<false>;
+    return true;
+  }
+  if (bf16 && cfg->k_granule == 2 && cfg->packed_elem_size == sizeof(std::uint16_t)) {
+    cfg->pack_a = PackAIm2ColPairs;
+    return true;
+  }
+  return false;
+}
+
+// y = implicit-GEMM convolution of x with the HWIO filter f (already of the
+// GEMM's input type). REQUIRES: ImplicitConfig(v, ...).
+void ImplicitForward(const GemmVariant& v, const Conv2dShape& s, const float* x, const void* f, float* y,
+                     int threads) {
+  gemm_internal::BlockedGemmConfig cfg;
+  const bool ok = ImplicitConfig(v, &cfg);
+  assert(ok);
+  (void)ok;
+  const ScratchLease zeros(std::size_t(s.c) * sizeof(float));
+  std::fill_n(zeros.as<float>(), s.c, 0.0f);
+  const ImplicitA a{&s, x, zeros.as<float>()};
   GemmProblem p;
   p.m = s.n * s.OutH() * s.OutW();
   p.n = s.oc;
@@ -200,22 +272,14 @@ bool TryImplicitForward(const Conv2dShape& s, const float* x, const T* f, float*
   p.c = y;
   p.ldc = s.oc;
   gemm_internal::RunBlockedGemm(cfg, p, threads);
-  return true;
 }
 
+// ---- The lowering passes, on GEMM variant v of input type T ----
+
 template <typename T>
-void Forward(const Conv2dShape& s, const float* x, const float* filter, float* y, int threads,
-             bool allow_implicit) {
+void ExplicitForward(const GemmVariant& v, const Conv2dShape& s, const float* x, const T* f, float* y,
+                     int threads) {
   const int64_t m = s.n * s.OutH() * s.OutW(), k = s.kh * s.kw * s.c;
-  std::vector<T> fconv;
-  const T* f;
-  if constexpr (std::is_same_v<T, float>) {
-    f = filter;
-  } else {
-    fconv = Converted<T>(filter, k * s.oc);
-    f = fconv.data();
-  }
-  if (allow_implicit && TryImplicitForward<T>(s, x, f, y, threads)) return;
   const int t = ResolveThreads(threads);
   int64_t chunk = ChunkRows(m, k, sizeof(T));
   int64_t chunks = (m + chunk - 1) / chunk;
@@ -227,11 +291,10 @@ void Forward(const Conv2dShape& s, const float* x, const float* filter, float* y
   auto do_chunk = [&](int64_t r0, int gemm_threads) {
     const int64_t r1 = std::min(m, r0 + chunk);
     if (r0 >= r1) return;
-    std::vector<T>& col = ThreadColBuffer<T>();
-    if (col.size() < std::size_t((r1 - r0) * k)) col.resize(std::size_t((r1 - r0) * k));
-    Im2Col<T>(s, x, r0, r1, col.data());
-    Gemm(r1 - r0, s.oc, k, col.data(), k, false, f, s.oc, false, y + r0 * s.oc, s.oc, false,
-         gemm_threads);
+    const ScratchLease col_lease(std::size_t((r1 - r0) * k) * sizeof(T));
+    T* col = col_lease.as<T>();
+    Im2Col<T>(s, x, r0, r1, col);
+    CallGemm(v, r1 - r0, s.oc, k, col, k, false, f, s.oc, false, y + r0 * s.oc, s.oc, false, gemm_threads);
   };
   if (parallel_chunks) {
     DefaultThreadPool().Run(t, [&](int w) {
@@ -243,106 +306,268 @@ void Forward(const Conv2dShape& s, const float* x, const float* filter, float* y
 }
 
 template <typename T>
-void BackwardData(const Conv2dShape& s, const float* dy, const float* filter, float* dx, int threads) {
-  const int64_t m = s.n * s.OutH() * s.OutW(), k = s.kh * s.kw * s.c;
-  std::vector<T> fconv, dyconv;
-  const T* f;
-  const T* g;
-  if constexpr (std::is_same_v<T, float>) {
-    f = filter;
-    g = dy;
+void LoweredForward(const GemmVariant& v, const Conv2dShape& s, const float* x, const float* filter, float* y,
+                    int threads) {
+  const GemmInput<T> f(filter, s.kh * s.kw * s.c * s.oc);
+  gemm_internal::BlockedGemmConfig cfg;
+  if (ImplicitConfig(v, &cfg)) {
+    ImplicitForward(v, s, x, f.get(), y, threads);
+  } else if (IsPointwise(s)) {
+    const GemmInput<T> a(x, s.n * s.h * s.w * s.c);
+    CallGemm(v, s.n * s.h * s.w, s.oc, s.c, a.get(), s.c, false, f.get(), s.oc, false, y, s.oc, false, threads);
   } else {
-    fconv = Converted<T>(filter, k * s.oc);
-    dyconv = Converted<T>(dy, m * s.oc);
-    f = fconv.data();
-    g = dyconv.data();
+    ExplicitForward<T>(v, s, x, f.get(), y, threads);
   }
+}
+
+// Backward data of a stride-1 convolution as a forward one: dx = conv(dy, W')
+// with W'[r][q][o][ci] = W[kh-1-r][kw-1-q][ci][o] and padding kh-1-pad.
+bool FlippedForwardShape(const Conv2dShape& s, Conv2dShape* t) {
+  if (s.stride != 1 || s.kh != s.kw || s.pad > s.kh - 1) return false;
+  *t = s;
+  t->h = s.OutH();
+  t->w = s.OutW();
+  t->c = s.oc;
+  t->oc = s.c;
+  t->pad = s.kh - 1 - s.pad;
+  return t->Valid() && t->OutH() == s.h && t->OutW() == s.w;
+}
+
+template <typename T>
+void LoweredBackwardData(const GemmVariant& v, const Conv2dShape& s, const float* dy, const float* filter, float* dx,
+                         int threads) {
+  const int64_t m = s.n * s.OutH() * s.OutW(), k = s.kh * s.kw * s.c;
+  gemm_internal::BlockedGemmConfig cfg;
+  Conv2dShape flipped;
+  if (!IsPointwise(s) && ImplicitConfig(v, &cfg) && FlippedForwardShape(s, &flipped)) {
+    const ScratchLease flipped_filter(std::size_t(k * s.oc) * sizeof(T));
+    T* wf = flipped_filter.as<T>();
+    for (int64_t r = 0; r < s.kh; ++r) {
+      for (int64_t q = 0; q < s.kw; ++q) {
+        const float* src = filter + ((s.kh - 1 - r) * s.kw + (s.kw - 1 - q)) * s.c * s.oc;
+        T* dst = wf + (r * s.kw + q) * s.oc * s.c;
+        for (int64_t ci = 0; ci < s.c; ++ci) {
+          for (int64_t o = 0; o < s.oc; ++o) dst[o * s.c + ci] = Cvt<T>(src[ci * s.oc + o]);
+        }
+      }
+    }
+    ImplicitForward(v, flipped, dy, wf, dx, threads);
+    return;
+  }
+  const GemmInput<T> f(filter, k * s.oc);
+  const GemmInput<T> g(dy, m * s.oc);
   if (IsPointwise(s)) {
-    Gemm(m, s.c, s.oc, g, s.oc, false, f, s.oc, true, dx, s.c, false, threads);
+    CallGemm(v, m, s.c, s.oc, g.get(), s.oc, false, f.get(), s.oc, true, dx, s.c, false, threads);
     return;
   }
   std::fill_n(dx, s.n * s.h * s.w * s.c, 0.0f);
   const int64_t chunk = ChunkRows(m, k, sizeof(float));
-  std::vector<float> dcol(std::size_t(std::min(chunk, m) * k));
+  const ScratchLease dcol_lease(std::size_t(std::min(chunk, m) * k) * sizeof(float));
+  float* dcol = dcol_lease.as<float>();
   for (int64_t r0 = 0; r0 < m; r0 += chunk) {
     const int64_t r1 = std::min(m, r0 + chunk);
-    Gemm(r1 - r0, k, s.oc, g + r0 * s.oc, s.oc, false, f, s.oc, true, dcol.data(), k, false, threads);
-    Col2ImAdd(s, dcol.data(), r0, r1, dx);
+    CallGemm(v, r1 - r0, k, s.oc, g.get() + r0 * s.oc, s.oc, false, f.get(), s.oc, true, dcol, k, false, threads);
+    Col2ImAdd(s, dcol, r0, r1, dx);
   }
 }
 
 template <typename T>
-void BackwardFilter(const Conv2dShape& s, const float* x, const float* dy, float* df, int threads) {
+void LoweredBackwardFilter(const GemmVariant& v, const Conv2dShape& s, const float* x, const float* dy, float* df,
+                           int threads) {
   const int64_t m = s.n * s.OutH() * s.OutW(), k = s.kh * s.kw * s.c;
-  std::vector<T> dyconv;
-  const T* g;
-  if constexpr (std::is_same_v<T, float>) {
-    g = dy;
-  } else {
-    dyconv = Converted<T>(dy, m * s.oc);
-    g = dyconv.data();
-  }
-  if constexpr (std::is_same_v<T, float>) {
-    if (IsPointwise(s)) {
-      Gemm(k, s.oc, m, x, s.c, true, g, s.oc, false, df, s.oc, false, threads);
-      return;
-    }
+  const GemmInput<T> g(dy, m * s.oc);
+  if (IsPointwise(s)) {
+    const GemmInput<T> a(x, m * s.c);
+    CallGemm(v, k, s.oc, m, a.get(), s.c, true, g.get(), s.oc, false, df, s.oc, false, threads);
+    return;
   }
   const int64_t chunk = ChunkRows(m, k, sizeof(T));
-  std::vector<T> col(std::size_t(std::min(chunk, m) * k));
+  const ScratchLease col_lease(std::size_t(std::min(chunk, m) * k) * sizeof(T));
+  T* col = col_lease.as<T>();
   for (int64_t r0 = 0; r0 < m; r0 += chunk) {
     const int64_t r1 = std::min(m, r0 + chunk);
-    Im2Col<T>(s, x, r0, r1, col.data());
-    Gemm(k, s.oc, r1 - r0, col.data(), k, true, g + r0 * s.oc, s.oc, false, df, s.oc, r0 > 0, threads);
+    Im2Col<T>(s, x, r0, r1, col);
+    CallGemm(v, k, s.oc, r1 - r0, col, k, true, g.get() + r0 * s.oc, s.oc, false, df, s.oc, r0 > 0, threads);
   }
+}
+
+// ---- The variants ----
+
+const GemmVariant& GemmOf(const ConvVariant& v) { return GemmVariants()[std::size_t(v.gemm_index)]; }
+
+bool LoweredSupports(const ConvVariant& v, ConvPass, const Conv2dShape&, int) { return CpuSupports(v.isa); }
+Isa LoweredRunsOn(const ConvVariant& v, ConvPass, const Conv2dShape&, int) { return v.isa; }
+
+void LoweredRun(const ConvVariant& v, ConvPass pass, const Conv2dShape& s, const ConvArgs& a, int threads) {
+  const GemmVariant& g = GemmOf(v);
+  const bool bf16 = v.precision == Precision::kBf16;
+  switch (pass) {
+    case ConvPass::kForward:
+      bf16 ? LoweredForward<Bf16>(g, s, a.in0, a.in1, a.out, threads)
+           : LoweredForward<float>(g, s, a.in0, a.in1, a.out, threads);
+      return;
+    case ConvPass::kBackwardData:
+      bf16 ? LoweredBackwardData<Bf16>(g, s, a.in0, a.in1, a.out, threads)
+           : LoweredBackwardData<float>(g, s, a.in0, a.in1, a.out, threads);
+      return;
+    case ConvPass::kBackwardFilter:
+      bf16 ? LoweredBackwardFilter<Bf16>(g, s, a.in0, a.in1, a.out, threads)
+           : LoweredBackwardFilter<float>(g, s, a.in0, a.in1, a.out, threads);
+      return;
+  }
+}
+
+bool OneDnnSupports(const ConvVariant& v, ConvPass pass, const Conv2dShape& s, int threads) {
+  return onednn::ConvImpl(pass, s, v.precision, threads).accepted;
+}
+
+Isa OneDnnRunsOn(const ConvVariant& v, ConvPass pass, const Conv2dShape& s, int threads) {
+  return onednn::ConvImpl(pass, s, v.precision, threads).isa;
+}
+
+void OneDnnRun(const ConvVariant& v, ConvPass pass, const Conv2dShape& s, const ConvArgs& a, int threads) {
+  onednn::Conv(pass, s, a, v.precision, threads);
+}
+
+bool OneDnnF32Supports(const ConvVariant&, ConvPass pass, const Conv2dShape& s, int threads) {
+  return onednn::ConvImpl(pass, s, Precision::kF32, threads).accepted;
+}
+
+Isa OneDnnF32RunsOn(const ConvVariant&, ConvPass pass, const Conv2dShape& s, int threads) {
+  return onednn::ConvImpl(pass, s, Precision::kF32, threads).isa;
+}
+
+// oneDNN's fp32 convolution on the inputs rounded to bf16 (as fp32 values).
+void OneDnnF32Run(const ConvVariant&, ConvPass pass, const Conv2dShape& s, const ConvArgs& a, int threads) {
+  const int64_t n0 = ConvIn0Elems(pass, s), n1 = ConvIn1Elems(pass, s);
+  const ScratchLease r0(std::size_t(n0) * sizeof(float)), r1(std::size_t(n1) * sizeof(float));
+  RoundToBf16(a.in0, r0.as<float>(), n0);
+  RoundToBf16(a.in1, r1.as<float>(), n1);
+  onednn::Conv(pass, s, {r0.as<float>(), r1.as<float>(), a.out}, Precision::kF32, threads);
+}
+
+std::vector<ConvVariant> BuildVariants(Precision prec) {
+  std::vector<ConvVariant> out;
+  const GemmDtype dtype = prec == Precision::kF32 ? GemmDtype::kF32 : GemmDtype::kBf16;
+  const auto gemms = GemmVariants();
+  auto lowered = [&](const char* how) {
+    for (std::size_t i = 0; i < gemms.size(); ++i) {
+      const GemmVariant& g = gemms[i];
+      if (g.dtype != dtype || g.supports != nullptr) continue;  // own kernels only
+      out.push_back({std::string(how) + "+" + g.name, prec, g.isa, LoweredSupports, LoweredRun, LoweredRunsOn, int(i)});
+    }
+  };
+  auto onednn = [&](const char* name) { out.push_back({name, prec, Isa::kAvx2Fma, OneDnnSupports, OneDnnRun, OneDnnRunsOn, -1}); };
+  auto onednn_f32 = [&](const char* name) {
+    if (prec == Precision::kBf16) out.push_back({name, prec, Isa::kAvx2Fma, OneDnnF32Supports, OneDnnF32Run, OneDnnF32RunsOn, -1});
+  };
+#define PODBENCH_CONV_LOWERED(how) lowered(#how);
+#define PODBENCH_CONV_ONEDNN(name) onednn(#name);
+#define PODBENCH_CONV_ONEDNN_F32(name) onednn_f32(#name);
+#include "kernels/conv/conv_manifest.inc"
+#undef PODBENCH_CONV_ONEDNN_F32
+#undef PODBENCH_CONV_ONEDNN
+#undef PODBENCH_CONV_LOWERED
+  return out;
+}
+
+dispatch::ProblemClass ClassOf(ConvPass pass, const Conv2dShape& s, Precision prec, int threads) {
+  dispatch::ProblemClass pc;
+  pc.family = prec == Precision::kF32 ? dispatch::Family::kConvF32 : dispatch::Family::kConvBf16;
+  using dispatch::Bucket;
+  pc.threads = ResolveThreads(threads);
+  pc.text = std::string(ConvPassName(pass)) + ".k" + std::to_string(s.kh) + "x" + std::to_string(s.kw) + ".s" +
+            std::to_string(s.stride) + ".p" + std::to_string(s.pad) + ".c" + std::to_string(Bucket(s.c)) + ".oc" +
+            std::to_string(Bucket(s.oc)) + ".m" + std::to_string(Bucket(s.n * s.OutH() * s.OutW())) + ".t" +
+            std::to_string(ResolveThreads(threads));
+  return pc;
 }
 
 }  // namespace
 
-void Conv2dForward(const Conv2dShape& s, const float* x, const float* filter, float* y,
-                   Precision prec, int threads) {
+const ConvVariant& DispatchedConv(ConvPass pass, const Conv2dShape& s, const ConvArgs& args, Precision prec,
+                                  int threads) {
   assert(s.Valid());
-  if (prec == Precision::kF32 && IsPointwise(s)) {
-    GemmF32(s.n * s.h * s.w, s.oc, s.c, x, s.c, false, filter, s.oc, false, y, s.oc, false, threads);
-    return;
-  }
-  if (prec == Precision::kF32) {
-    Forward<float>(s, x, filter, y, threads, true);
-  } else {
-    Forward<Bf16>(s, x, filter, y, threads, true);
-  }
+  // Candidates: the variants whose least ISA this CPU has (static per precision).
+  struct Candidates {
+    std::vector<const ConvVariant*> v;
+    std::vector<dispatch::Candidate> names;
+  };
+  static const std::array<Candidates, 2> per_prec = [] {
+    std::array<Candidates, 2> c;
+    for (int p = 0; p < 2; ++p) {
+      for (const ConvVariant& v : ConvVariants(p == 0 ? Precision::kF32 : Precision::kBf16)) {
+        if (!CpuSupports(v.isa)) continue;
+        c[p].v.push_back(&v);
+        c[p].names.push_back({v.name.c_str(), v.isa == Isa::kScalar});
+      }
+    }
+    return c;
+  }();
+  const Candidates& c = per_prec[prec == Precision::kF32 ? 0 : 1];
+  std::vector<float> scratch;
+  auto can_run = [&](std::size_t i) { return c.v[i]->supports(*c.v[i], pass, s, threads); };
+  auto run = [&](std::size_t i) {
+    if (scratch.empty()) scratch.resize(std::size_t(ConvOutElems(pass, s)));
+    ConvArgs a = args;
+    a.out = scratch.data();
+    c.v[i]->run(*c.v[i], pass, s, a, threads);
+  };
+  return *c.v[dispatch::Choose(ClassOf(pass, s, prec, threads), c.names, can_run, run)];
 }
 
-namespace conv_internal {
-void Conv2dForwardExplicitIm2Col(const Conv2dShape& s, const float* x, const float* filter, float* y,
-                                 Precision prec, int threads) {
-  assert(s.Valid());
-  if (prec == Precision::kF32) {
-    Forward<float>(s, x, filter, y, threads, false);
-  } else {
-    Forward<Bf16>(s, x, filter, y, threads, false);
-  }
-}
-}  // namespace conv_internal
+namespace {
 
-void Conv2dBackwardData(const Conv2dShape& s, const float* dy, const float* filter, float* dx,
-                        Precision prec, int threads) {
-  assert(s.Valid());
-  if (prec == Precision::kF32) {
-    BackwardData<float>(s, dy, filter, dx, threads);
-  } else {
-    BackwardData<Bf16>(s, dy, filter, dx, threads);
-  }
+void Dispatch(ConvPass pass, const Conv2dShape& s, const ConvArgs& args, Precision prec, int threads) {
+  const ConvVariant& v = DispatchedConv(pass, s, args, prec, threads);
+  v.run(v, pass, s, args, threads);
 }
 
-void Conv2dBackwardFilter(const Conv2dShape& s, const float* x, const float* dy, float* dfilter,
-                          Precision prec, int threads) {
-  assert(s.Valid());
-  if (prec == Precision::kF32) {
-    BackwardFilter<float>(s, x, dy, dfilter, threads);
-  } else {
-    BackwardFilter<Bf16>(s, x, dy, dfilter, threads);
+}  // namespace
+
+const char* ConvPassName(ConvPass pass) {
+  switch (pass) {
+    case ConvPass::kForward: return "fwd";
+    case ConvPass::kBackwardData: return "bwd_data";
+    case ConvPass::kBackwardFilter: return "bwd_filter";
   }
+  return "?";
+}
+
+std::int64_t ConvIn0Elems(ConvPass pass, const Conv2dShape& s) {
+  return pass == ConvPass::kBackwardData ? s.n * s.OutH() * s.OutW() * s.oc : s.n * s.h * s.w * s.c;
+}
+std::int64_t ConvIn1Elems(ConvPass pass, const Conv2dShape& s) {
+  return pass == ConvPass::kBackwardFilter ? s.n * s.OutH() * s.OutW() * s.oc : s.kh * s.kw * s.c * s.oc;
+}
+std::int64_t ConvOutElems(ConvPass pass, const Conv2dShape& s) {
+  switch (pass) {
+    case ConvPass::kForward: return s.n * s.OutH() * s.OutW() * s.oc;
+    case ConvPass::kBackwardData: return s.n * s.h * s.w * s.c;
+    case ConvPass::kBackwardFilter: return s.kh * s.kw * s.c * s.oc;
+  }
+  return 0;
+}
+
+std::span<const ConvVariant> ConvVariants(Precision precision) {
+  static const std::vector<ConvVariant> f32 = BuildVariants(Precision::kF32);
+  static const std::vector<ConvVariant> bf16 = BuildVariants(Precision::kBf16);
+  return precision == Precision::kF32 ? f32 : bf16;
+}
+
+void Conv2dForward(const Conv2dShape& s, const float* x, const float* filter, float* y, Precision prec,
+                   int threads) {
+  Dispatch(ConvPass::kForward, s, {x, filter, y}, prec, threads);
+}
+
+void Conv2dBackwardData(const Conv2dShape& s, const float* dy, const float* filter, float* dx, Precision prec,
+                        int threads) {
+  Dispatch(ConvPass::kBackwardData, s, {dy, filter, dx}, prec, threads);
+}
+
+void Conv2dBackwardFilter(const Conv2dShape& s, const float* x, const float* dy, float* dfilter, Precision prec,
+                          int threads) {
+  Dispatch(ConvPass::kBackwardFilter, s, {x, dy, dfilter}, prec, threads);
 }
 
 }  // namespace podbench::kernels

@@ -6,12 +6,13 @@
 
 namespace podbench::kernels {
 
-gemm_internal::MicroKernelFn Avx2Fma6x16MicroKernel();  // f32_gemm__avx2_fma_6x16.cc
-
 const gemm_internal::BlockedGemmConfig* bf16_gemm__avx2_fma_6x16_config() {
-  static const gemm_internal::BlockedGemmConfig config = {
-      6, 16, 168, 256, 4080, 1, sizeof(float),
-      gemm_internal::PackA_Bf16ToF32, gemm_internal::PackB_Bf16ToF32, Avx2Fma6x16MicroKernel()};
+  static const gemm_internal::BlockedGemmConfig config = [] {
+    gemm_internal::BlockedGemmConfig c = *f32_gemm__avx2_fma_6x16_config();
+    c.pack_a = gemm_internal::PackA_Bf16ToF32;
+    c.pack_b = gemm_internal::PackB_Bf16ToF32;
+    return c;
+  }();
   return &config;
 }
 

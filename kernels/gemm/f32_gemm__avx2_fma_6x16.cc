@@ -11,7 +11,6 @@ namespace {
 
 using std::int64_t;
 
-// Also used by bf16_gemm__avx2_fma_6x16 through Avx2Fma6x16MicroKernel().
 void MicroKernel6x16(int64_t kc, const void* ap, const void* bp, float* c, int64_t ldc,
                      bool accumulate) {
   const float* a = static_cast<const float*>(ap);
@@ -88,8 +87,6 @@ constexpr gemm_internal::BlockedGemmConfig kConfig = {
     gemm_internal::PackA_F32, gemm_internal::PackB_F32, MicroKernel6x16};
 
 }  // namespace
-
-gemm_internal::MicroKernelFn Avx2Fma6x16MicroKernel() { return MicroKernel6x16; }
 
 const gemm_internal::BlockedGemmConfig* f32_gemm__avx2_fma_6x16_config() { return &kConfig; }
 

@@ -3,6 +3,8 @@
 // bf16 inputs follow the MXU contract (kernels/bf16.h): products are exact in
 // fp32 and accumulated in fp32. Every variant in gemm_manifest.inc computes the
 // same function; they differ only in speed and in fp32 summation order.
+// GemmF32 / GemmBf16 run the variant dispatch chose for the problem's class by
+// measurement (kernels/dispatch/dispatch.h).
 #pragma once
 
 #include <cstdint>
@@ -44,20 +46,39 @@ struct GemmVariant {
   int mr, nr;        // register tile (1 x 1 for scalar)
   GemmFn fn;
   // The packing and micro-kernel setup of a blocked variant, for callers that
-  // pack their own operand (implicit-GEMM convolution); null for scalar ones.
+  // pack their own operand (implicit-GEMM convolution); null for the others.
   const gemm_internal::BlockedGemmConfig* (*blocked_config)();
+  // Whether it can run `p` on a CPU with `isa`; null: always. (oneDNN: whether
+  // it has an implementation that meets the contract; may build a primitive.)
+  bool (*supports)(const GemmProblem& p, int threads) = nullptr;
+  // The unit it runs `p` on; null: `isa`. (oneDNN: the ISA of its implementation.)
+  Isa (*runs_on)(const GemmProblem& p, int threads) = nullptr;
+  Isa RunsOn(const GemmProblem& p, int threads) const { return runs_on ? runs_on(p, threads) : isa; }
+  bool reference() const { return isa == Isa::kScalar; }
+  bool Runs(const GemmProblem& p, int threads) const {
+    return CpuSupports(isa) && (supports == nullptr || supports(p, threads));
+  }
 };
 
-// Every variant of gemm_manifest.inc, in manifest order (slowest first per dtype).
+// Every variant of gemm_manifest.inc, in manifest order.
 std::span<const GemmVariant> GemmVariants();
 
-// The fastest variant this CPU can run for `dtype`, chosen once per process.
-const GemmVariant& SelectedGemm(GemmDtype dtype);
+// The variant GemmF32 / GemmBf16 run for `p` (dispatch: forced, ranked, or
+// measured now on p's operands, writing scratch only).
+const GemmVariant& DispatchedGemm(GemmDtype dtype, const GemmProblem& p, int threads);
+// Runs DispatchedGemm(dtype, p, threads) on p.
+void RunGemm(GemmDtype dtype, const GemmProblem& p, int threads);
 
 // The scalar reference for `dtype`.
 const GemmVariant& ReferenceGemm(GemmDtype dtype);
 
-// Row-major convenience wrappers over SelectedGemm. A is m x k (lda), B is
+// The GemmProblem of row-major storage: A is m x k (lda), B is k x n (ldb);
+// trans_a / trans_b read A^T / B^T from row-major storage instead.
+GemmProblem RowMajorProblem(std::int64_t m, std::int64_t n, std::int64_t k, const void* a, std::int64_t lda,
+                            bool trans_a, const void* b, std::int64_t ldb, bool trans_b, float* c,
+                            std::int64_t ldc, bool accumulate);
+
+// Row-major convenience wrappers over RunGemm. A is m x k (lda), B is
 // k x n (ldb); trans_a / trans_b read A^T / B^T from row-major storage instead.
 void GemmF32(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
              bool trans_a, const float* b, std::int64_t ldb, bool trans_b, float* c,

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 
+#include "kernels/scratch.h"
 #include "kernels/thread_pool.h"
 
 namespace podbench::kernels::gemm_internal {
@@ -16,31 +17,6 @@ using std::int64_t;
 // Below this many multiply-adds a second thread costs more than it saves.
 constexpr double kMinMacsPerThread = 1 << 18;
 
-struct FreeDeleter {
-  void operator()(void* p) const { std::free(p); }
-};
-
-// Per-thread packing buffers, kept between calls so a GEMM does not page-fault
-// fresh memory each time.
-struct PackBuffers {
-  std::unique_ptr<void, FreeDeleter> a, b;
-  std::size_t a_bytes = 0, b_bytes = 0;
-  void* Get(std::unique_ptr<void, FreeDeleter>& buf, std::size_t& have, std::size_t need) {
-    if (need > have) {
-      need = (need + 63) / 64 * 64;
-      buf.reset(std::aligned_alloc(64, need));
-      assert(buf && "out of memory for GEMM packing");
-      have = need;
-    }
-    return buf.get();
-  }
-};
-
-PackBuffers& ThreadBuffers() {
-  thread_local PackBuffers buffers;
-  return buffers;
-}
-
 int64_t RoundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
 // Runs the blocked loops over C rows [m0, m1) x columns [n0, n1).
@@ -50,12 +26,14 @@ void BlockedPart(const BlockedGemmConfig& cfg, const GemmProblem& p, int64_t m0,
   // Equal row blocks (no thin last block re-streaming all of B), at most cfg.mc.
   const int64_t m_blocks = (m1 - m0 + cfg.mc - 1) / cfg.mc;
   const int64_t mc_blk = RoundUp((m1 - m0 + m_blocks - 1) / m_blocks, mr);
-  PackBuffers& buf = ThreadBuffers();
   const int64_t kc_max = RoundUp(std::min<int64_t>(cfg.kc, std::max<int64_t>(p.k, 1)), cfg.k_granule);
   const int64_t nc_max = RoundUp(std::min<int64_t>(cfg.nc, n1 - n0), nr);
   const int64_t mc_max = RoundUp(std::min<int64_t>(mc_blk, m1 - m0), mr);
-  char* bpack = static_cast<char*>(buf.Get(buf.b, buf.b_bytes, nc_max * kc_max * cfg.packed_elem_size));
-  char* apack = static_cast<char*>(buf.Get(buf.a, buf.a_bytes, mc_max * kc_max * cfg.packed_elem_size));
+  // Packing panels from the kernels' scratch pool (reused across calls and threads).
+  const ScratchLease bpanel(std::size_t(nc_max * kc_max) * cfg.packed_elem_size);
+  const ScratchLease apanel(std::size_t(mc_max * kc_max) * cfg.packed_elem_size);
+  char* bpack = bpanel.as<char>();
+  char* apack = apanel.as<char>();
   alignas(64) float tile[32 * 32];
   assert(mr * nr <= 32 * 32);
 
@@ -219,7 +197,6 @@ struct SameFn {
 };
 constexpr WidenFn Widen;
 constexpr SameFn Same;
-std::uint16_t Bits(Bf16 x) { return x.bits; }
 
 }  // namespace
 
@@ -240,37 +217,93 @@ void PackB_Bf16ToF32(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, i
   PackBGeneric<Bf16, float>(p, k0, j0, nc, kc, kcp, nr, dst, Widen);
 }
 
+// The bf16 pair panels hold, per depth pair q, one 32-bit word per row
+// (A) or column (B): depth 2q in the low half, 2q + 1 in the high half;
+// depth past kc is zero.
+namespace {
+std::uint32_t Pair(std::uint16_t lo, std::uint16_t hi) { return std::uint32_t(lo) | std::uint32_t(hi) << 16; }
+}  // namespace
+
 void PackA_Bf16Pairs(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_t kc,
                      int64_t kcp, int mr, void* dst) {
-  // Pack as if each (row, k) were an element of an mr x kcp panel, then view
-  // consecutive depth as pairs: element (q, r) goes to word q/2 of row r, half q%2.
-  const Bf16* a = static_cast<const Bf16*>(p.a);
-  std::uint16_t* out = static_cast<std::uint16_t*>(dst);
-  for (int64_t ir = 0; ir < mc; ir += mr) {
+  const std::uint16_t* a = static_cast<const std::uint16_t*>(p.a);
+  std::uint32_t* out = static_cast<std::uint32_t*>(dst);
+  const int64_t pairs = kcp / 2, full = kc / 2;
+  for (int64_t ir = 0; ir < mc; ir += mr, out += pairs * mr) {
     const int64_t rows = std::min<int64_t>(mr, mc - ir);
-    for (int64_t q = 0; q < kcp; ++q) {
-      std::uint16_t* word = out + (q / 2) * (2 * mr) + (q % 2);
+    if (p.csa == 1) {
+      // Row-major A: each row's depth is contiguous; deal its pairs to the panel.
       for (int64_t r = 0; r < mr; ++r) {
-        word[2 * r] = (r < rows && q < kc) ? Bits(a[(i0 + ir + r) * p.rsa + (k0 + q) * p.csa]) : 0;
+        std::uint32_t* o = out + r;
+        if (r >= rows) {
+          for (int64_t q = 0; q < pairs; ++q) o[q * mr] = 0;
+          continue;
+        }
+        const std::uint16_t* src = a + (i0 + ir + r) * p.rsa + k0;
+        int64_t q = 0;
+        for (; q < full; ++q) o[q * mr] = Pair(src[2 * q], src[2 * q + 1]);
+        if (kc % 2 != 0) o[q++ * mr] = Pair(src[kc - 1], 0);
+        for (; q < pairs; ++q) o[q * mr] = 0;
       }
+      continue;
     }
-    out += kcp * mr;
+    for (int64_t q = 0; q < pairs; ++q) {
+      // Otherwise walk depth pairs; transposed A (rsa == 1) reads rows contiguously.
+      const int64_t d0 = 2 * q, d1 = 2 * q + 1;
+      const std::uint16_t* c0 = a + (i0 + ir) * p.rsa + (k0 + d0) * p.csa;
+      const std::uint16_t* c1 = c0 + p.csa;
+      std::uint32_t* o = out + q * mr;
+      int64_t r = 0;
+      if (d1 < kc) {
+        for (; r < rows; ++r) o[r] = Pair(c0[r * p.rsa], c1[r * p.rsa]);
+      } else if (d0 < kc) {
+        for (; r < rows; ++r) o[r] = Pair(c0[r * p.rsa], 0);
+      }
+      for (; r < mr; ++r) o[r] = 0;
+    }
   }
 }
 
 void PackB_Bf16Pairs(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc,
                      int64_t kcp, int nr, void* dst) {
-  const Bf16* b = static_cast<const Bf16*>(p.b);
-  std::uint16_t* out = static_cast<std::uint16_t*>(dst);
-  for (int64_t jr = 0; jr < nc; jr += nr) {
-    const int64_t cols = std::min<int64_t>(nr, nc - jr);
-    for (int64_t q = 0; q < kcp; ++q) {
-      std::uint16_t* word = out + (q / 2) * (2 * nr) + (q % 2);
-      for (int64_t j = 0; j < nr; ++j) {
-        word[2 * j] = (j < cols && q < kc) ? Bits(b[(k0 + q) * p.rsb + (j0 + jr + j) * p.csb]) : 0;
+  const std::uint16_t* b = static_cast<const std::uint16_t*>(p.b);
+  std::uint32_t* out = static_cast<std::uint32_t*>(dst);
+  const int64_t pairs = kcp / 2;
+  if (p.csb == 1) {
+    // Row-major B: interleave rows 2q and 2q + 1, each read once, sequentially.
+    for (int64_t q = 0; q < pairs; ++q) {
+      const int64_t d0 = 2 * q, d1 = 2 * q + 1;
+      const std::uint16_t* r0 = b + (k0 + d0) * p.rsb + j0;
+      const std::uint16_t* r1 = r0 + p.rsb;
+      std::uint32_t* o = out + q * nr;
+      for (int64_t jr = 0; jr < nc; jr += nr, o += pairs * nr) {
+        const int64_t cols = std::min<int64_t>(nr, nc - jr);
+        int64_t j = 0;
+        if (d1 < kc) {
+          for (; j < cols; ++j) o[j] = Pair(r0[jr + j], r1[jr + j]);
+        } else if (d0 < kc) {
+          for (; j < cols; ++j) o[j] = Pair(r0[jr + j], 0);
+        }
+        for (; j < nr; ++j) o[j] = 0;
       }
     }
-    out += kcp * nr;
+    return;
+  }
+  for (int64_t jr = 0; jr < nc; jr += nr, out += pairs * nr) {
+    const int64_t cols = std::min<int64_t>(nr, nc - jr);
+    for (int64_t j = 0; j < nr; ++j) {
+      // Column by column; transposed B (rsb == 1) reads each column's depth contiguously.
+      std::uint32_t* o = out + j;
+      if (j >= cols) {
+        for (int64_t q = 0; q < pairs; ++q) o[q * nr] = 0;
+        continue;
+      }
+      const std::uint16_t* src = b + k0 * p.rsb + (j0 + jr + j) * p.csb;
+      for (int64_t q = 0; q < pairs; ++q) {
+        const int64_t d0 = 2 * q, d1 = 2 * q + 1;
+        o[q * nr] = Pair(d0 < kc ? src[d0 * p.rsb] : 0, d1 < kc ? src[d1 * p.rsb] : 0);
+      }
+    }
   }
 }
 

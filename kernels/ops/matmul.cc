@@ -1,30 +1,23 @@
 #include "kernels/ops/matmul.h"
 
-#include <bit>
-#include <vector>
+#include <cstddef>
 
 #include "kernels/bf16.h"
 #include "kernels/gemm/gemm.h"
+#include "kernels/scratch.h"
 
 namespace podbench::kernels {
 namespace {
 
-// Bf16::RoundFromFloat without branches, so the loop vectorises: round to
-// nearest even, NaN kept quiet (same results).
-void RoundRow(const float* x, Bf16* out, std::int64_t n) {
-  for (std::int64_t i = 0; i < n; ++i) {
-    const std::uint32_t u = std::bit_cast<std::uint32_t>(x[i]);
-    const std::uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
-    const std::uint32_t nan = (u >> 16) | 0x0040u;
-    out[i].bits = static_cast<std::uint16_t>((u & 0x7fffffffu) > 0x7f800000u ? nan : rounded);
-  }
-}
-
 // The stored block of an operand (rows x cols at leading dimension ld) as
-// dense bf16, row-major with leading dimension cols.
-void PackBf16(const float* x, std::int64_t ld, std::int64_t rows, std::int64_t cols, std::vector<Bf16>& out) {
-  out.resize(static_cast<std::size_t>(rows * cols));
-  for (std::int64_t i = 0; i < rows; ++i) RoundRow(x + i * ld, out.data() + i * cols, cols);
+// dense bf16, row-major with leading dimension cols, through the per-ISA
+// bulk conversion (round to nearest even, NaN kept quiet).
+void PackBf16(const float* x, std::int64_t ld, std::int64_t rows, std::int64_t cols, Bf16* out) {
+  if (ld == cols) {
+    ConvertToBf16(x, out, long(rows * cols));
+    return;
+  }
+  for (std::int64_t i = 0; i < rows; ++i) ConvertToBf16(x + i * ld, out + i * cols, long(cols));
 }
 
 }  // namespace
@@ -37,14 +30,15 @@ void MatMul(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std:
     GemmF32(m, n, k, a, lda, trans_a, b, ldb, trans_b, c, ldc, accumulate, threads);
     return;
   }
-  // Scratch per calling thread (each emulated core is a thread). The GEMM
-  // reads the transposes itself.
-  thread_local std::vector<Bf16> pa, pb;
+  // Dense bf16 copies from the scratch pool; the GEMM (the dispatched bf16
+  // variant) reads the transposes itself.
   const std::int64_t a_rows = trans_a ? k : m, a_cols = trans_a ? m : k;
   const std::int64_t b_rows = trans_b ? n : k, b_cols = trans_b ? k : n;
-  PackBf16(a, lda, a_rows, a_cols, pa);
-  PackBf16(b, ldb, b_rows, b_cols, pb);
-  GemmBf16(m, n, k, pa.data(), a_cols, trans_a, pb.data(), b_cols, trans_b, c, ldc, accumulate, threads);
+  const ScratchLease pa(std::size_t(a_rows * a_cols) * sizeof(Bf16));
+  const ScratchLease pb(std::size_t(b_rows * b_cols) * sizeof(Bf16));
+  PackBf16(a, lda, a_rows, a_cols, pa.as<Bf16>());
+  PackBf16(b, ldb, b_rows, b_cols, pb.as<Bf16>());
+  GemmBf16(m, n, k, pa.as<Bf16>(), a_cols, trans_a, pb.as<Bf16>(), b_cols, trans_b, c, ldc, accumulate, threads);
 }
 
 }  // namespace podbench::kernels

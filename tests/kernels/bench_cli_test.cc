@@ -39,7 +39,9 @@ TEST(BenchCliTest, JsonIsGoogleBenchmarkJson) {
   ASSERT_EQ(rc, 0) << out;
   const auto j = nlohmann::json::parse(out);
   ASSERT_TRUE(j.contains("context"));
-  EXPECT_TRUE(j["context"].contains("peak_fp32_gflops_1t"));
+  EXPECT_TRUE(j["context"].contains("peak_gflops_avx2_fma_1t"));
+  EXPECT_TRUE(j["context"].contains("cpu_model"));
+  EXPECT_TRUE(j["context"].contains("cpu_isa"));
   ASSERT_TRUE(j["benchmarks"].is_array());
   bool saw_peer = false;
   for (const auto& b : j["benchmarks"]) {
@@ -57,10 +59,30 @@ TEST(BenchCliTest, TextEndsWithRatioTable) {
   std::string out;
   const int rc = RunCommand(PodbenchBinary().string() + " bench --min-time 0.01 --filter " + kFilter, &out);
   ASSERT_EQ(rc, 0) << out;
-  EXPECT_THAT(out, HasSubstr("Measured fp32 FMA peak, 1 thread(s):"));
+  EXPECT_THAT(out, HasSubstr("CPU: "));
+  EXPECT_THAT(out, ::testing::ContainsRegex("Measured peak avx2_fma +1 thread\\(s\\): +[0-9.]+ GFLOP/s"));
   EXPECT_THAT(out, HasSubstr("Ratio to peers"));
   EXPECT_THAT(out, ::testing::ContainsRegex("gemm_f32/m512n512k512/f32_gemm__avx2_fma_6x16/threads:1 +[0-9.]+ "
                                            "openblas:sgemm +[0-9.]+ +[0-9.]+"));
+}
+
+TEST(BenchCliTest, DispatchedRowNamesItsWinnerAndTheDecisionTable) {
+  std::string out;
+  const int rc = RunCommand("PODBENCH_KERNEL_CACHE=off " + PodbenchBinary().string() +
+                                " bench --min-time 0.01 --filter 'gemm_bf16/m512n512k512/(podbench:dispatched|onednn).*/threads:1'",
+                            &out);
+  ASSERT_EQ(rc, 0) << out;
+  // The dispatched row's label is its winner; the decision table names the class.
+  EXPECT_THAT(out, ::testing::ContainsRegex("gemm_bf16/m512n512k512/podbench:dispatched/threads:1.* bf16_gemm__[a-z0-9_]+ \\("));
+  EXPECT_THAT(out, HasSubstr("Targets:"));
+  EXPECT_THAT(out, HasSubstr("Dispatch decisions of this run"));
+  EXPECT_THAT(out, ::testing::ContainsRegex("gemm_bf16 +m512\\.n512\\.k512\\.nn\\.t1 +(measured|only one) +bf16_gemm__"));
+}
+
+TEST(BenchCliTest, BadKernelSettingIsAUsageError) {
+  std::string out;
+  EXPECT_EQ(RunCommand("PODBENCH_KERNELS=gemm_f32=nosuch " + PodbenchBinary().string() + " bench --filter x", &out), 2);
+  EXPECT_THAT(out, HasSubstr("PODBENCH_KERNELS=gemm_f32=nosuch: gemm_f32 has no variant 'nosuch'"));
 }
 
 TEST(BenchCliTest, BadRegexIsAUsageError) {
@@ -75,6 +97,15 @@ TEST(BenchCliTest, BuildWithoutBenchmarksSaysSo) {
   EXPECT_THAT(out, HasSubstr("built without benchmarks"));
 }
 #endif
+
+// The kernels' environment is checked by every command that runs kernels.
+TEST(KernelEnvironmentCliTest, RunRefusesABadCpuIsaCap) {
+  std::string out;
+  EXPECT_EQ(RunCommand("PODBENCH_CPU_ISA=avx9 " + PodbenchBinary().string() + " run toy --runs 1 --db /dev/null/x.db",
+                       &out),
+            2);
+  EXPECT_THAT(out, HasSubstr("PODBENCH_CPU_ISA=avx9: not an instruction set"));
+}
 
 }  // namespace
 }  // namespace podbench::testing

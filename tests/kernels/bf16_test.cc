@@ -2,8 +2,13 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
+#include <vector>
 
 #include <gtest/gtest.h>
+
+#include "kernels/bf16_convert.h"
+#include "kernels/cpu_features.h"
 
 namespace podbench::kernels {
 namespace {
@@ -59,6 +64,44 @@ TEST(Bf16Test, ArrayConversions) {
   EXPECT_EQ(out[0], 1.0f);
   EXPECT_EQ(out[1], 3.0f);  // 3 + 2^-7 is halfway between bf16 3 and 3 + 2^-6: ties to even (3)
   EXPECT_EQ(out[2], -7.0f);
+}
+
+}  // namespace
+}  // namespace podbench::kernels
+
+namespace podbench::kernels {
+namespace {
+
+// Every ISA variant of the bulk conversion equals Bf16(x) bit for bit:
+// ties, denormals, infinities, NaN payloads (low and high), lengths off the
+// vector width.
+TEST(Bf16ConvertTest, EveryVariantMatchesTheScalarRounding) {
+  std::vector<std::uint32_t> bits = {0x00000000u, 0x80000000u, 0x00000001u, 0x007fffffu, 0x00800000u,
+                                     0x3f808000u, 0x3f818000u, 0x3f80ffffu, 0x7f7fffffu, 0x7f800000u,
+                                     0xff800000u, 0x7f800001u, 0x7fc00000u, 0xffbf0001u, 0x7f80ffffu};
+  std::mt19937 rng(7);
+  for (int i = 0; i < 1000; ++i) bits.push_back(rng());
+  std::vector<float> src(bits.size());
+  for (std::size_t i = 0; i < bits.size(); ++i) src[i] = std::bit_cast<float>(bits[i]);
+  struct Variant {
+    const char* name;
+    Isa isa;
+    void (*fn)(const float*, Bf16*, long);
+  };
+  const Variant variants[] = {{"dispatched", Isa::kScalar, ConvertToBf16},
+                              {"avx2", Isa::kAvx2Fma, bf16_internal::ConvertToBf16_Avx2},
+                              {"avx512f", Isa::kAvx512f, bf16_internal::ConvertToBf16_Avx512f}};
+  for (const Variant& v : variants) {
+    if (!CpuSupports(v.isa)) continue;
+    for (long n : {long(src.size()), 15L, 17L, 33L}) {
+      std::vector<Bf16> got(static_cast<std::size_t>(n));
+      v.fn(src.data(), got.data(), n);
+      for (long i = 0; i < n; ++i) {
+        ASSERT_EQ(got[std::size_t(i)].bits, Bf16(src[std::size_t(i)]).bits)
+            << v.name << " n=" << n << " input 0x" << std::hex << bits[std::size_t(i)];
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -1,11 +1,14 @@
-// The im2col + GEMM convolution against the direct-loop reference, and the
-// reference's backward passes against finite differences.
+// Every convolution variant of kernels/conv/conv_manifest.inc and the
+// dispatched passes against the direct-loop reference, and the reference's
+// backward passes against finite differences. Variants the CPU (or
+// PODBENCH_CPU_ISA) cannot run are skipped.
+#include <cctype>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "kernels/conv/conv2d.h"
-#include "kernels/conv/conv2d_internal.h"
+#include "kernels/conv/conv_variants.h"
 #include "tests/kernels/grad_check.h"
 
 namespace podbench::kernels {
@@ -55,28 +58,52 @@ void ExpectClose(const std::vector<float>& got, const std::vector<float>& want, 
   for (std::size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], tol) << what << " at " << i;
 }
 
-TEST_P(Conv2dTest, FastPathMatchesReference) {
-  const auto& [c, prec] = GetParam();
+// The three passes of one implementation (the dispatched one when `variant`
+// is null) against the reference.
+void CheckPasses(const Case& c, Precision prec, const ConvVariant* variant) {
   const Conv2dShape& s = c.s;
   const std::size_t nx = std::size_t(s.n * s.h * s.w * s.c), nf = std::size_t(s.kh * s.kw * s.c * s.oc),
                     ny = std::size_t(s.n * s.OutH() * s.OutW() * s.oc);
   auto x = RandomVec(nx, 1), f = RandomVec(nf, 2), dy = RandomVec(ny, 3);
   const double tol = 1e-5 * double(s.kh * s.kw * std::max(s.c, s.oc) * s.n) + 1e-5;
-  std::vector<float> y(ny), y_ref(ny);
-  Conv2dForward(s, x.data(), f.data(), y.data(), prec, c.threads);
-  Conv2dForwardRef(s, x.data(), f.data(), y_ref.data(), prec);
-  ExpectClose(y, y_ref, tol, "forward");
-  std::vector<float> y_explicit(ny);
-  conv_internal::Conv2dForwardExplicitIm2Col(s, x.data(), f.data(), y_explicit.data(), prec, c.threads);
-  ExpectClose(y_explicit, y_ref, tol, "forward (explicit im2col)");
+  auto run = [&](ConvPass pass, const float* in0, const float* in1, float* out) {
+    if (variant == nullptr) {
+      switch (pass) {
+        case ConvPass::kForward: Conv2dForward(s, in0, in1, out, prec, c.threads); break;
+        case ConvPass::kBackwardData: Conv2dBackwardData(s, in0, in1, out, prec, c.threads); break;
+        case ConvPass::kBackwardFilter: Conv2dBackwardFilter(s, in0, in1, out, prec, c.threads); break;
+      }
+      return true;
+    }
+    if (!CpuSupports(variant->isa) || !variant->supports(*variant, pass, s, c.threads)) return false;
+    variant->run(*variant, pass, s, {in0, in1, out}, c.threads);
+    return true;
+  };
+  int ran = 0;
+  std::vector<float> y(ny, 7.0f), y_ref(ny);
+  if (run(ConvPass::kForward, x.data(), f.data(), y.data())) {
+    Conv2dForwardRef(s, x.data(), f.data(), y_ref.data(), prec);
+    ExpectClose(y, y_ref, tol, "forward");
+    ++ran;
+  }
   std::vector<float> dx(nx, 7.0f), dx_ref(nx);
-  Conv2dBackwardData(s, dy.data(), f.data(), dx.data(), prec, c.threads);
-  Conv2dBackwardDataRef(s, dy.data(), f.data(), dx_ref.data(), prec);
-  ExpectClose(dx, dx_ref, tol, "backward data");
+  if (run(ConvPass::kBackwardData, dy.data(), f.data(), dx.data())) {
+    Conv2dBackwardDataRef(s, dy.data(), f.data(), dx_ref.data(), prec);
+    ExpectClose(dx, dx_ref, tol, "backward data");
+    ++ran;
+  }
   std::vector<float> df(nf, 7.0f), df_ref(nf);
-  Conv2dBackwardFilter(s, x.data(), dy.data(), df.data(), prec, c.threads);
-  Conv2dBackwardFilterRef(s, x.data(), dy.data(), df_ref.data(), prec);
-  ExpectClose(df, df_ref, tol * double(s.OutH() * s.OutW()), "backward filter");
+  if (run(ConvPass::kBackwardFilter, x.data(), dy.data(), df.data())) {
+    Conv2dBackwardFilterRef(s, x.data(), dy.data(), df_ref.data(), prec);
+    ExpectClose(df, df_ref, tol * double(s.OutH() * s.OutW()), "backward filter");
+    ++ran;
+  }
+  if (ran == 0) GTEST_SKIP() << variant->name << " cannot run this shape here";
+}
+
+TEST_P(Conv2dTest, DispatchedMatchesReference) {
+  const auto& [c, prec] = GetParam();
+  CheckPasses(c, prec, nullptr);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, Conv2dTest,
@@ -85,6 +112,46 @@ INSTANTIATE_TEST_SUITE_P(Shapes, Conv2dTest,
                          [](const auto& param_info) {
                            return std::string(std::get<0>(param_info.param).name) +
                                   (std::get<1>(param_info.param) == Precision::kF32 ? "_f32" : "_bf16");
+                         });
+
+// Every variant of each precision: (variant index, shape).
+class ConvVariantF32Test : public ::testing::TestWithParam<std::tuple<std::size_t, Case>> {};
+class ConvVariantBf16Test : public ::testing::TestWithParam<std::tuple<std::size_t, Case>> {};
+
+void CheckVariant(Precision prec, std::size_t index, const Case& c) {
+  const ConvVariant& v = ConvVariants(prec)[index];
+  if (!CpuSupports(v.isa)) GTEST_SKIP() << "this CPU cannot run " << IsaName(v.isa);
+  CheckPasses(c, prec, &v);
+}
+
+TEST_P(ConvVariantF32Test, MatchesReference) {
+  CheckVariant(Precision::kF32, std::get<0>(GetParam()), std::get<1>(GetParam()));
+}
+TEST_P(ConvVariantBf16Test, MatchesReference) {
+  CheckVariant(Precision::kBf16, std::get<0>(GetParam()), std::get<1>(GetParam()));
+}
+
+std::string VariantTestName(Precision prec, std::size_t index, const Case& c) {
+  std::string name = ConvVariants(prec)[index].name + "_" + c.name;
+  for (char& ch : name) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Manifest, ConvVariantF32Test,
+                         ::testing::Combine(::testing::Range<std::size_t>(0, ConvVariants(Precision::kF32).size()),
+                                            ::testing::ValuesIn(kCases)),
+                         [](const auto& param_info) {
+                           return VariantTestName(Precision::kF32, std::get<0>(param_info.param),
+                                                  std::get<1>(param_info.param));
+                         });
+INSTANTIATE_TEST_SUITE_P(Manifest, ConvVariantBf16Test,
+                         ::testing::Combine(::testing::Range<std::size_t>(0, ConvVariants(Precision::kBf16).size()),
+                                            ::testing::ValuesIn(kCases)),
+                         [](const auto& param_info) {
+                           return VariantTestName(Precision::kBf16, std::get<0>(param_info.param),
+                                                  std::get<1>(param_info.param));
                          });
 
 TEST(Conv2dReferenceTest, BackwardIsTheGradientOfForward) {

@@ -1,5 +1,7 @@
 // Every GEMM variant in kernels/gemm/gemm_manifest.inc against the scalar
-// reference, over awkward shapes, strides, transposes and thread counts.
+// reference, over awkward shapes, strides, transposes and thread counts, and
+// the dispatched GEMM. Variants the CPU (or PODBENCH_CPU_ISA) cannot run, and
+// oneDNN where it has no implementation that meets the contract, are skipped.
 #include <cmath>
 #include <random>
 #include <string>
@@ -27,13 +29,14 @@ std::string ShapeName(const Shape& s) {
 
 void PrintTo(const Shape& s, std::ostream* os) { *os << ShapeName(s); }
 
-// Awkward sizes around the register tiles (6, 14, 16, 32) and the depth block
-// (256, 512), plus a few medium ones that exercise several cache blocks.
+// Awkward sizes around the register tiles (6, 14, 16, 32) and the depth blocks
+// (256, 512, 1024), plus a few medium ones that exercise several cache blocks.
 const Shape kShapes[] = {
     {1, 1, 1},         {7, 7, 7},           {1, 129, 7},         {129, 1, 33},
     {6, 16, 1},        {13, 17, 300},       {15, 33, 257, true}, {29, 31, 513, false, true},
     {129, 129, 129, true, true, true, 2}, {200, 150, 90, false, false, true, 2},
     {257, 300, 520, false, false, false, 2}, {5, 1000, 64, false, false, false, 2},
+    {9, 40, 1100, true, false, true, 1},
 };
 
 template <typename T>
@@ -61,6 +64,17 @@ GemmProblem Problem(const Shape& s, const void* a, const void* b, float* c) {
   p.ldc = s.n + 2;
   p.accumulate = s.accumulate;
   return p;
+}
+
+// The skip message when `v` cannot run `s` here; "" when it can.
+std::string CannotRun(const GemmVariant& v, const Shape& s) {
+  if (!CpuSupports(v.isa)) return std::string("this CPU cannot run ") + IsaName(v.isa);
+  std::vector<float> c(std::size_t(s.m * (s.n + 2)));
+  std::vector<char> a(std::size_t(4 * (s.m + 3) * (s.k + 3))), b(std::size_t(4 * (s.k + 5) * (s.n + 5)));
+  if (!v.Runs(Problem(s, a.data(), b.data(), c.data()), s.threads)) {
+    return std::string(v.name) + " has no implementation for this problem here";
+  }
+  return "";
 }
 
 void CheckVariant(const GemmVariant& v, const Shape& s) {
@@ -100,7 +114,7 @@ class GemmVariantTest : public ::testing::TestWithParam<std::tuple<std::size_t, 
 
 TEST_P(GemmVariantTest, MatchesScalarReference) {
   const GemmVariant& v = GemmVariants()[std::get<0>(GetParam())];
-  if (!CpuSupports(v.isa)) GTEST_SKIP() << "this CPU cannot run " << IsaName(v.isa);
+  if (const std::string why = CannotRun(v, std::get<1>(GetParam())); !why.empty()) GTEST_SKIP() << why;
   CheckVariant(v, std::get<1>(GetParam()));
 }
 
@@ -131,8 +145,8 @@ TEST(GemmReferenceTest, Bf16ProductsAreExactAndAccumulateInF32) {
   // 1 + 2^-7 is a bf16; its square 1 + 2^-6 + 2^-14 needs fp32 (not bf16) to hold.
   const Bf16 x(1.0f + 1.0f / 128);
   ASSERT_EQ(x.ToFloat(), 1.0f + 1.0f / 128);
+  int checked = 0;
   for (const GemmVariant& v : GemmVariants()) {
-    if (v.dtype != GemmDtype::kBf16 || !CpuSupports(v.isa)) continue;
     float c = 0;
     GemmProblem p;
     p.m = p.n = p.k = 1;
@@ -141,9 +155,12 @@ TEST(GemmReferenceTest, Bf16ProductsAreExactAndAccumulateInF32) {
     p.rsa = p.rsb = 1;
     p.c = &c;
     p.ldc = 1;
+    if (v.dtype != GemmDtype::kBf16 || !v.Runs(p, 1)) continue;
     v.fn(p, 1);
     EXPECT_EQ(c, 1.0f + 1.0f / 64 + 1.0f / 16384) << v.name;
+    ++checked;
   }
+  EXPECT_GE(checked, 1);
 }
 
 TEST(GemmReferenceTest, ZeroDepthClearsOrKeeps) {
@@ -155,11 +172,22 @@ TEST(GemmReferenceTest, ZeroDepthClearsOrKeeps) {
   EXPECT_EQ(c[1], 0);
 }
 
-TEST(GemmSelectionTest, SelectedVariantRunsHere) {
+TEST(GemmDispatchTest, DispatchedVariantRunsTheProblemAndIsNoReferenceWhenOthersCan) {
+  const std::int64_t n = 64;
+  std::vector<float> af(n * n, 0.5f), c(n * n);
+  std::vector<Bf16> ab(n * n, Bf16(0.5f));
   for (GemmDtype d : {GemmDtype::kF32, GemmDtype::kBf16}) {
-    EXPECT_TRUE(CpuSupports(SelectedGemm(d).isa));
-    EXPECT_EQ(SelectedGemm(d).dtype, d);
+    const void* a = d == GemmDtype::kF32 ? static_cast<const void*>(af.data()) : ab.data();
+    const GemmProblem p = RowMajorProblem(n, n, n, a, n, false, a, n, false, c.data(), n, false);
+    const GemmVariant& v = DispatchedGemm(d, p, 1);
+    EXPECT_EQ(v.dtype, d);
+    EXPECT_TRUE(v.Runs(p, 1)) << v.name;
+    if (CpuSupports(Isa::kAvx2Fma)) {
+      EXPECT_FALSE(v.reference()) << v.name;
+    }
     EXPECT_EQ(ReferenceGemm(d).isa, Isa::kScalar);
+    RunGemm(d, p, 1);
+    for (float x : c) ASSERT_EQ(x, 16.0f);  // 64 products of 0.25: exact in any order
   }
 }
 

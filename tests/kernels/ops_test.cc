@@ -1,6 +1,9 @@
 // The non-GEMM kernels: hand computations, and backward passes against
 // finite differences of their forward passes.
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <random>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -14,6 +17,8 @@
 #include "kernels/ops/optimizers.h"
 #include "kernels/ops/pooling.h"
 #include "kernels/ops/softmax_xent.h"
+#include "kernels/ops/vector_ops.h"
+#include "kernels/cpu_features.h"
 #include "tests/kernels/grad_check.h"
 
 namespace podbench::kernels {
@@ -360,6 +365,68 @@ TEST(OptimizerTest, AdamFirstStepMovesByLr) {
   // With bias correction the first step is lr * sign(g) (up to epsilon).
   EXPECT_NEAR(w[0], 1 - 0.01, 1e-6);
   EXPECT_NEAR(w[1], 1 + 0.01, 1e-6);
+}
+
+}  // namespace
+}  // namespace podbench::kernels
+
+namespace podbench::kernels {
+namespace {
+
+// Every ISA build of the op loops gives the baseline's bits (odd sizes, so
+// vector bodies and tails both run; c = 8 and 37 channels).
+TEST(VectorOpsTest, EveryIsaMatchesTheBaselineBitForBit) {
+  using ops_internal::VectorOps;
+  struct Variant {
+    const char* name;
+    Isa isa;
+    VectorOps ops;
+  };
+  const Variant variants[] = {{"avx2", Isa::kAvx2Fma, ops_internal::VectorOps_Avx2()},
+                              {"avx512f", Isa::kAvx512f, ops_internal::VectorOps_Avx512f()}};
+  const VectorOps base = ops_internal::VectorOps_Baseline();
+  for (std::int64_t c : {8, 37, 80}) {
+    const std::int64_t rows = 53, n = rows * c;
+    std::mt19937 rng(static_cast<std::uint32_t>(c));
+    std::normal_distribution<float> d;
+    std::vector<float> x(static_cast<std::size_t>(n)), dy(static_cast<std::size_t>(n)), gamma(static_cast<std::size_t>(c)), beta(static_cast<std::size_t>(c)),
+        mean(static_cast<std::size_t>(c)), inv_std(static_cast<std::size_t>(c));
+    for (auto* v : {&x, &dy, &gamma, &beta, &mean}) {
+      for (float& e : *v) e = d(rng);
+    }
+    for (float& e : inv_std) e = 0.5f + std::abs(d(rng));
+    for (const Variant& v : variants) {
+      if (!CpuSupports(v.isa)) continue;
+      auto same = [&](auto run, const char* what) {
+        std::vector<float> want(static_cast<std::size_t>(n), 1.5f), got(static_cast<std::size_t>(n), 1.5f);
+        run(base, want.data());
+        run(v.ops, got.data());
+        for (std::size_t i = 0; i < want.size(); ++i) {
+          ASSERT_EQ(std::bit_cast<std::uint32_t>(got[i]), std::bit_cast<std::uint32_t>(want[i]))
+              << v.name << " " << what << " c=" << c << " at " << i;
+        }
+      };
+      same([&](const VectorOps& o, float* y) { o.add(x.data(), dy.data(), y, n); }, "add");
+      same([&](const VectorOps& o, float* y) { o.mul(x.data(), dy.data(), y, n); }, "mul");
+      same([&](const VectorOps& o, float* y) { o.axpy(0.3f, x.data(), y, n); }, "axpy");
+      same([&](const VectorOps& o, float* y) { o.scale(0.3f, x.data(), y, n); }, "scale");
+      same([&](const VectorOps& o, float* y) { o.relu(x.data(), y, n); }, "relu");
+      same([&](const VectorOps& o, float* y) { o.relu_grad(x.data(), dy.data(), y, n); }, "relu_grad");
+      same([&](const VectorOps& o, float* y) { o.add_bias(beta.data(), y, rows, c); }, "add_bias");
+      same([&](const VectorOps& o, float* y) {
+        o.bn_affine(x.data(), rows, c, gamma.data(), beta.data(), y);
+      }, "bn_affine");
+      same([&](const VectorOps& o, float* y) {
+        o.bn_backward_affine(x.data(), dy.data(), rows, c, gamma.data(), beta.data(), mean.data(), y);
+      }, "bn_backward_affine");
+      same([&](const VectorOps& o, float* y) {
+        std::vector<double> s(static_cast<std::size_t>(2 * c), 0.0);
+        o.bn_stats(x.data(), rows, c, s.data());
+        o.bn_backward_stats(x.data(), dy.data(), rows, c, s.data());
+        for (std::int64_t j = 0; j < 2 * c; ++j) y[j] = float(s[std::size_t(j)] * 1e-3);
+      }, "bn sums");
+    }
+  }
 }
 
 }  // namespace

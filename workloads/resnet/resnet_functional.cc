@@ -388,28 +388,36 @@ void FunctionalResNet::Backward(int c, int64_t n) {
   const int th = cfg_.threads_per_core;
   float* g = reinterpret_cast<float*>(grads_->Data(c));
   // The logits' gradient was written by the loss; every other tensor's
-  // gradient accumulates over its consumers.
+  // gradient is the sum over its consumers, in reverse op order: the first
+  // consumer writes it, later ones add to it (no zeroing pass, no extra copy).
   const int logits = ops_.back().in0;
-  for (size_t t = 1; t < core.grad.size(); ++t) {
-    if (static_cast<int>(t) != logits) std::fill(core.grad[t].begin(), core.grad[t].end(), 0.f);
-  }
-  float* dx = core.scratch.data();
+  std::vector<char> written(core.grad.size(), 0);
+  written[static_cast<size_t>(logits)] = 1;
+  float* scratch = core.scratch.data();
   for (size_t i = ops_.size(); i-- > 0;) {
     const Op& op = ops_[i];
     const Layer& l = op.layer;
     if (l.kind == LayerKind::kSoftmaxXent) continue;
     const float* x = core.act[static_cast<size_t>(op.in0)].data();
-    const float* dy = core.grad[static_cast<size_t>(op.out)].data();
+    std::vector<float>& out_grad = core.grad[static_cast<size_t>(op.out)];
+    if (!written[static_cast<size_t>(op.out)]) {  // an output nothing consumed
+      std::fill(out_grad.begin(), out_grad.end(), 0.f);
+      written[static_cast<size_t>(op.out)] = 1;
+    }
+    const float* dy = out_grad.data();
     float* dxin = core.grad[static_cast<size_t>(op.in0)].data();
     const int64_t in_n = n * l.in_elems();
     const float* p = params_.data() + op.param;
-    bool accumulate = true;
+    // dx: this op's input gradient, straight into dxin when it is the first to write it.
+    const bool first = !written[static_cast<size_t>(op.in0)];
+    float* dx = first ? dxin : scratch;
+    bool produced = true;
     switch (l.kind) {
       case LayerKind::kConv: {
         Conv2dShape s = ConvShapeOf(l, n);
         kernels::Conv2dBackwardFilter(s, x, dy, g + op.param, cfg_.precision, th);
         if (op.in0 == 0) {
-          accumulate = false;
+          produced = false;
         } else {
           kernels::Conv2dBackwardData(s, dy, p, dx, cfg_.precision, th);
         }
@@ -449,15 +457,29 @@ void FunctionalResNet::Backward(int c, int64_t n) {
       case LayerKind::kAvgPool:
         kernels::GlobalAvgPoolBackward(dy, n, int64_t{l.in_h} * l.in_w, l.in_c, dx);
         break;
-      case LayerKind::kAdd:
-        kernels::Axpy(1.f, dy, dxin, in_n);
-        kernels::Axpy(1.f, dy, core.grad[static_cast<size_t>(op.in1)].data(), in_n);
-        accumulate = false;
+      case LayerKind::kAdd: {
+        // Both inputs receive dy.
+        produced = false;
+        for (int t : {op.in0, op.in1}) {
+          float* d = core.grad[static_cast<size_t>(t)].data();
+          if (written[static_cast<size_t>(t)]) {
+            kernels::Axpy(1.f, dy, d, in_n);
+          } else {
+            std::memcpy(d, dy, static_cast<size_t>(in_n) * sizeof(float));
+            written[static_cast<size_t>(t)] = 1;
+          }
+        }
         break;
+      }
       case LayerKind::kSoftmaxXent:
         break;
     }
-    if (accumulate) kernels::Axpy(1.f, dx, dxin, in_n);
+    if (!produced) continue;
+    if (first) {
+      written[static_cast<size_t>(op.in0)] = 1;
+    } else {
+      kernels::Axpy(1.f, dx, dxin, in_n);
+    }
   }
 }
 

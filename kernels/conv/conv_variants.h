@@ -1,0 +1,58 @@
+// Private to kernels/ (and its tests and benchmarks): the convolution
+// variants that compete in dispatch, one list per precision, generated from
+// conv/conv_manifest.inc (lowerings over every GEMM variant of
+// gemm/gemm_manifest.inc, and oneDNN's convolution).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "kernels/conv/conv2d.h"
+#include "kernels/cpu_features.h"
+
+namespace podbench::kernels {
+
+enum class ConvPass { kForward, kBackwardData, kBackwardFilter };
+
+// "fwd", "bwd_data", "bwd_filter".
+const char* ConvPassName(ConvPass pass);
+
+// The operands of one pass, in conv2d.h's layouts: forward (x, filter -> y),
+// backward data (dy, filter -> dx), backward filter (x, dy -> dfilter).
+struct ConvArgs {
+  const float* in0 = nullptr;
+  const float* in1 = nullptr;
+  float* out = nullptr;
+};
+
+// Elements of in0, in1 and out of `pass` for shape `s`.
+std::int64_t ConvIn0Elems(ConvPass pass, const Conv2dShape& s);
+std::int64_t ConvIn1Elems(ConvPass pass, const Conv2dShape& s);
+std::int64_t ConvOutElems(ConvPass pass, const Conv2dShape& s);
+
+struct ConvVariant {
+  std::string name;  // "im2col+<GEMM variant>" or "onednn"
+  Precision precision;
+  Isa isa;           // the least the CPU needs (oneDNN: kAvx2Fma; it may need more per shape)
+  // Whether this variant can run `pass` at `s` on this CPU (oneDNN: whether it
+  // has an implementation that meets the precision's contract there).
+  bool (*supports)(const ConvVariant& v, ConvPass pass, const Conv2dShape& s, int threads);
+  // REQUIRES: supports(...). Writes args.out (the contract of conv2d.h).
+  void (*run)(const ConvVariant& v, ConvPass pass, const Conv2dShape& s, const ConvArgs& args, int threads);
+  // The unit it runs `pass` at `s` on (oneDNN: the ISA of its implementation).
+  Isa (*runs_on)(const ConvVariant& v, ConvPass pass, const Conv2dShape& s, int threads);
+  int gemm_index = -1;  // the GemmVariants() entry a lowering runs on; -1 for oneDNN
+};
+
+// Every convolution variant of `precision`, in manifest order. Those of isa
+// kScalar (the lowering over the scalar GEMM) are references: they compete
+// only when nothing else can run.
+std::span<const ConvVariant> ConvVariants(Precision precision);
+
+// The variant Conv2dForward / Conv2dBackward* run for this problem (dispatch:
+// forced, ranked, or measured now on args' inputs, writing scratch only).
+const ConvVariant& DispatchedConv(ConvPass pass, const Conv2dShape& s, const ConvArgs& args, Precision prec,
+                                  int threads);
+
+}  // namespace podbench::kernels

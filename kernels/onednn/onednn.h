@@ -1,0 +1,83 @@
+// Private to kernels/: oneDNN (libdnnl.so.2) as a kernel backend, for the
+// GEMM and convolution variants "onednn" and for the benchmarks' peers.
+//
+// The library is dlopen()ed on first use, not linked: commands that run no
+// kernel (`podbench check`, `--help`) never load it, and a machine without
+// it still runs every other variant. Only its C API is used, through
+// pointers resolved with dlsym; its OpenMP thread count is set per calling
+// thread (omp_set_num_threads) to the `threads` a call asks for.
+//
+// Numerics (the MXU contract of kernels/bf16.h for kBf16; plain fp32 for kF32):
+//   - every primitive is created with fpmath mode `strict` (so a user's
+//     ONEDNN_DEFAULT_FPMATH_MODE cannot turn fp32 math into bf16) and with a
+//     user scratchpad;
+//   - bf16: the operands are rounded to bf16 by podbench (Bf16, round to
+//     nearest even) before oneDNN sees them, the destination (and the
+//     gradients of backward passes) is fp32, and accumulation is fp32: oneDNN
+//     2.x's bf16 matmul/convolution accumulate in fp32 in every CPU
+//     implementation (AMX tdpbf16ps and AVX-512 vdpbf16ps multiply bf16 pairs
+//     exactly and add in fp32; the avx512_core kernels widen bf16 to fp32);
+//     a destination of f32 keeps partial sums in fp32 between depth blocks;
+//     C += A*B uses the sum post-op, an fp32 add;
+//   - implementations named "ref..." are refused (they are correct but two
+//     orders of magnitude slower; measuring them would only cost time), as is
+//     anything oneDNN cannot build for the CPU (e.g. bf16 on AVX2 in 2.6).
+// Like the AVX-512 BF16 kernel, AMX and vdpbf16ps treat bf16 denormal inputs
+// as zero (Intel SDM, TDPBF16PS/VDPBF16PS: DAZ, FTZ, round to nearest even).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "kernels/conv/conv_variants.h"
+#include "kernels/cpu_features.h"
+#include "kernels/gemm/gemm.h"
+
+namespace podbench::kernels::onednn {
+
+// True when libdnnl could be loaded and used (the first call loads it).
+bool Available();
+// Why not, when !Available(): e.g. "libdnnl.so.2: cannot open shared object file".
+std::string UnavailableReason();
+// "oneDNN 2.6.3 (OpenMP)", or "" when unavailable.
+std::string VersionString();
+
+// What oneDNN builds for one problem.
+struct Impl {
+  bool accepted = false;  // exists and meets the contract above
+  std::string name;       // oneDNN's implementation name, e.g. "brg:avx512_core_amx"; "" when none
+  Isa isa = Isa::kScalar; // the unit it runs on (from the name, else the effective ISA)
+};
+
+// GEMM with the contract of GemmFn (kernels/gemm/gemm.h).
+Impl GemmImpl(const GemmProblem& p, GemmDtype dtype, int threads);
+// REQUIRES: GemmImpl(p, dtype, threads).accepted.
+void Gemm(const GemmProblem& p, GemmDtype dtype, int threads);
+
+// Convolution passes with the contracts of conv2d.h.
+Impl ConvImpl(ConvPass pass, const Conv2dShape& s, Precision prec, int threads);
+// REQUIRES: ConvImpl(pass, s, prec, threads).accepted.
+void Conv(ConvPass pass, const Conv2dShape& s, const ConvArgs& args, Precision prec, int threads);
+
+// A primitive with operands of its own: the benchmarks' peers. GEMM operands
+// are plain, in the GEMM's dtype (as GemmFn's are). Convolutions: with
+// from_f32, the inputs are fp32 in podbench's layouts (NHWC, HWIO) and every
+// Run first converts them with oneDNN's own reorders (to bf16, to its
+// weights layout) and, for the filter gradient, reorders it back to HWIO:
+// oneDNN on podbench's interface; without, they are prepared once in the
+// types and layouts oneDNN prefers: oneDNN without any conversion.
+class Prepared {
+ public:
+  virtual ~Prepared() = default;
+  virtual void Run() = 0;
+  virtual const Impl& impl() const = 0;
+};
+// Row-major C (f32) = A * B. Null (and *why set) when oneDNN has no accepted
+// implementation; `why` may be null.
+std::unique_ptr<Prepared> PrepareGemm(std::int64_t m, std::int64_t n, std::int64_t k, GemmDtype dtype,
+                                      int threads, std::string* why);
+std::unique_ptr<Prepared> PrepareConv(ConvPass pass, const Conv2dShape& s, Precision prec, int threads,
+                                      bool from_f32, std::string* why);
+
+}  // namespace podbench::kernels::onednn

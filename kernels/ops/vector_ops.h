@@ -1,0 +1,41 @@
+// Private to kernels/ops: the memory-bound loops of the elementwise and
+// batch-norm ops, compiled once per ISA (vector_ops__<isa>.cc, each with its
+// own flags, from the one body in vector_ops_impl.h) and picked at run time by
+// CpuSupports (so PODBENCH_CPU_ISA caps them too). Every ISA computes
+// bit-identical results: the loops vectorise across independent elements or
+// channels, never reorder a sum, and are built with -ffp-contract=off.
+#pragma once
+
+#include <cstdint>
+
+namespace podbench::kernels::ops_internal {
+
+struct VectorOps {
+  void (*add)(const float* a, const float* b, float* y, std::int64_t n);
+  void (*mul)(const float* a, const float* b, float* y, std::int64_t n);
+  void (*axpy)(float alpha, const float* x, float* y, std::int64_t n);
+  void (*scale)(float alpha, const float* x, float* y, std::int64_t n);
+  void (*relu)(const float* x, float* y, std::int64_t n);
+  void (*relu_grad)(const float* x, const float* dy, float* dx, std::int64_t n);
+  void (*add_bias)(const float* bias, float* y, std::int64_t rows, std::int64_t cols);
+  // Batch norm over rows x c, per channel j. Sums accumulate in double:
+  // sums[j] += x, sums[c + j] += x^2 (bn_stats); sums[j] += dy, sums[c + j]
+  // += dy x (bn_backward_stats). bn_affine: y = x a[j] + b[j] (forward,
+  // inference); bn_backward_affine: dx = dy k[j] + x a[j] + b[j]. Small c
+  // (dividing 64) runs on the flattened data with per-channel partial sums
+  // 64 / c apart, folded at the end: the same order on every ISA.
+  void (*bn_stats)(const float* x, std::int64_t rows, std::int64_t c, double* sums);
+  void (*bn_backward_stats)(const float* x, const float* dy, std::int64_t rows, std::int64_t c, double* sums);
+  void (*bn_affine)(const float* x, std::int64_t rows, std::int64_t c, const float* a, const float* b, float* y);
+  void (*bn_backward_affine)(const float* x, const float* dy, std::int64_t rows, std::int64_t c, const float* k,
+                             const float* a, const float* b, float* dx);
+};
+
+// The variant for this CPU, chosen once.
+const VectorOps& SelectedVectorOps();
+
+VectorOps VectorOps_Baseline();
+VectorOps VectorOps_Avx2();
+VectorOps VectorOps_Avx512f();
+
+}  // namespace podbench::kernels::ops_internal
