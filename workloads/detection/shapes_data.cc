@@ -45,20 +45,20 @@ struct Shape {
     switch (label) {
       case 1:  // disc
         return dx * dx / (hw * hw) + dy * dy / (hh * hh) <= 1;
-      case 2: {  // ring
-        const double r = std::sqrt(dx * dx + dy * dy), outer = hw, inner = std::max(0.0, hw - thick);
-        return r <= outer && r > inner;
-      }
-      case 3:  // box
+      case 2:  // box
         return true;
-      case 4:  // frame
-        return std::abs(dx) > hw - thick || std::abs(dy) > hh - thick;
-      case 5: {  // triangle, apex up (or down)
+      case 3: {  // triangle, apex up (or down)
         const double t = flip ? (hh - dy) / h : (dy + hh) / h;  // 0 at the apex, 1 at the base
         return std::abs(dx) <= t * hw;
       }
-      case 6:  // cross
+      case 4:  // cross
         return std::abs(dx) <= thick / 2 || std::abs(dy) <= thick / 2;
+      case 5: {  // ring
+        const double r = std::sqrt(dx * dx + dy * dy), outer = hw, inner = std::max(0.0, hw - thick);
+        return r <= outer && r > inner;
+      }
+      case 6:  // frame
+        return std::abs(dx) > hw - thick || std::abs(dy) > hh - thick;
       case 7:  // diamond
         return std::abs(dx) / hw + std::abs(dy) / hh <= 1;
       default:  // x
@@ -68,9 +68,9 @@ struct Shape {
   Box bounds() const { return Box::FromCenter(cx, cy, w, h); }
 };
 
-constexpr std::array<const char*, kMaxShapeClasses + 1> kNames = {"background", "disc",     "ring",
-                                                                  "box",        "frame",    "triangle",
-                                                                  "cross",      "diamond",  "x"};
+constexpr std::array<const char*, kMaxShapeClasses + 1> kNames = {"background", "disc",  "box",
+                                                                  "triangle",   "cross", "ring",
+                                                                  "frame",      "diamond", "x"};
 
 }  // namespace
 
@@ -144,7 +144,7 @@ ShapesImage MakeShapesImage(const ShapesSpec& spec, uint64_t index, bool with_ma
       s.label = rng.Int(1, spec.classes);
       const double size = std::exp(rng.Uniform(std::log(spec.min_size), std::log(spec.max_size)));
       double aspect = 1;
-      if (s.label == 3 || s.label == 4 || s.label == 5 || s.label == 7) aspect = std::exp(rng.Uniform(-0.45, 0.45));
+      if (s.label == 2 || s.label == 3 || s.label == 6 || s.label == 7) aspect = std::exp(rng.Uniform(-0.45, 0.45));
       s.w = std::min(size * std::sqrt(aspect), static_cast<double>(W));
       s.h = std::min(size / std::sqrt(aspect), static_cast<double>(H));
       s.thick = std::max(2.0, 0.28 * std::min(s.w, s.h));

@@ -9,9 +9,10 @@
 // Shapes are painted in order, so later ones occlude earlier ones; a
 // placement is retried when it would hide more than `max_occlusion` of an
 // earlier object or overlap its box by more than IoU 0.5. The classes, by
-// label (1-based; 0 is the background):
-//   1 disc, 2 ring, 3 box (filled rectangle), 4 frame (outlined rectangle),
-//   5 triangle, 6 cross, 7 diamond, 8 x (diagonal cross).
+// label (1-based; 0 is the background), distinct silhouettes first:
+//   1 disc, 2 box (filled rectangle), 3 triangle, 4 cross, then the outlined
+//   variants 5 ring and 6 frame (outlined rectangle), 7 diamond, 8 x
+//   (diagonal cross).
 // Ground truth, as COCO annotates it: the tight box of the object's visible
 // pixels, its visible pixel count as the area, not crowd.
 // Samples are a pure function of (seed, index), with a portable generator

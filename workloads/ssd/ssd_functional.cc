@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <mutex>
 #include <optional>
 #include <random>
 #include <thread>
@@ -119,13 +118,35 @@ struct FunctionalSsd::Plan {
 };
 
 // The topology side: logical views, per-step buffers with their schedules,
-// the barrier the cores meet at around every collective.
+// and the barrier the cores meet at for every collective: when the last core
+// arrives, the barrier's completion runs the pending schedule on everyone's
+// buffers, then releases them all (one meeting per collective).
 struct FunctionalSsd::Comms {
   struct Buffer {
     std::unique_ptr<topology::CoreBuffers> buf;
     topology::Schedule sched;
   };
-  explicit Comms(int cores) : barrier(cores) {}
+  struct RunPending {
+    Comms* comms;
+    void operator()() noexcept { comms->RunPendingSchedule(); }
+  };
+  explicit Comms(int cores) : barrier(cores, RunPending{this}) {}
+  void RunPendingSchedule() {
+    if (pending == nullptr) return;
+    Status s = topology::RunFunctional(pending->sched, *pending->buf, 1);
+    if (!s.ok() && error.ok()) error = s;
+    pending = nullptr;
+  }
+  // Every core calls it once its part of `b` is written; returns when the
+  // collective has run. REQUIRES: all cores call it with the same buffer.
+  void Run(int cores, int core, Buffer& b) {
+    if (core == 0) pending = &b;  // read by the completion, after core 0 arrived
+    if (cores > 1) {
+      barrier.arrive_and_wait();
+    } else {
+      RunPendingSchedule();
+    }
+  }
   std::optional<topology::Slice> slice;
   std::optional<topology::LogicalTopology> whole, replica, bn_group;
   std::vector<Buffer> step;  // per training step: halo exchange or gather
@@ -133,9 +154,9 @@ struct FunctionalSsd::Comms {
   Buffer pred;               // predictions and their gradient within a replica
   std::unique_ptr<topology::CoreBuffers> grads;
   std::optional<topology::Schedule> grad_sched;
-  std::barrier<> barrier;
-  std::mutex mu;
-  Status error;
+  Buffer* pending = nullptr;
+  Status error;  // of a collective
+  std::barrier<RunPending> barrier;
 };
 
 struct FunctionalSsd::Core {
@@ -169,23 +190,6 @@ Result<std::unique_ptr<FunctionalSsd>> FunctionalSsd::Create(const FunctionalCon
 
 const float* FunctionalSsd::gradient() const { return reinterpret_cast<const float*>(comms_->grads->Data(0)); }
 
-// Every core calls it with its own buffer filled; core 0 runs the schedule
-// for all of them.
-namespace {
-template <typename Comms, typename Buffer>
-void RunShared(Comms& comms, int cores, int core, Buffer& b) {
-  if (cores > 1) comms.barrier.arrive_and_wait();
-  if (core == 0) {
-    Status s = topology::RunFunctional(b.sched, *b.buf, 1);
-    if (!s.ok()) {
-      std::lock_guard<std::mutex> lock(comms.mu);
-      if (comms.error.ok()) comms.error = s;
-    }
-  }
-  if (cores > 1) comms.barrier.arrive_and_wait();
-}
-}  // namespace
-
 class FunctionalSsd::Core::Reducer : public kernels::BatchNormStatsReducer {
  public:
   Reducer(FunctionalSsd* net, int core) : net_(net), core_(core) {}
@@ -194,7 +198,7 @@ class FunctionalSsd::Core::Reducer : public kernels::BatchNormStatsReducer {
     float* mine = F(*b.buf, core_);
     const bool silent = replicated && core_ % net_->cfg_.partitions != 0;
     for (size_t i = 0; i < partials.size(); ++i) mine[i] = silent ? 0.f : static_cast<float>(partials[i]);
-    RunShared(*net_->comms_, net_->cores_, core_, b);
+    net_->comms_->Run(net_->cores_, core_, b);
     for (size_t i = 0; i < partials.size(); ++i) partials[i] = mine[i];
   }
   size_t step = 0;
@@ -423,7 +427,7 @@ Status FunctionalSsd::Forward(const Plan& plan, int c, const float* images, int6
         std::memcpy(buf + (static_cast<size_t>(img) * xs.h + static_cast<size_t>(own.begin)) * row,
                     x + static_cast<size_t>(img) * own.size() * row, static_cast<size_t>(own.size()) * row * sizeof(float));
       }
-      RunShared(*comms_, cores_, c, b);
+      comms_->Run(cores_, c, b);
       std::memcpy(y, buf, act[static_cast<size_t>(s.out)].size() * sizeof(float));
       continue;
     }
@@ -456,7 +460,7 @@ Status FunctionalSsd::Forward(const Plan& plan, int c, const float* images, int6
               }
             }
           }
-          RunShared(*comms_, cores_, c, comms_->step[si]);
+          comms_->Run(cores_, c, comms_->step[si]);
         }
         const RowRange out = s.window.out[static_cast<size_t>(wi)];
         if (out.empty()) break;
@@ -571,7 +575,7 @@ void FunctionalSsd::AssemblePredictions(int c, int64_t n, float* out) {
     MapLevel(net_.anchors, static_cast<int>(l), net_.pred_width(), plan.Rows(t, pos), n,
              core_[static_cast<size_t>(c)]->act[static_cast<size_t>(t)].data(), buf, false);
   }
-  if (plan.k > 1) RunShared(*comms_, cores_, c, b);
+  if (plan.k > 1) comms_->Run(cores_, c, b);
   if (pos == 0) std::memcpy(out, buf, b.buf->elements() * sizeof(float));
 }
 
@@ -604,7 +608,7 @@ void FunctionalSsd::ScatterLossGradient(int c, int64_t n) {
   const Plan& plan = *train_plan_;
   const int pos = c % plan.k;
   auto& b = comms_->pred;
-  if (plan.k > 1) RunShared(*comms_, cores_, c, b);
+  if (plan.k > 1) comms_->Run(cores_, c, b);
   float* buf = F(*b.buf, c);
   for (size_t l = 0; l < plan.levels.size(); ++l) {
     const int t = plan.levels[l];
@@ -726,7 +730,7 @@ void FunctionalSsd::Backward(const Plan& plan, int c, int64_t n) {
           }
         }
         if (halo > 0) {
-          RunShared(*comms_, cores_, c, comms_->step[si]);
+          comms_->Run(cores_, c, comms_->step[si]);
           for (int64_t img = 0; img < n; ++img) {
             for (int r = 0; r < halo; ++r) {
               const int last = own.end - halo + r, first = own.begin + r;

@@ -4,8 +4,10 @@ namespace podbench::ssd {
 
 namespace {
 
-// The reference's anchor scales, in pixels of its 300x300 input.
+// The reference's anchor scales and steps (strides), in pixels of its
+// 300x300 input.
 constexpr double kRefScales[] = {21, 45, 99, 153, 207, 261, 315};
+constexpr double kRefSteps[] = {8, 16, 32, 64, 100, 300};
 constexpr int kMaxLevels = 6;
 
 class Builder {
@@ -152,14 +154,14 @@ SsdNet BuildSsdNet(const SsdConfig& c) {
     const int f = net.tensors[static_cast<size_t>(levels[static_cast<size_t>(l)])].h;
     net.anchors.feature_sizes.push_back(f);
     net.anchors.steps.push_back(static_cast<double>(c.image_size) / f);
-    net.anchors.scales.push_back(kRefScales[l] / 300.0 * c.image_size);
+    net.anchors.scales.push_back(kRefScales[l] / kRefSteps[l] * net.anchors.steps.back());
     if (l == 0 || l >= L - 2) {
       net.anchors.aspect_ratios.push_back({2});
     } else {
       net.anchors.aspect_ratios.push_back({2, 3});
     }
   }
-  net.anchors.scales.push_back(kRefScales[L] / 300.0 * c.image_size);
+  net.anchors.scales.push_back(net.anchors.scales.back() * kRefScales[L] / kRefScales[L - 1]);
   for (int l = 0; l < L; ++l) {
     net.level_outputs.push_back(b.Conv("head" + std::to_string(l), levels[static_cast<size_t>(l)],
                                        net.anchors.PerLocation(l) * net.pred_width(), 3, 1, 1, /*bias=*/true));

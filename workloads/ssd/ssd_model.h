@@ -13,9 +13,11 @@
 //   `classes + 1` class logits (0 = background) then 4 box offsets (the
 //   reference's separate class and box convs, as one conv of both filters)
 //
-// The anchors follow the reference's scale fractions (21, 45, 99, 153, 207,
-// 261, 315 / 300 of the image) and aspect ratios ({2} on the first and the
-// last two levels, {2, 3} between; exactly the reference's for six levels).
+// The anchors keep the reference's scale for each level's stride (21 pixels
+// at stride 8, 45 at 16, 99 at 32, 153 at 64, 207 at 100, 261 at 300, and
+// the growth 315/261 past the last level), which keeps its density of
+// anchors per object, and its aspect ratios ({2} on the first and the last
+// two levels, {2, 3} between).
 #pragma once
 
 #include <array>
