@@ -20,6 +20,17 @@ std::string Fmt(const std::optional<double>& v, const char* spec = "{:.4g}") {
 
 std::string OptCsv(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : ""; }
 
+// "8 replicas x 1 core, no split, bn_group 1, weight-update sharding off,
+// fp32 gradients, torus2d all-reduce".
+std::string LayoutText(const StoredLayout& l) {
+  return fmt::format("{} replica{} x {} core{}, {}, bn_group {}, weight-update sharding {}, {} gradients, "
+                     "{} all-reduce",
+                     l.replicas, l.replicas == 1 ? "" : "s", l.cores_per_replica,
+                     l.cores_per_replica == 1 ? "" : "s",
+                     l.split == "none" ? std::string("no split") : "split along " + l.split, l.bn_group,
+                     l.weight_update_sharding ? "on" : "off", l.gradient_dtype, l.allreduce);
+}
+
 }  // namespace
 
 std::string CsvField(const std::string& f) {
@@ -59,6 +70,22 @@ nlohmann::json RunToJson(const RunRecord& r) {
   j["log_path"] = r.run.log_path;
   j["hyperparameters"] = ParseOrString(r.run.hyperparameters_json);
   j["flags"] = ParseOrString(r.run.flags_json);
+  if (const auto& d = r.run.description) {
+    j["model"] = {{"name", d->model},
+                  {"parameters", d->parameters},
+                  {"train_flops_per_example", d->train_flops_per_example}};
+    j["data"] = {{"name", d->data}, {"train_examples", d->train_examples}, {"eval_examples", d->eval_examples}};
+    const StoredLayout& l = d->layout;
+    j["parallel_layout"] = {{"replicas", l.replicas},
+                            {"cores_per_replica", l.cores_per_replica},
+                            {"split", l.split},
+                            {"weight_update_sharding", l.weight_update_sharding},
+                            {"bn_group", l.bn_group},
+                            {"gradient_dtype", l.gradient_dtype},
+                            {"allreduce", l.allreduce}};
+  } else {
+    j["model"] = j["data"] = j["parallel_layout"] = nullptr;
+  }
   return j;
 }
 
@@ -120,6 +147,15 @@ void WriteRunDetailText(std::ostream& out, const RunDetail& d) {
   out << fmt::format("  preset        {}\n", r.run.preset.empty() ? "-" : r.run.preset);
   out << fmt::format("  seed          {}\n", r.run.seed);
   out << fmt::format("  global batch  {}\n", r.run.global_batch);
+  if (const auto& desc = r.run.description) {
+    out << fmt::format("  model         {}: {} parameters, {:.4g} GFLOP per training example\n",
+                       desc->model, desc->parameters, desc->train_flops_per_example / 1e9);
+    out << fmt::format("  data          {}: {} training examples per epoch, {} per evaluation\n", desc->data,
+                       desc->train_examples, desc->eval_examples);
+    out << fmt::format("  layout        {}\n", LayoutText(desc->layout));
+  } else {
+    out << "  layout        - (not recorded: stored before schema version 2)\n";
+  }
   out << fmt::format("  git, host     {} on {} (pid {})\n", r.run.git_hash, r.run.host, r.run.pid);
   out << fmt::format("  started       {}\n", r.started_at);
   out << fmt::format("  finished      {}\n", r.finished_at.empty() ? "-" : r.finished_at);

@@ -108,6 +108,7 @@ Status Stmt::Reset() {
 
 int64_t Stmt::Int(int col) const { return sqlite3_column_int64(stmt_, col); }
 double Stmt::Real(int col) const { return sqlite3_column_double(stmt_, col); }
+bool Stmt::IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
 std::optional<double> Stmt::OptReal(int col) const {
   if (sqlite3_column_type(stmt_, col) == SQLITE_NULL) return std::nullopt;
   return sqlite3_column_double(stmt_, col);

@@ -42,6 +42,7 @@ class Stmt {
   int64_t Int(int col) const;
   double Real(int col) const;
   std::optional<double> OptReal(int col) const;
+  bool IsNull(int col) const;
   std::string Text(int col) const;
 
  private:

@@ -104,6 +104,26 @@ CREATE TABLE kernel_bench (
   recorded_at TEXT NOT NULL
 );
 )sql",
+    // 1 -> 2: what the workload described for each run (model, data, parallel
+    // layout). Runs stored before have no row.
+    R"sql(
+CREATE TABLE run_description (
+  run_id INTEGER PRIMARY KEY REFERENCES runs(id),
+  model TEXT NOT NULL,
+  parameters INTEGER NOT NULL,
+  train_flops_per_example REAL NOT NULL,
+  data TEXT NOT NULL,
+  train_examples INTEGER NOT NULL,
+  eval_examples INTEGER NOT NULL,
+  replicas INTEGER NOT NULL CHECK (replicas >= 1),
+  cores_per_replica INTEGER NOT NULL CHECK (cores_per_replica >= 1),
+  split TEXT NOT NULL,
+  weight_update_sharding INTEGER NOT NULL CHECK (weight_update_sharding IN (0, 1)),
+  bn_group INTEGER NOT NULL CHECK (bn_group >= 1),
+  gradient_dtype TEXT NOT NULL,
+  allreduce TEXT NOT NULL
+);
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");
 
@@ -113,8 +133,12 @@ constexpr const char* kRunColumns =
     "r.id, r.label, r.workload, sy.name, sl.name, sl.cores, sl.chips, r.mode, r.preset, r.flags, "
     "r.hyperparameters, r.seed, r.global_batch, r.git_hash, r.host, r.pid, r.log_path, r.status, "
     "r.complete, r.started_at, r.finished_at, r.ttt_emulated_s, r.ttt_host_s, r.step_time_s, "
-    "r.throughput, r.epochs, r.init_emulated_s "
-    "FROM runs r JOIN slices sl ON sl.id = r.slice_id JOIN systems sy ON sy.id = sl.system_id";
+    "r.throughput, r.epochs, r.init_emulated_s, "
+    "rd.run_id, rd.model, rd.parameters, rd.train_flops_per_example, rd.data, rd.train_examples, "
+    "rd.eval_examples, rd.replicas, rd.cores_per_replica, rd.split, rd.weight_update_sharding, "
+    "rd.bn_group, rd.gradient_dtype, rd.allreduce "
+    "FROM runs r JOIN slices sl ON sl.id = r.slice_id JOIN systems sy ON sy.id = sl.system_id "
+    "LEFT JOIN run_description rd ON rd.run_id = r.id";
 
 RunRecord ReadRun(const Stmt& s) {
   RunRecord r;
@@ -146,6 +170,23 @@ RunRecord ReadRun(const Stmt& s) {
   r.outcome.throughput = s.OptReal(24);
   r.outcome.epochs = s.OptReal(25);
   r.outcome.init_emulated_s = s.OptReal(26);
+  if (!s.IsNull(27)) {
+    StoredDescription d;
+    d.model = s.Text(28);
+    d.parameters = s.Int(29);
+    d.train_flops_per_example = s.Real(30);
+    d.data = s.Text(31);
+    d.train_examples = s.Int(32);
+    d.eval_examples = s.Int(33);
+    d.layout.replicas = s.Int(34);
+    d.layout.cores_per_replica = s.Int(35);
+    d.layout.split = s.Text(36);
+    d.layout.weight_update_sharding = s.Int(37) != 0;
+    d.layout.bn_group = s.Int(38);
+    d.layout.gradient_dtype = s.Text(39);
+    d.layout.allreduce = s.Text(40);
+    r.run.description = std::move(d);
+  }
   return r;
 }
 
@@ -254,7 +295,18 @@ Result<int64_t> ResultsStore::BeginRun(const NewRun& run) {
         .Bind(12, run.pid > 0 ? run.pid : static_cast<int64_t>(getpid())).Bind(13, run.log_path);
     PODBENCH_RETURN_IF_ERROR(ins.Run());
     id = db_->LastInsertId();
-    return Status::Ok();
+    if (!run.description) return Status::Ok();
+    const StoredDescription& d = *run.description;
+    PODBENCH_ASSIGN_OR_RETURN(Stmt desc, db_->Prepare(
+        "INSERT INTO run_description(run_id, model, parameters, train_flops_per_example, data, "
+        "train_examples, eval_examples, replicas, cores_per_replica, split, weight_update_sharding, "
+        "bn_group, gradient_dtype, allreduce) "
+        "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)", what));
+    return desc.Bind(1, id).Bind(2, d.model).Bind(3, d.parameters).Bind(4, d.train_flops_per_example)
+        .Bind(5, d.data).Bind(6, d.train_examples).Bind(7, d.eval_examples).Bind(8, d.layout.replicas)
+        .Bind(9, d.layout.cores_per_replica).Bind(10, d.layout.split)
+        .Bind(11, int64_t{d.layout.weight_update_sharding ? 1 : 0}).Bind(12, d.layout.bn_group)
+        .Bind(13, d.layout.gradient_dtype).Bind(14, d.layout.allreduce).Run();
   });
   if (!st.ok()) return st;
   return id;

@@ -33,7 +33,7 @@ class Db;
 }
 
 // The schema version this build writes. Opening a newer file is refused.
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 struct StoreOptions {
   // SQLite VFS name; empty = the default. Tests pass a fault-injecting VFS.
@@ -43,6 +43,30 @@ struct StoreOptions {
   // When false, a missing file is NotFound instead of a new empty store
   // (query commands use this).
   bool create_if_missing = true;
+};
+
+// A run's parallel layout (workloads/projection/layout.h ParallelLayout),
+// its enums by name.
+struct StoredLayout {
+  int64_t replicas = 1;
+  int64_t cores_per_replica = 1;  // > 1: spatial partitioning
+  std::string split = "none";     // the split dimension: "none" or "h"
+  bool weight_update_sharding = false;
+  int64_t bn_group = 1;           // replicas per batch-norm group
+  std::string gradient_dtype = "fp32";  // "fp32" or "bf16"
+  std::string allreduce;          // a topology all-reduce, e.g. "torus2d"
+};
+
+// What the workload described for a run (workloads::WorkloadDescription):
+// the model, the data and the parallel layout.
+struct StoredDescription {
+  std::string model;                   // e.g. "resnet50_v1.5"
+  int64_t parameters = 0;
+  double train_flops_per_example = 0;  // forward + backward
+  std::string data;                    // e.g. "imagenet"
+  int64_t train_examples = 0;          // per epoch
+  int64_t eval_examples = 0;           // per evaluation
+  StoredLayout layout;
 };
 
 // What a run is, recorded when it starts.
@@ -63,13 +87,16 @@ struct NewRun {
   std::string host;       // host name
   int64_t pid = 0;        // the writing process (for RunState)
   std::string log_path;   // the MLPerf log written, may be empty
+  // Absent for runs stored before schema version 2, which did not record it.
+  std::optional<StoredDescription> description;
 };
 
 // How a run ended, recorded by FinishRun.
 struct RunOutcome {
   std::string status;  // "success" or "aborted"
-  // Time to train, run_start -> run_stop: on the emulated TPU clock (the log's
-  // timestamps) and on the host clock, in seconds.
+  // Time to train, run_start -> the run's end (run_stop; MiniGo: the winning
+  // model, before run_stop): on the emulated TPU clock (the log's timestamps)
+  // and on the host clock, in seconds.
   std::optional<double> ttt_emulated_s;
   std::optional<double> ttt_host_s;
   std::optional<double> step_time_s;  // mean emulated seconds per training step
@@ -154,7 +181,8 @@ class ResultsStore {
   const std::string& path() const { return path_; }
   Result<int> SchemaVersion();
 
-  // Inserts the run as 'running' (complete = 0), with its system and slice.
+  // Inserts the run as 'running' (complete = 0), with its system, slice and,
+  // when given, its description.
   Result<int64_t> BeginRun(const NewRun& run);
   // Appends events in one transaction. REQUIRES: run exists.
   Status AppendEvents(int64_t run_id, const std::vector<LogEvent>& events);

@@ -68,6 +68,7 @@ void Execute(const RunCliOptions& opt, CliContext& ctx) {
     nr.git_hash = GitHash();
     nr.host = HostName();
     nr.log_path = s.LogPath(i);
+    nr.description = harness::StoredDescriptionOf(s.description);
     // The log file first: a path that cannot be written stops before the run is recorded.
     std::unique_ptr<harness::MllLogReporter> log;
     if (!nr.log_path.empty()) {
@@ -156,7 +157,9 @@ void AddRunCommand(CLI::App& app, CliContext& ctx) {
   auto opt = std::make_shared<RunCliOptions>();
   harness::RunRequest& r = opt->request;
   std::string names;
-  for (const auto* w : workloads::AllWorkloads()) names += (names.empty() ? "" : ", ") + w->name();
+  for (const auto* w : workloads::AllWorkloads()) {
+    names += (names.empty() ? "" : "; ") + w->name() + (w->summary().empty() ? "" : " (" + w->summary() + ")");
+  }
   sub->add_option("workload", r.workload, "Workload: " + (names.empty() ? "none built" : names))
       ->required();
   sub->add_option("--slice", r.slice, "Pod slice tpu-v3-N, N cores from 8 to 2048 (default tpu-v3-8)");

@@ -6,6 +6,22 @@
 
 namespace podbench::harness {
 
+results::StoredDescription StoredDescriptionOf(const workloads::WorkloadDescription& d) {
+  results::StoredDescription out;
+  out.model = d.model.name;
+  out.parameters = d.model.parameters;
+  out.train_flops_per_example = d.model.train_flops_per_example;
+  out.data = d.data.name;
+  out.train_examples = d.data.train_examples;
+  out.eval_examples = d.data.eval_examples;
+  const projection::ParallelLayout& l = d.parallelism;
+  out.layout = {l.replicas,       l.cores_per_replica,
+                projection::SplitDimName(l.split), l.weight_update_sharding,
+                l.bn_group,       projection::DTypeName(l.gradient_dtype),
+                l.allreduce};
+  return out;
+}
+
 MllLogReporter::MllLogReporter(std::string path) : path_(std::move(path)) {}
 
 Result<std::unique_ptr<MllLogReporter>> MllLogReporter::Create(const std::string& path) {

@@ -14,6 +14,10 @@
 
 namespace podbench::harness {
 
+// What the results store keeps of a run's description: model, data and the
+// parallel layout (its enums by name).
+results::StoredDescription StoredDescriptionOf(const workloads::WorkloadDescription& d);
+
 // Writes the :::MLL (v0.6) log to a file, line by line, flushed as written.
 class MllLogReporter : public RunObserver {
  public:

@@ -1,11 +1,13 @@
 #include "harness/run/settings.h"
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <random>
 
 #include <nlohmann/json.hpp>
 
+#include "harness/run/lifecycle.h"
 #include "topology/slice.h"
 
 namespace podbench::harness {
@@ -81,6 +83,13 @@ Result<EffectiveRunSettings> Normalize(const RunRequest& req) {
   s.workload = s.registration->Create();
   std::map<std::string, workloads::HpValue> preset;
   if (!req.preset.empty()) {
+    const std::vector<std::string>& known = s.registration->presets();
+    if (std::find(known.begin(), known.end(), req.preset) == known.end()) {
+      std::string list;
+      for (const auto& p : known) list += (list.empty() ? "" : ", ") + p;
+      return Status::InvalidArgument("--preset " + req.preset + ": " + req.workload + " has no preset '" +
+                                     req.preset + "' (presets: " + (list.empty() ? "none" : list) + ")");
+    }
     auto p = s.workload->Preset(req.preset, s.slice);
     if (!p.ok()) return p.status().WithContext("--preset " + req.preset);
     preset = *p;
@@ -90,12 +99,12 @@ Result<EffectiveRunSettings> Normalize(const RunRequest& req) {
                                       req.workload));
   PODBENCH_RETURN_IF_ERROR(s.workload->Validate(s.hp, s.slice, s.mode));
   PODBENCH_ASSIGN_OR_RETURN(s.description, s.workload->Describe(s.hp, s.slice, s.mode));
-  if (s.description.targets.empty()) {
-    return Status::Internal(req.workload + " declares no quality target");
-  }
-  if (s.description.cadence.EvalEpochs().empty()) {
-    return Status::InvalidArgument(req.workload + ": no evaluation happens within max_epochs " +
-                                   std::to_string(s.description.cadence.max_epochs));
+  // The description, its parallel layout against the slice and the log
+  // lines it adds, before anything runs.
+  const std::string context = req.workload + " on " + s.slice.name;
+  PODBENCH_RETURN_IF_ERROR(s.description.Validate(s.slice).WithContext(context));
+  for (const workloads::WorkloadEvent& e : s.description.init_events) {
+    PODBENCH_RETURN_IF_ERROR(CheckWorkloadEvent(s, e).WithContext(context));
   }
   return s;
 }

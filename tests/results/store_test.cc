@@ -6,12 +6,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "results/export.h"
 #include "tests/results/fault_vfs.h"
 #include "tests/testing/temp_dir.h"
 
@@ -125,6 +127,93 @@ TEST(StoreTest, RunLifecycleRoundTrips) {
   ASSERT_TRUE(bd.ok() && bd->has_value());
   EXPECT_EQ((*bd)->steps, 10);
   EXPECT_DOUBLE_EQ((*bd)->total_s(), 1.5);
+}
+
+StoredDescription SampleDescription() {
+  StoredDescription d;
+  d.model = "ssd_resnet34";
+  d.parameters = 20000000;
+  d.train_flops_per_example = 1.3e11;
+  d.data = "coco2017";
+  d.train_examples = 117266;
+  d.eval_examples = 5000;
+  d.layout = {64, 4, "h", true, 2, "bf16", "torus2d_bidir"};
+  return d;
+}
+
+TEST(StoreTest, TheRunsDescriptionRoundTrips) {
+  TempDir dir;
+  auto store = OpenOrDie(dir / "r.db");
+  ASSERT_NE(store, nullptr);
+  NewRun r = SampleRun();
+  r.description = SampleDescription();
+  auto id = store->BeginRun(r);
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  auto without = store->BeginRun(SampleRun());
+  ASSERT_TRUE(without.ok());
+  auto runs = store->ListRuns();
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 2u);
+  ASSERT_TRUE((*runs)[0].run.description.has_value());
+  const StoredDescription& d = *(*runs)[0].run.description;
+  EXPECT_EQ(d.model, "ssd_resnet34");
+  EXPECT_EQ(d.parameters, 20000000);
+  EXPECT_EQ(d.train_flops_per_example, 1.3e11);
+  EXPECT_EQ(d.data, "coco2017");
+  EXPECT_EQ(d.train_examples, 117266);
+  EXPECT_EQ(d.eval_examples, 5000);
+  EXPECT_EQ(d.layout.replicas, 64);
+  EXPECT_EQ(d.layout.cores_per_replica, 4);
+  EXPECT_EQ(d.layout.split, "h");
+  EXPECT_TRUE(d.layout.weight_update_sharding);
+  EXPECT_EQ(d.layout.bn_group, 2);
+  EXPECT_EQ(d.layout.gradient_dtype, "bf16");
+  EXPECT_EQ(d.layout.allreduce, "torus2d_bidir");
+  EXPECT_FALSE((*runs)[1].run.description.has_value());
+  // A layout the schema cannot hold rolls the whole run back.
+  r.description->layout.replicas = 0;
+  EXPECT_FALSE(store->BeginRun(r).ok());
+  EXPECT_EQ(store->ListRuns()->size(), 2u);
+}
+
+// A version-1 file (runs recorded before descriptions were stored) is
+// migrated when opened: its runs keep everything and read as having no
+// description; new runs record theirs.
+TEST(StoreTest, MigratesAVersion1FileForward) {
+  TempDir dir;
+  const std::string path = (dir / "r.db").string();
+  {
+    auto store = OpenOrDie(path);
+    ASSERT_NE(store, nullptr);
+    ASSERT_TRUE(store->BeginRun(SampleRun("old")).ok());
+  }
+  std::string out;
+  ASSERT_EQ(::podbench::testing::RunCommand(
+                "sqlite3 " + path + " 'DROP TABLE run_description; PRAGMA user_version=1'", &out), 0)
+      << out;
+  auto store = OpenOrDie(path);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(*store->SchemaVersion(), 2);
+  NewRun r = SampleRun("new");
+  r.description = SampleDescription();
+  ASSERT_TRUE(store->BeginRun(r).ok());
+  auto runs = store->ListRuns();
+  ASSERT_TRUE(runs.ok()) << runs.status().ToString();
+  ASSERT_EQ(runs->size(), 2u);
+  EXPECT_EQ((*runs)[0].run.label, "old");
+  EXPECT_EQ((*runs)[0].run.hyperparameters_json, R"({"global_batch_size": 64})");
+  EXPECT_FALSE((*runs)[0].run.description.has_value());
+  ASSERT_TRUE((*runs)[1].run.description.has_value());
+  EXPECT_EQ((*runs)[1].run.description->layout.cores_per_replica, 4);
+  // `show` and `runs --format json` say so for the old run.
+  std::ostringstream old_text, new_text;
+  WriteRunDetailText(old_text, RunDetail{(*runs)[0], {}, std::nullopt, 0});
+  WriteRunDetailText(new_text, RunDetail{(*runs)[1], {}, std::nullopt, 0});
+  EXPECT_THAT(old_text.str(), HasSubstr("  layout        - (not recorded: stored before schema version 2)\n"));
+  EXPECT_THAT(new_text.str(), HasSubstr("  layout        64 replicas x 4 cores, split along h, bn_group 2, "
+                                        "weight-update sharding on, bf16 gradients, torus2d_bidir all-reduce\n"));
+  EXPECT_TRUE(RunToJson((*runs)[0])["parallel_layout"].is_null());
+  EXPECT_EQ(RunToJson((*runs)[1])["parallel_layout"]["split"], "h");
 }
 
 TEST(StoreTest, KernelBenchResultsRoundTrip) {

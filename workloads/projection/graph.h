@@ -142,8 +142,9 @@ const char* OpKindName(OpKind k);  // "conv2d", "matmul", ...
 // Where an op runs when a replica spans several cores.
 enum class Placement {
   kSplit,       // split over the replica's cores along the layout's dimension
-  kPinnedCore0, // runs whole on the replica's first core (Google pinned SSD's
-                // mining and loss there); the other cores wait
+  kPinnedCore0, // runs whole on one core of the replica, Op::pinned_core (the
+                // first unless set; Google pinned SSD's mining and loss
+                // there); the other cores wait
 };
 
 struct Op {
@@ -163,6 +164,11 @@ struct Op {
   // no op overhead of its own.
   bool fused = false;
   Placement placement = Placement::kSplit;
+  // For a kPinnedCore0 op: the core of the replica it runs on, taken modulo
+  // the replica's cores. 0 (the default) is core 0. Only Mask R-CNN's heads
+  // use others: Google ran the box head and its loss on core 2 and the mask
+  // head and its loss on core 1 (core_assignment_utils.py), concurrently.
+  int64_t pinned_core = 0;
 
   OpKind kind() const { return static_cast<OpKind>(attrs.index()); }
 };

@@ -552,16 +552,19 @@ class ResNetWorkload : public Workload {
     if (functional) {
       PODBENCH_ASSIGN_OR_RETURN(net, FunctionalNet(hp));
       d.data = {hp.String("input") == "jpeg" ? "generated_gratings_jpeg" : "generated_gratings",
-                hp.Int("functional_train_examples"), hp.Int("functional_eval_examples"), true, {}, 0};
+                hp.Int("functional_train_examples"), hp.Int("functional_eval_examples")};
     } else {
-      d.data = {"imagenet", kTrainImages, kEvalImages, false, {}, 0};
+      d.data = {"imagenet", kTrainImages, kEvalImages};
     }
     auto layers = resnet::BuildResNet(net);
     d.model = {functional ? "resnet_v1.5_functional" : "resnet50_v1.5", resnet::TotalParams(layers),
                6.0 * static_cast<double>(resnet::TotalMacs(layers))};
     d.parallelism.replicas = slice.cores;
-    d.parallelism.bn_group = hp.Int("model_bn_span") / (d.global_batch / slice.cores);
+    d.parallelism.bn_group =
+        hp.Bool("distributed_bn") ? hp.Int("model_bn_span") / (d.global_batch / slice.cores) : 1;
     d.parallelism.weight_update_sharding = hp.Bool("weight_update_sharding");
+    d.parallelism.allreduce = hp.String("allreduce");
+    d.parallelism.gradient_dtype = projection::DType::kF32;  // as resnet_projection sums them
     d.targets = {{"top1", functional ? hp.Float("functional_target") : kTarget, true}};
     d.cadence.every = 4;
     d.cadence.first = 4;

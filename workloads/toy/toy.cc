@@ -226,9 +226,13 @@ class ToyWorkload : public Workload {
     d.benchmark = "toy";
     d.mlperf_benchmark = false;  // a test vehicle: no v0.6 rules cover its log
     d.global_batch = hp.Int("global_batch_size");
-    d.data = {"generated", hp.Int("toy_train_examples"), kEvalExamples, true, {}, 0};
+    d.data = {"generated", hp.Int("toy_train_examples"), kEvalExamples};
     d.model = {"logistic_regression", kFeatures + 1, kFlopsPerExample};
+    // Data parallel over every core; StepCost prices a 2-D all-reduce of
+    // fp32 gradients.
     d.parallelism.replicas = slice.cores;
+    d.parallelism.allreduce = "torus2d";
+    d.parallelism.gradient_dtype = projection::DType::kF32;
     d.targets = {{"accuracy", kTarget, true}};
     d.cadence.every = 1;
     d.cadence.first = 1;

@@ -45,7 +45,7 @@ TEST(SsdRunE2eTest, ShortFunctionalRunReachesItsTargetAndPassesBothRuleSets) {
     ASSERT_NE(at, std::string::npos) << key;
     EXPECT_EQ(s.find(k, at + 1), std::string::npos) << key << " logged twice";
   }
-  EXPECT_THAT(s, HasSubstr("\"epoch_num\": 33"));
+  EXPECT_THAT(s, HasSubstr("\"epoch_num\":33}"));
   std::string check = Podbench("check --quiet " + log, &rc);
   EXPECT_EQ(rc, 0) << check;
   if (auto shared = SharedDir()) {
