@@ -37,8 +37,16 @@ struct RunDetail {
 nlohmann::json RunDetailToJson(const RunDetail& d);
 void WriteRunDetailText(std::ostream& out, const RunDetail& d);
 
+// The verdict of one compared metric or benchmark: "REGRESSION", "improved"
+// (significantly better), "ok", or "no data".
+std::string Verdict(const MetricComparison& m);
+// {"max_regression_pct", "alpha", "regression", "metrics": [...], "benchmarks": [...]};
+// every row: metric (the benchmark's name for benchmarks), unit, lower_is_better,
+// base, cand, base_median, cand_median, worse_pct, p_value, exact, significant,
+// regression, note.
 nlohmann::json ComparisonToJson(const Comparison& c, const CompareOptions& o);
 void WriteComparisonText(std::ostream& out, const Comparison& c, const CompareOptions& o);
+// CSV rows of both kinds; the first column says which: run or benchmark.
 void WriteComparisonCsv(std::ostream& out, const Comparison& c);
 
 // Quotes `field` for CSV when needed.

@@ -120,4 +120,10 @@ std::string Stmt::Text(int col) const {
                      static_cast<size_t>(sqlite3_column_bytes(stmt_, col)));
 }
 
+int Stmt::ColumnCount() const { return sqlite3_column_count(stmt_); }
+std::string Stmt::ColumnName(int col) const {
+  const char* n = sqlite3_column_name(stmt_, col);
+  return n == nullptr ? std::string() : std::string(n);
+}
+
 }  // namespace podbench::results::internal

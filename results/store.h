@@ -33,7 +33,7 @@ class Db;
 }
 
 // The schema version this build writes. Opening a newer file is refused.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 4;
 
 struct StoreOptions {
   // SQLite VFS name; empty = the default. Tests pass a fault-injecting VFS.
@@ -136,24 +136,65 @@ struct EvalRecord {
   double ts_host_s = 0;
 };
 
-// Per-step emulated time breakdown of a run, in seconds summed over all steps.
+// Per-step emulated time breakdown of a run, in seconds summed over all
+// steps, in the projection layer's categories (ops bound by the MXU, the
+// vector unit, HBM; gradient summation = collectives_s, halo exchanges,
+// batch-norm sync, optimizer, host input, idle cores) plus the evaluations.
 struct StepBreakdown {
   int64_t steps = 0;
-  double compute_s = 0, collectives_s = 0, bn_sync_s = 0, optimizer_s = 0, input_s = 0,
-         evaluation_s = 0, idle_s = 0;
+  double mxu_s = 0, vector_s = 0, hbm_s = 0, collectives_s = 0, halo_s = 0, bn_sync_s = 0, optimizer_s = 0,
+         input_s = 0, evaluation_s = 0, idle_s = 0;
+  // Device compute not split by unit: runs stored before schema version 3
+  // (their mxu/vector/hbm are 0). Runs stored since write 0 here.
+  double unsplit_compute_s = 0;
+  double compute_s() const { return mxu_s + vector_s + hbm_s + unsplit_compute_s; }
   double total_s() const {
-    return compute_s + collectives_s + bn_sync_s + optimizer_s + input_s + evaluation_s + idle_s;
+    return compute_s() + collectives_s + halo_s + bn_sync_s + optimizer_s + input_s + evaluation_s + idle_s;
   }
+  StepBreakdown& operator+=(const StepBreakdown& o);
+  StepBreakdown Scaled(double f) const;  // every time (not steps) times f
 };
 
+// One repetition of a benchmark, as Google Benchmark measured it.
+struct BenchRepetition {
+  double real_time_ns = 0;
+  std::optional<double> cpu_time_ns;
+  int64_t iterations = 0;
+};
+
+// One benchmark of one `podbench bench` invocation.
 struct KernelBenchRecord {
   std::string kernel;  // e.g. "bf16_gemm__avx512bf16_16x32"
   std::string shape;   // e.g. "512x512x512"
   std::string isa;
-  double median_ns = 0;
+  double median_ns = 0;  // median real time over the repetitions
   int64_t iterations = 0;
   std::string git_hash;
   std::string host;
+  std::string label;  // the benchmark set (`bench --label`); may be empty
+  // Google Benchmark's run name, e.g. "gemm_f32/m512/podbench:f32_gemm__avx2/threads:1";
+  // empty in rows saved before schema version 4.
+  std::string name;
+  std::vector<BenchRepetition> repetitions;  // in order; empty before schema version 4
+  int64_t id = 0;  // assigned by the store; ignored by AddKernelBench
+
+  // `name`, or "shape/kernel" for rows without one: what benchmark sets are matched by.
+  std::string Key() const { return name.empty() ? shape + "/" + kernel : name; }
+};
+
+// A quality target of a run, as the workload declared it.
+struct QualityTargetRecord {
+  std::string metric;  // e.g. "top1"
+  double target = 0;
+  bool higher_is_better = true;
+};
+
+// The step breakdown of a run by category, whatever categories the store
+// holds: every seconds column of step_breakdown, in column order, named
+// without its "_s" suffix (e.g. "compute", "collectives", "evaluation").
+struct CategoryBreakdown {
+  int64_t steps = 0;
+  std::vector<std::pair<std::string, double>> seconds;  // summed over the run
 };
 
 struct RunFilter {
@@ -191,7 +232,10 @@ class ResultsStore {
   // Records the outcome and marks the run complete. NotFound for an unknown id;
   // FailedPrecondition when the run is already complete.
   Status FinishRun(int64_t run_id, const RunOutcome& outcome);
+  // Records a benchmark and its repetitions in one transaction.
   Status AddKernelBench(const KernelBenchRecord& record);
+  // Replaces the quality targets of a run. REQUIRES: run exists.
+  Status SetTargets(int64_t run_id, const std::vector<QualityTargetRecord>& targets);
 
   // Runs matching `filter`, by id.
   Result<std::vector<RunRecord>> ListRuns(const RunFilter& filter = {});
@@ -200,7 +244,12 @@ class ResultsStore {
   Result<std::vector<LogEvent>> Events(int64_t run_id);
   Result<std::vector<EvalRecord>> Evals(int64_t run_id);
   Result<std::optional<StepBreakdown>> Breakdown(int64_t run_id);
-  Result<std::vector<KernelBenchRecord>> KernelBenches();
+  Result<std::vector<QualityTargetRecord>> Targets(int64_t run_id);
+  // nullopt when the run has no breakdown.
+  Result<std::optional<CategoryBreakdown>> BreakdownCategories(int64_t run_id);
+  // Benchmarks (with their repetitions), by id. `filter` selects by label and
+  // git-hash prefix only; its other fields are ignored.
+  Result<std::vector<KernelBenchRecord>> KernelBenches(const RunFilter& filter = {});
 
   // PRAGMA integrity_check; Corruption with SQLite's report when not "ok".
   Status IntegrityCheck();

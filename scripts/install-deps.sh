@@ -12,6 +12,7 @@ PACKAGES=(
   libopenmpi-dev openmpi-bin
   libdnnl-dev ocl-icd-opencl-dev libopenblas-dev
   libturbojpeg0-dev
+  chromium  # the HTML report's browser test (tests/e2e/report_browser_test.cc)
 )
 
 missing=()

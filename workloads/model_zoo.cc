@@ -5,6 +5,7 @@
 #include "workloads/gnmt/gnmt_graph.h"
 #include "workloads/maskrcnn/maskrcnn_graph.h"
 #include "workloads/minigo/minigo_graph.h"
+#include "workloads/resnet/resnet_graph.h"
 #include "workloads/ssd/ssd_graph.h"
 #include "workloads/transformer/transformer_graph.h"
 
@@ -20,6 +21,10 @@ const std::vector<ModelEntry>& AllModels() {
     m.push_back(minigo::MiniGoModel());
     m.push_back(ssd::SsdModel());
     m.push_back(transformer::TransformerModel());
+    m.push_back({"resnet", "ResNet-50 v1.5, 224x224, 1000 classes",
+                 "25,557,032 parameters and 4.09 GMAC per image: He et al. 2016 (arXiv:1512.03385), MLPerf "
+                 "v0.6 reference (v1.5: stride on the 3x3 convolution)",
+                 &resnet::ResNet50Graph, &resnet::ResNetPreset, {"google-v0.6"}});
     std::sort(m.begin(), m.end(), [](const ModelEntry& a, const ModelEntry& b) { return a.name < b.name; });
     return m;
   }();

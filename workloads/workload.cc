@@ -93,13 +93,31 @@ Status WorkloadDescription::Validate(const SliceInfo& slice) const {
 }
 
 TimeBreakdown& TimeBreakdown::operator+=(const TimeBreakdown& o) {
-  compute_s += o.compute_s;
+  mxu_s += o.mxu_s;
+  vector_s += o.vector_s;
+  hbm_s += o.hbm_s;
   collectives_s += o.collectives_s;
+  halo_s += o.halo_s;
   bn_sync_s += o.bn_sync_s;
   optimizer_s += o.optimizer_s;
   input_s += o.input_s;
   idle_s += o.idle_s;
   return *this;
+}
+
+TimeBreakdown TimeBreakdown::Of(const projection::CategoryTimes& step, double steps) {
+  using projection::Category;
+  TimeBreakdown t;
+  t.mxu_s = steps * step[Category::kMxu];
+  t.vector_s = steps * step[Category::kVector];
+  t.hbm_s = steps * step[Category::kHbm];
+  t.collectives_s = steps * step[Category::kGradients];
+  t.halo_s = steps * step[Category::kHalo];
+  t.bn_sync_s = steps * step[Category::kBnSync];
+  t.optimizer_s = steps * step[Category::kOptimizer];
+  t.input_s = steps * step[Category::kInput];
+  t.idle_s = steps * step[Category::kIdle];
+  return t;
 }
 
 Result<std::map<std::string, HpValue>> Workload::Preset(std::string_view preset,

@@ -59,6 +59,7 @@
 #include "base/status.h"
 #include "topology/system.h"
 #include "workloads/projection/layout.h"
+#include "workloads/projection/categories.h"
 
 namespace podbench::workloads {
 
@@ -292,13 +293,21 @@ struct WorkloadDescription {
 
 // ---------------------------------------------------------------- execution
 
-// Emulated TPU-v3 seconds, summed over the steps of a block.
+// Emulated TPU-v3 seconds, summed over the steps of a block, in the
+// projection layer's categories (workloads/projection/categories.h): the
+// time of ops bound by the MXU, the vector unit and HBM; gradient
+// summation (collectives_s), halo exchanges, batch-norm statistics, the
+// optimizer, host input the device waits for, and cores idling.
 struct TimeBreakdown {
-  double compute_s = 0, collectives_s = 0, bn_sync_s = 0, optimizer_s = 0, input_s = 0, idle_s = 0;
+  double mxu_s = 0, vector_s = 0, hbm_s = 0, collectives_s = 0, halo_s = 0, bn_sync_s = 0, optimizer_s = 0,
+         input_s = 0, idle_s = 0;
+  double compute_s() const { return mxu_s + vector_s + hbm_s; }
   double total_s() const {
-    return compute_s + collectives_s + bn_sync_s + optimizer_s + input_s + idle_s;
+    return compute_s() + collectives_s + halo_s + bn_sync_s + optimizer_s + input_s + idle_s;
   }
   TimeBreakdown& operator+=(const TimeBreakdown& o);
+  // `steps` steps of a step priced as `step`.
+  static TimeBreakdown Of(const projection::CategoryTimes& step, double steps);
 };
 
 struct BlockResult {

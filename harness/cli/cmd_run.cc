@@ -1,21 +1,16 @@
 // podbench run: run a workload on the emulated pod and write its MLPerf log.
 #include <unistd.h>
 
-#include <algorithm>
 #include <memory>
 #include <ostream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "base/version.h"
 #include "harness/cli/command.h"
 #include "harness/cli/store_util.h"
-#include "harness/run/lifecycle.h"
-#include "harness/run/log_check.h"
-#include "harness/run/reporters.h"
+#include "harness/run/scored_runs.h"
 #include "harness/run/settings.h"
-#include "results/scaling.h"
 #include "results/store.h"
 
 namespace podbench::cli {
@@ -28,11 +23,6 @@ struct RunCliOptions {
   OutputFormat format = OutputFormat::kText;
 };
 
-std::string HostName() {
-  char buf[256] = {};
-  return gethostname(buf, sizeof buf - 1) == 0 ? buf : "unknown";
-}
-
 void Execute(const RunCliOptions& opt, CliContext& ctx) {
   auto settings = harness::Normalize(opt.request);
   if (!settings.ok()) return Fail(ctx, "run", settings.status());
@@ -41,90 +31,44 @@ void Execute(const RunCliOptions& opt, CliContext& ctx) {
   if (!store.ok()) return Fail(ctx, "run", store.status());
 
   const bool text = opt.format == OutputFormat::kText;
-  const bool progress = text && isatty(STDERR_FILENO) == 1;
   if (text) {
     ctx.out << fmt::format("podbench run {} on {} ({} chips), {} mode, {} run{}, seeds {}..{}\n",
                            s.request.workload, s.slice.name, s.slice.chips,
                            workloads::ModeName(s.mode), s.runs, s.runs == 1 ? "" : "s",
                            s.base_seed, s.base_seed + static_cast<uint64_t>(s.runs) - 1);
   }
+  harness::ScoredSetOptions options;
+  if (text && isatty(STDERR_FILENO) == 1) options.progress = &ctx.err;
   nlohmann::json runs_json = nlohmann::json::array();
-  std::vector<std::optional<double>> ttt;
   std::string check_note;
-  bool invalid_log = false;
-  for (int i = 0; i < s.runs; ++i) {
-    results::NewRun nr;
-    nr.label = s.request.label;
-    nr.workload = s.request.workload;
-    nr.slice = s.slice.name;
-    nr.cores = s.slice.cores;
-    nr.chips = s.slice.chips;
-    nr.mode = workloads::ModeName(s.mode);
-    nr.preset = s.request.preset;
-    nr.flags_json = s.FlagsJson();
-    nr.hyperparameters_json = s.HyperparametersJson();
-    nr.seed = s.base_seed + static_cast<uint64_t>(i);
-    nr.global_batch = s.description.global_batch;
-    nr.git_hash = GitHash();
-    nr.host = HostName();
-    nr.log_path = s.LogPath(i);
-    nr.description = harness::StoredDescriptionOf(s.description);
-    // The log file first: a path that cannot be written stops before the run is recorded.
-    std::unique_ptr<harness::MllLogReporter> log;
-    if (!nr.log_path.empty()) {
-      auto l = harness::MllLogReporter::Create(nr.log_path);
-      if (!l.ok()) return Fail(ctx, "run", l.status());
-      log = std::move(l).value();
-    }
-    auto id = (*store)->BeginRun(nr);
-    if (!id.ok()) return Fail(ctx, "run", id.status());
-
-    std::vector<harness::RunObserver*> observers;
-    if (log) observers.push_back(log.get());
-    harness::StoreReporter store_reporter(**store, *id);
-    observers.push_back(&store_reporter);
-    harness::ProgressReporter bar(ctx.err, i, s.runs);
-    if (progress) observers.push_back(&bar);
-
-    auto sum = harness::RunOnce(s, i, observers);
-    if (!sum.ok()) {
-      return Fail(ctx, "run", sum.status().WithContext("run " + std::to_string(*id)));
-    }
-    log.reset();  // closes the file before it is checked
-    std::string checked = "not checked";
-    if (!nr.log_path.empty()) {
-      Status st = harness::CheckWrittenLog(nr.log_path, s.description);
-      if (st.ok()) {
-        checked = "passes the v0.6 rules";
-      } else if (st.code() == Status::Code::kUnimplemented) {
-        check_note = st.message();
-      } else {
-        checked = "FAILS the v0.6 rules: " + st.message();
-        invalid_log = true;
-      }
-    }
-    ttt.push_back(sum->success ? std::optional<double>(sum->ttt_emulated_s) : std::nullopt);
-    const char* status = sum->success ? "success" : "aborted";
+  options.on_run = [&](const harness::CompletedRun& run) {
+    const harness::RunSummary& sum = run.summary;
+    const std::string checked = harness::LogVerdictText(run);
+    if (run.log_verdict == harness::LogVerdict::kNotCovered) check_note = run.log_message;
+    const char* status = sum.success ? "success" : "aborted";
     if (text) {
       ctx.out << fmt::format(
           "  run {} (id {}, seed {}): {} after {} epochs, {:.3f} min emulated ({:.3f} s host), "
           "step {:.4g} s{}\n",
-          i + 1, *id, nr.seed, status, sum->epochs, sum->ttt_emulated_s / 60, sum->ttt_host_s,
-          sum->step_time_s, nr.log_path.empty() ? "" : ", log " + nr.log_path + " (" + checked + ")");
+          run.index + 1, run.id, run.seed, status, sum.epochs, sum.ttt_emulated_s / 60,
+          sum.ttt_host_s, sum.step_time_s,
+          run.log_path.empty() ? "" : ", log " + run.log_path + " (" + checked + ")");
     }
-    runs_json.push_back({{"id", *id},
-                         {"seed", nr.seed},
+    runs_json.push_back({{"id", run.id},
+                         {"seed", run.seed},
                          {"status", status},
-                         {"epochs", sum->epochs},
-                         {"ttt_emulated_s", sum->ttt_emulated_s},
-                         {"ttt_emulated_min", sum->ttt_emulated_s / 60},
-                         {"ttt_host_s", sum->ttt_host_s},
-                         {"step_time_s", sum->step_time_s},
-                         {"throughput", sum->throughput},
-                         {"log", nr.log_path},
+                         {"epochs", sum.epochs},
+                         {"ttt_emulated_s", sum.ttt_emulated_s},
+                         {"ttt_emulated_min", sum.ttt_emulated_s / 60},
+                         {"ttt_host_s", sum.ttt_host_s},
+                         {"step_time_s", sum.step_time_s},
+                         {"throughput", sum.throughput},
+                         {"log", run.log_path},
                          {"log_check", checked}});
-  }
-  std::optional<double> score = results::OlympicMeanMinutes(ttt);
+  };
+  auto set = harness::RunScoredSet(s, **store, options);
+  if (!set.ok()) return Fail(ctx, "run", set.status());
+  const std::optional<double>& score = set->score_min;
   if (text) {
     if (score) {
       ctx.out << fmt::format("score: {:.3f} min ({} of {} runs, {})\n", *score,
@@ -147,7 +91,7 @@ void Execute(const RunCliOptions& opt, CliContext& ctx) {
     j["logs_checked"] = check_note.empty();
     ctx.out << j.dump(2) << "\n";
   }
-  ctx.exit_code = invalid_log ? kExitVerdict : kExitOk;
+  ctx.exit_code = set->any_log_failed ? kExitVerdict : kExitOk;
 }
 
 }  // namespace

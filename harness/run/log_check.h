@@ -3,12 +3,19 @@
 // binary), the same files `podbench check` uses by default.
 #pragma once
 
+#include <filesystem>
 #include <string>
 
 #include "base/status.h"
+#include "rules/checker.h"
 #include "workloads/workload.h"
 
 namespace podbench::harness {
+
+// The verdict of podbench's v0.6 rules on any :::MLL log (the rule files are
+// parsed once per process and shared; thread-safe). IOError when it cannot be
+// read.
+Result<rules::CheckResult> CheckWithV06Rules(const std::filesystem::path& path);
 
 // OK when the log at `path` passes podbench's v0.6 rules. InvalidArgument
 // listing the failing keys and their messages otherwise; IOError when the

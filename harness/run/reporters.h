@@ -53,10 +53,11 @@ class StoreReporter : public RunObserver {
 };
 
 // A one-line progress bar, redrawn in place; only used on a terminal.
+// `prefix` starts the line (e.g. which workload and slice).
 class ProgressReporter : public RunObserver {
  public:
-  ProgressReporter(std::ostream& out, int run_index, int runs)
-      : out_(out), run_(run_index), runs_(runs) {}
+  ProgressReporter(std::ostream& out, int run_index, int runs, std::string prefix = "")
+      : out_(out), run_(run_index), runs_(runs), prefix_(std::move(prefix)) {}
   Status OnEvent(const RunEvent&) override { return Status::Ok(); }
   Status OnBlockDone(int64_t last_epoch, int64_t max_epochs) override;
   Status OnFinish(const RunSummary&) override;
@@ -64,6 +65,7 @@ class ProgressReporter : public RunObserver {
  private:
   std::ostream& out_;
   int run_, runs_;
+  std::string prefix_;
 };
 
 }  // namespace podbench::harness

@@ -49,7 +49,7 @@ class TwoMetricSession : public workloads::Session {
   Result<workloads::BlockResult> TrainBlock(int64_t, int64_t epochs) override {
     workloads::BlockResult b;
     b.steps = 10 * epochs;
-    b.time.compute_s = static_cast<double>(epochs);
+    b.time.mxu_s = static_cast<double>(epochs);
     return b;
   }
   Result<workloads::EvalResult> Evaluate(int64_t epoch) override {
@@ -123,7 +123,7 @@ class GoSession : public workloads::Session {
   Result<workloads::BlockResult> TrainBlock(int64_t first, int64_t epochs) override {
     workloads::BlockResult b;
     b.steps = 100 * epochs;
-    b.time.compute_s = 10.0 * static_cast<double>(epochs);
+    b.time.mxu_s = 10.0 * static_cast<double>(epochs);
     for (int64_t g = first; g < first + epochs; ++g) {
       b.events.push_back(workloads::WorkloadEvent("save_model", {{"iteration", g}}).AtEpochEnd(g));
     }

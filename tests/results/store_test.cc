@@ -53,6 +53,24 @@ std::unique_ptr<ResultsStore> OpenOrDie(const std::filesystem::path& p, const St
   return s.ok() ? std::move(s).value() : nullptr;
 }
 
+// Turns a file this build made into the schema-1 file an old podbench would
+// have left: every later migration's additions dropped. `extra_sql` runs
+// before the version is set (e.g. rows in the old layout).
+void DowngradeToVersion1(const std::filesystem::path& db, const std::string& extra_sql = "") {
+  std::string out;
+  ASSERT_EQ(::podbench::testing::RunCommand(
+                "sqlite3 " + db.string() +
+                    " 'DROP TABLE run_description; ALTER TABLE step_breakdown DROP COLUMN mxu_s; "
+                    "ALTER TABLE step_breakdown DROP COLUMN vector_s; ALTER TABLE step_breakdown DROP COLUMN hbm_s; "
+                    "ALTER TABLE step_breakdown DROP COLUMN halo_s; DROP INDEX kernel_bench_label; "
+                    "ALTER TABLE kernel_bench DROP COLUMN label; ALTER TABLE kernel_bench DROP COLUMN name; "
+                    "DROP TABLE kernel_bench_repetitions; DROP TABLE quality_targets; " +
+                    extra_sql + " PRAGMA user_version=1'",
+                &out),
+            0)
+      << out;
+}
+
 TEST(StoreTest, NewFileGetsCurrentSchemaAndWal) {
   TempDir dir;
   auto store = OpenOrDie(dir / "r.db");
@@ -94,8 +112,9 @@ TEST(StoreTest, RunLifecycleRoundTrips) {
   ASSERT_TRUE(store->AddEvals(*id, {{1, "accuracy", 0.93, 4.5, 0.2}}).ok());
   StepBreakdown b;
   b.steps = 10;
-  b.compute_s = 1;
+  b.mxu_s = 1;
   b.collectives_s = 0.5;
+  b.halo_s = 0.25;
   ASSERT_TRUE(store->SetBreakdown(*id, b).ok());
   RunOutcome o;
   o.status = "success";
@@ -126,7 +145,34 @@ TEST(StoreTest, RunLifecycleRoundTrips) {
   auto bd = store->Breakdown(*id);
   ASSERT_TRUE(bd.ok() && bd->has_value());
   EXPECT_EQ((*bd)->steps, 10);
-  EXPECT_DOUBLE_EQ((*bd)->total_s(), 1.5);
+  EXPECT_DOUBLE_EQ((*bd)->mxu_s, 1);
+  EXPECT_DOUBLE_EQ((*bd)->halo_s, 0.25);
+  EXPECT_DOUBLE_EQ((*bd)->total_s(), 1.75);
+}
+
+// A schema-1 file (one unsplit compute_s per run) opens migrated: its old
+// breakdown reads back as unsplit compute, and new runs store the split.
+TEST(StoreTest, MigratesASchema1BreakdownToTheSplitCategories) {
+  TempDir dir;
+  int64_t old_run = 0;
+  {
+    auto store = OpenOrDie(dir / "r.db");
+    ASSERT_NE(store, nullptr);
+    auto id = store->BeginRun(SampleRun());
+    ASSERT_TRUE(id.ok());
+    old_run = *id;
+  }
+  DowngradeToVersion1(dir / "r.db", "INSERT INTO step_breakdown VALUES(" + std::to_string(old_run) +
+                                         ", 10, 2.0, 0.5, 0, 0, 0, 0, 0);");
+  auto store = OpenOrDie(dir / "r.db");
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(*store->SchemaVersion(), kSchemaVersion);
+  auto bd = store->Breakdown(old_run);
+  ASSERT_TRUE(bd.ok() && bd->has_value()) << bd.status().ToString();
+  EXPECT_DOUBLE_EQ((*bd)->unsplit_compute_s, 2.0);
+  EXPECT_DOUBLE_EQ((*bd)->mxu_s, 0);
+  EXPECT_DOUBLE_EQ((*bd)->compute_s(), 2.0);
+  EXPECT_DOUBLE_EQ((*bd)->total_s(), 2.5);
 }
 
 StoredDescription SampleDescription() {
@@ -187,13 +233,10 @@ TEST(StoreTest, MigratesAVersion1FileForward) {
     ASSERT_NE(store, nullptr);
     ASSERT_TRUE(store->BeginRun(SampleRun("old")).ok());
   }
-  std::string out;
-  ASSERT_EQ(::podbench::testing::RunCommand(
-                "sqlite3 " + path + " 'DROP TABLE run_description; PRAGMA user_version=1'", &out), 0)
-      << out;
+  DowngradeToVersion1(path);
   auto store = OpenOrDie(path);
   ASSERT_NE(store, nullptr);
-  EXPECT_EQ(*store->SchemaVersion(), 2);
+  EXPECT_EQ(*store->SchemaVersion(), kSchemaVersion);
   NewRun r = SampleRun("new");
   r.description = SampleDescription();
   ASSERT_TRUE(store->BeginRun(r).ok());
@@ -216,18 +259,128 @@ TEST(StoreTest, MigratesAVersion1FileForward) {
   EXPECT_EQ(RunToJson((*runs)[1])["parallel_layout"]["split"], "h");
 }
 
+KernelBenchRecord SampleBench(const std::string& label, std::vector<double> real_ns) {
+  KernelBenchRecord k;
+  k.kernel = "bf16_gemm__avx512bf16_16x32";
+  k.shape = "gemm_bf16/m512/threads:1";
+  k.isa = "avx512bf16";
+  k.median_ns = real_ns.empty() ? 1234.5 : real_ns[real_ns.size() / 2];
+  k.iterations = 100;
+  k.git_hash = "abc";
+  k.label = label;
+  k.name = "gemm_bf16/m512/podbench:bf16_gemm__avx512bf16_16x32/threads:1";
+  for (double t : real_ns) k.repetitions.push_back({t, t * 0.9, 10});
+  return k;
+}
+
 TEST(StoreTest, KernelBenchResultsRoundTrip) {
   TempDir dir;
   auto store = OpenOrDie(dir / "r.db");
   ASSERT_NE(store, nullptr);
-  ASSERT_TRUE(store->AddKernelBench({"bf16_gemm__avx512bf16_16x32", "512x512x512", "avx512bf16",
-                                     1234.5, 100, "abc", ""}).ok());
+  ASSERT_TRUE(store->AddKernelBench(SampleBench("", {})).ok());
   auto k = store->KernelBenches();
   ASSERT_TRUE(k.ok());
   ASSERT_EQ(k->size(), 1u);
   EXPECT_EQ((*k)[0].kernel, "bf16_gemm__avx512bf16_16x32");
   EXPECT_EQ((*k)[0].median_ns, 1234.5);
   EXPECT_FALSE((*k)[0].host.empty());  // filled in with this host
+  EXPECT_TRUE((*k)[0].repetitions.empty());
+}
+
+TEST(StoreTest, KernelBenchKeepsEveryRepetitionAndItsLabel) {
+  TempDir dir;
+  auto store = OpenOrDie(dir / "r.db");
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->AddKernelBench(SampleBench("base", {10, 11, 12})).ok());
+  ASSERT_TRUE(store->AddKernelBench(SampleBench("cand", {20, 21})).ok());
+  RunFilter f;
+  f.label = "cand";
+  auto k = store->KernelBenches(f);
+  ASSERT_TRUE(k.ok()) << k.status().ToString();
+  ASSERT_EQ(k->size(), 1u);
+  EXPECT_EQ((*k)[0].label, "cand");
+  EXPECT_EQ((*k)[0].Key(), "gemm_bf16/m512/podbench:bf16_gemm__avx512bf16_16x32/threads:1");
+  ASSERT_EQ((*k)[0].repetitions.size(), 2u);
+  EXPECT_EQ((*k)[0].repetitions[1].real_time_ns, 21);
+  EXPECT_DOUBLE_EQ(*(*k)[0].repetitions[1].cpu_time_ns, 21 * 0.9);
+  EXPECT_EQ((*k)[0].repetitions[1].iterations, 10);
+  f.label = "";
+  f.git_hash = "ab";
+  auto all = store->KernelBenches(f);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->size(), 2u);
+  f.git_hash = "zz";
+  EXPECT_TRUE(store->KernelBenches(f)->empty());
+}
+
+TEST(StoreTest, MigratesAVersion1FileKeepingItsBenchmarks) {
+  TempDir dir;
+  const auto path = dir / "v1.db";
+  {
+    auto store = OpenOrDie(path);
+    ASSERT_NE(store, nullptr);
+  }
+  // The kernel_bench table as schema version 1 made it, with one row.
+  DowngradeToVersion1(path, "INSERT INTO kernel_bench VALUES(1, \"k__avx2\", \"gemm/m8\", \"avx2\", 5.5, 3, "
+                            "\"abc\", \"h\", \"now\");");
+  auto store = OpenOrDie(path);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(*store->SchemaVersion(), kSchemaVersion);
+  auto k = store->KernelBenches();
+  ASSERT_TRUE(k.ok()) << k.status().ToString();
+  ASSERT_EQ(k->size(), 1u);
+  EXPECT_EQ((*k)[0].label, "");
+  EXPECT_EQ((*k)[0].Key(), "gemm/m8/k__avx2");
+  EXPECT_TRUE((*k)[0].repetitions.empty());
+  EXPECT_TRUE(store->AddKernelBench(SampleBench("new", {1, 2})).ok());
+}
+
+TEST(StoreTest, QualityTargetsRoundTrip) {
+  TempDir dir;
+  auto store = OpenOrDie(dir / "r.db");
+  ASSERT_NE(store, nullptr);
+  auto id = store->BeginRun(SampleRun());
+  ASSERT_TRUE(id.ok());
+  ASSERT_TRUE(store->SetTargets(*id, {{"box_map", 0.377, true}, {"loss", 2.5, false}}).ok());
+  ASSERT_TRUE(store->SetTargets(*id, {{"box_map", 0.377, true}, {"mask_map", 0.339, true}}).ok());
+  auto t = store->Targets(*id);
+  ASSERT_TRUE(t.ok());
+  ASSERT_EQ(t->size(), 2u);  // replaced, not appended
+  EXPECT_EQ((*t)[1].metric, "mask_map");
+  EXPECT_DOUBLE_EQ((*t)[1].target, 0.339);
+  EXPECT_TRUE((*t)[1].higher_is_better);
+  EXPECT_EQ(store->SetTargets(*id + 1, {}).code(), Status::Code::kNotFound);
+}
+
+TEST(StoreTest, BreakdownCategoriesAreEverySecondsColumn) {
+  TempDir dir;
+  auto store = OpenOrDie(dir / "r.db");
+  ASSERT_NE(store, nullptr);
+  auto id = store->BeginRun(SampleRun());
+  ASSERT_TRUE(id.ok());
+  auto none = store->BreakdownCategories(*id);
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+  StepBreakdown b;
+  b.steps = 4;
+  b.unsplit_compute_s = 1;
+  b.collectives_s = 2;
+  b.idle_s = 0.5;
+  ASSERT_TRUE(store->SetBreakdown(*id, b).ok());
+  auto c = store->BreakdownCategories(*id);
+  ASSERT_TRUE(c.ok() && c->has_value());
+  EXPECT_EQ((*c)->steps, 4);
+  double total = 0;
+  std::vector<std::string> names;
+  for (const auto& [name, s] : (*c)->seconds) {
+    names.push_back(name);
+    total += s;
+  }
+  EXPECT_DOUBLE_EQ(total, b.total_s());
+  EXPECT_THAT(names, ::testing::Contains("compute"));
+  EXPECT_THAT(names, ::testing::Contains("collectives"));
+  EXPECT_THAT(names, ::testing::Not(::testing::Contains("steps")));
+  EXPECT_THAT(names, ::testing::Not(::testing::Contains("run_id")));
 }
 
 TEST(StoreTest, UnknownRunIsNotFoundAndNamesTheFile) {

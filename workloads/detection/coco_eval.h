@@ -19,7 +19,14 @@
 //     recall at or above it; categories without (non-ignored) ground truth
 //     are left out of the means.
 // The evaluator is generic over the geometry (CocoGeometry): boxes now
-// (CocoBoxGeometry, "bbox"), masks for Mask R-CNN ("segm") later.
+// (CocoBoxGeometry, "bbox"), masks for Mask R-CNN ("segm") next. Room for
+// mask IoU: a mask geometry implements Iou as the pixel count of the two
+// masks' intersection over that of their union (over the detection mask's
+// pixel count when `crowd`, as pycocotools' maskUtils.iou does) and
+// DetectionArea as the detection mask's pixel count; ShapeObject::mask
+// (shapes_data.h) is the ground truth's mask and its `area` already the
+// mask's pixel count. The matching, accumulation and summary here are
+// shared unchanged by both iouTypes.
 #pragma once
 
 #include <array>

@@ -15,6 +15,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kernels/cost/tpu_cost.h"
@@ -122,35 +123,40 @@ Result<FunctionalClock> PriceFunctionalRun(const ssd::FunctionalSsd& net, const 
     s.pad = op.pad;
     return s;
   };
+  // Charges an op's time to the unit that bounds it, as the projection layer does.
+  auto charge = [](const kernels::OpCost& c, TimeBreakdown* into) {
+    const std::string_view bound = c.bound();
+    double& slot = bound == "mxu" ? into->mxu_s : bound == "vector" ? into->vector_s : into->hbm_s;
+    slot += c.total_s();
+  };
   // Forward (and backward) of one op producing `out_rows` rows of `images` images.
   auto price = [&](const ssd::Op& op, const ssd::TensorShape& x, const ssd::TensorShape& y, int out_rows,
-                   int64_t images, bool backward) {
-    double t = 0;
+                   int64_t images, bool backward, TimeBreakdown* into) {
     const int64_t out = images * out_rows * y.w * y.c;
     switch (op.kind) {
       case ssd::OpKind::kConv: {
         const kernels::Conv2dShape s = conv_shape(op, x, y, out_rows, images);
-        t += kernels::Conv2dForwardCost(core, s).total_s();
+        charge(kernels::Conv2dForwardCost(core, s), into);
         if (backward) {
-          t += kernels::Conv2dBackwardFilterCost(core, s).total_s();
-          if (op.in != 0) t += kernels::Conv2dBackwardDataCost(core, s).total_s();
+          charge(kernels::Conv2dBackwardFilterCost(core, s), into);
+          if (op.in != 0) charge(kernels::Conv2dBackwardDataCost(core, s), into);
         }
         break;
       }
       case ssd::OpKind::kBatchNorm:
-        t += kernels::BatchNormForwardCost(core, images * out_rows * y.w, y.c).total_s();
-        if (backward) t += kernels::BatchNormBackwardCost(core, images * out_rows * y.w, y.c).total_s();
+        charge(kernels::BatchNormForwardCost(core, images * out_rows * y.w, y.c), into);
+        if (backward) charge(kernels::BatchNormBackwardCost(core, images * out_rows * y.w, y.c), into);
         break;
       case ssd::OpKind::kMaxPool:
-        t += kernels::ElementwiseCost(core, out, op.kernel * op.kernel, 2 * kBf16Bytes).total_s();
-        if (backward) t += kernels::ElementwiseCost(core, out, 2, 2 * kBf16Bytes).total_s();
+        charge(kernels::ElementwiseCost(core, out, op.kernel * op.kernel, 2 * kBf16Bytes), into);
+        if (backward) charge(kernels::ElementwiseCost(core, out, 2, 2 * kBf16Bytes), into);
         break;
       case ssd::OpKind::kRelu:
       case ssd::OpKind::kAdd:
-        t += kernels::ElementwiseCost(core, out, 1, 3 * kBf16Bytes).total_s() * (backward ? 2 : 1);
+        charge(kernels::ElementwiseCost(core, out, 1, 3 * kBf16Bytes), into);
+        if (backward) charge(kernels::ElementwiseCost(core, out, 1, 3 * kBf16Bytes), into);
         break;
     }
-    return t;
   };
   FunctionalClock clock;
   TimeBreakdown& st = clock.step;
@@ -162,18 +168,18 @@ Result<FunctionalClock> PriceFunctionalRun(const ssd::FunctionalSsd& net, const 
       st.collectives_s += g;
       continue;
     }
-    if (po.out_rows > 0) st.compute_s += price(*po.op, po.in, po.out, po.out_rows, n, true);
+    if (po.out_rows > 0) price(*po.op, po.in, po.out, po.out_rows, n, true, &st);
     if (po.halo > 0) {  // forward rows out, backward their gradients back
       PODBENCH_ASSIGN_OR_RETURN(double h, topology::CollectiveTime(
                                               "halo_exchange", 4.0 * n * po.halo * po.in.w * po.in.c * kBf16Bytes, replica));
-      st.collectives_s += 2 * h;
+      st.halo_s += 2 * h;
     }
     if (po.op->kind == ssd::OpKind::kBatchNorm && k * cfg.bn_group > 1) {
       PODBENCH_ASSIGN_OR_RETURN(double b, topology::CollectiveTime("ring", (2.0 * po.out.c + 1) * kF32Bytes, bn_group));
       st.bn_sync_s += 2 * b;
     }
   }
-  st.compute_s += kernels::SoftmaxXentCost(core, n * static_cast<int64_t>(A), C).total_s();
+  charge(kernels::SoftmaxXentCost(core, n * static_cast<int64_t>(A), C), &st);
   if (k > 1) {
     PODBENCH_ASSIGN_OR_RETURN(double p, topology::CollectiveTime("ring", n * A * P * kF32Bytes, replica));
     st.collectives_s += 2 * p;
@@ -185,11 +191,13 @@ Result<FunctionalClock> PriceFunctionalRun(const ssd::FunctionalSsd& net, const 
   }
   st.optimizer_s = kernels::OptimizerCost(core, params, kernels::Optimizer::kSgdMomentum).total_s();
   const int64_t per_core = (eval_images + net.cores() - 1) / net.cores();
+  TimeBreakdown eval;
   for (const ssd::Op& op : net.net().ops) {
     const ssd::TensorShape& x = net.net().tensors[static_cast<size_t>(op.in)];
     const ssd::TensorShape& y = net.net().tensors[static_cast<size_t>(op.out)];
-    clock.eval_s += price(op, x, y, y.h, per_core, false);
+    price(op, x, y, y.h, per_core, false, &eval);
   }
+  clock.eval_s = eval.compute_s();
   return clock;
 }
 // ===================================================================== end of the temporary clock
@@ -257,10 +265,11 @@ class SsdSession : public Session {
       }
     }
     const double steps = static_cast<double>(r.steps);
-    r.time.compute_s = steps * clock_.step.compute_s;
-    r.time.collectives_s = steps * clock_.step.collectives_s;
-    r.time.bn_sync_s = steps * clock_.step.bn_sync_s;
-    r.time.optimizer_s = steps * clock_.step.optimizer_s;
+    for (auto field : {&TimeBreakdown::mxu_s, &TimeBreakdown::vector_s, &TimeBreakdown::hbm_s,
+                       &TimeBreakdown::collectives_s, &TimeBreakdown::halo_s, &TimeBreakdown::bn_sync_s,
+                       &TimeBreakdown::optimizer_s}) {
+      r.time.*field = steps * clock_.step.*field;
+    }
     return r;
   }
 

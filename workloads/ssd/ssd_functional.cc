@@ -7,7 +7,6 @@
 #include <limits>
 #include <optional>
 #include <random>
-#include <thread>
 
 #include "kernels/ops/batch_norm.h"
 #include "kernels/ops/elementwise.h"
@@ -17,6 +16,7 @@
 #include "topology/collectives.h"
 #include "topology/logical.h"
 #include "topology/slice.h"
+#include "workloads/functional/data_parallel.h"
 #include "workloads/ssd/spatial.h"
 
 namespace podbench::ssd {
@@ -152,8 +152,6 @@ struct FunctionalSsd::Comms {
   std::vector<Buffer> step;  // per training step: halo exchange or gather
   std::vector<Buffer> bn;    // per training step: BN statistics
   Buffer pred;               // predictions and their gradient within a replica
-  std::unique_ptr<topology::CoreBuffers> grads;
-  std::optional<topology::Schedule> grad_sched;
   Buffer* pending = nullptr;
   Status error;  // of a collective
   std::barrier<RunPending> barrier;
@@ -166,7 +164,6 @@ struct FunctionalSsd::Core {
   std::vector<float> mean, inv_std, running_mean, running_var;
   std::unique_ptr<Reducer> reducer;
   double loss = 0;
-  Status status;
 };
 
 namespace {
@@ -188,7 +185,7 @@ Result<std::unique_ptr<FunctionalSsd>> FunctionalSsd::Create(const FunctionalCon
   return s;
 }
 
-const float* FunctionalSsd::gradient() const { return reinterpret_cast<const float*>(comms_->grads->Data(0)); }
+const float* FunctionalSsd::gradient() const { return dp_->summed_gradient(0); }
 
 class FunctionalSsd::Core::Reducer : public kernels::BatchNormStatsReducer {
  public:
@@ -243,10 +240,15 @@ Status FunctionalSsd::Setup(const FunctionalConfig& config) {
   const int64_t A = net_.anchors.NumAnchors(), P = net_.pred_width();
 
   // Communication: per-step buffers and schedules, built once.
+  // Threads and the gradient summation: the shared data-parallel machinery.
+  functional::DataParallelConfig dpc;
+  dpc.cores = cores_;
+  dpc.slice = cfg_.slice;
+  dpc.system = &sys;
+  dpc.allreduce = cfg_.allreduce;
+  PODBENCH_ASSIGN_OR_RETURN(dp_, functional::DataParallel::Create(dpc, net_.num_params));
   comms_ = std::make_unique<Comms>(cores_);
   Comms& cm = *comms_;
-  cm.grads = std::make_unique<topology::CoreBuffers>(topology::DType::kF32, static_cast<uint64_t>(net_.num_params),
-                                                     0, cores_);
   cm.step.resize(tp.steps.size());
   cm.bn.resize(tp.steps.size());
   if (slice) {
@@ -254,10 +256,6 @@ Status FunctionalSsd::Setup(const FunctionalConfig& config) {
     cm.whole = topology::LogicalTopology::WholeSlice(*cm.slice);
     PODBENCH_ASSIGN_OR_RETURN(cm.replica, topology::LogicalTopology::ReplicaGroups(*cm.slice, k, 1));
     PODBENCH_ASSIGN_OR_RETURN(cm.bn_group, topology::LogicalTopology::ReplicaGroups(*cm.slice, k, cfg_.bn_group));
-    if (cores_ > 1) {
-      PODBENCH_ASSIGN_OR_RETURN(cm.grad_sched, BuildSchedule(cfg_.allreduce, *cm.whole,
-                                                             static_cast<uint64_t>(net_.num_params)));
-    }
     auto make = [&](Comms::Buffer& b, const std::string& algo, const topology::LogicalTopology& lt,
                     uint64_t elements) -> Status {
       b.buf = std::make_unique<topology::CoreBuffers>(topology::DType::kF32, elements, 0, cores_);
@@ -355,17 +353,6 @@ Status FunctionalSsd::Setup(const FunctionalConfig& config) {
   return Status::Ok();
 }
 
-template <typename F>
-void FunctionalSsd::OnEveryCore(F&& f) {
-  if (cores_ == 1) {
-    f(0);
-    return;
-  }
-  std::vector<std::thread> threads;
-  for (int c = 0; c < cores_; ++c) threads.emplace_back([&f, c] { f(c); });
-  for (auto& t : threads) t.join();
-}
-
 namespace {
 
 // The rows of a windowed op's input that one core reads, [lo, hi), laid out
@@ -395,7 +382,7 @@ void BuildWindowInput(const float* x, const RowRange& own, const float* halo_buf
 
 }  // namespace
 
-Status FunctionalSsd::Forward(const Plan& plan, int c, const float* images, int64_t n, bool training) {
+void FunctionalSsd::Forward(const Plan& plan, int c, const float* images, int64_t n, bool training) {
   Core& core = *core_[static_cast<size_t>(c)];
   const int pos = training ? c % plan.k : 0;
   auto& act = training ? core.act : core.eval_act;
@@ -529,7 +516,6 @@ Status FunctionalSsd::Forward(const Plan& plan, int c, const float* images, int6
         break;
     }
   }
-  return core.status;
 }
 
 namespace {
@@ -620,8 +606,8 @@ void FunctionalSsd::ScatterLossGradient(int c, int64_t n) {
 void FunctionalSsd::Backward(const Plan& plan, int c, int64_t n) {
   Core& core = *core_[static_cast<size_t>(c)];
   const int pos = c % plan.k;
-  float* grads = F(*comms_->grads, c);
-  std::fill(grads, grads + comms_->grads->elements(), 0.f);
+  float* grads = dp_->gradient(c);
+  std::fill(grads, grads + net_.num_params, 0.f);
   for (size_t t = 0; t < core.grad.size(); ++t) {
     if (std::find(plan.levels.begin(), plan.levels.end(), static_cast<int>(t)) == plan.levels.end()) {
       std::fill(core.grad[t].begin(), core.grad[t].end(), 0.f);
@@ -778,14 +764,6 @@ void FunctionalSsd::Backward(const Plan& plan, int c, int64_t n) {
   }
 }
 
-// The data-parallel gradient summation: every core's partial gradient (its
-// strip of its replica's images) summed over the whole slice. Kept apart so
-// the shared data-parallel piece (workloads/functional/) can replace it.
-Status FunctionalSsd::SumReplicaGradients() {
-  if (cores_ == 1) return Status::Ok();
-  return topology::RunFunctional(*comms_->grad_sched, *comms_->grads, 0);
-}
-
 Result<double> FunctionalSsd::ComputeGradients(const DetectionBatch& batch) {
   const int64_t A = net_.anchors.NumAnchors(), S = cfg_.net.image_size;
   const size_t B = static_cast<size_t>(cfg_.global_batch);
@@ -797,24 +775,21 @@ Result<double> FunctionalSsd::ComputeGradients(const DetectionBatch& batch) {
   }
   const int64_t n = cfg_.global_batch / replicas();
   const int k = cfg_.partitions;
-  OnEveryCore([&](int c) {
-    Core& core = *core_[static_cast<size_t>(c)];
-    core.status = Status::Ok();
+  // A failed collective is recorded (comms_->error) and every core finishes
+  // the step, as the others wait for it at every collective.
+  PODBENCH_RETURN_IF_ERROR(dp_->OnEveryCore([&](int c) {
     const int r = c / k;
-    Status s = Forward(*train_plan_, c, batch.images.data() + static_cast<size_t>(r * n * S * S * 3), n, true);
+    Forward(*train_plan_, c, batch.images.data() + static_cast<size_t>(r * n * S * S * 3), n, true);
     AssemblePredictions(c, n, last_pred_.data() + static_cast<size_t>(r * n * A * net_.pred_width()));
     ComputeLoss(c, n, batch);
     ScatterLossGradient(c, n);
     Backward(*train_plan_, c, n);
-    if (!s.ok() && core.status.ok()) core.status = s;
-  });
+    return Status::Ok();
+  }));
   double loss = 0;
-  for (const auto& core : core_) {
-    PODBENCH_RETURN_IF_ERROR(core->status);
-    loss += core->loss;
-  }
+  for (const auto& core : core_) loss += core->loss;
   PODBENCH_RETURN_IF_ERROR(comms_->error);
-  PODBENCH_RETURN_IF_ERROR(SumReplicaGradients());
+  PODBENCH_RETURN_IF_ERROR(dp_->SumGradients());
   return loss / static_cast<double>(cfg_.global_batch);
 }
 
@@ -843,24 +818,19 @@ Result<std::vector<float>> FunctionalSsd::Predict(const float* images, int64_t n
   std::vector<float> out(static_cast<size_t>(n * A * P));
   const int64_t chunks = (n + chunk - 1) / chunk;
   const Plan& plan = *eval_plan_;
-  OnEveryCore([&](int c) {
+  PODBENCH_RETURN_IF_ERROR(dp_->OnEveryCore([&](int c) {
     Core& core = *core_[static_cast<size_t>(c)];
-    core.status = Status::Ok();
     for (int64_t q = c; q < chunks; q += cores_) {
       const int64_t begin = q * chunk, m = std::min(chunk, n - begin);
-      Status s = Forward(plan, c, images + static_cast<size_t>(begin * S * S * 3), m, false);
-      if (!s.ok()) {
-        core.status = s;
-        return;
-      }
+      Forward(plan, c, images + static_cast<size_t>(begin * S * S * 3), m, false);
       for (size_t l = 0; l < plan.levels.size(); ++l) {
         const int t = plan.levels[l];
         MapLevel(net_.anchors, static_cast<int>(l), static_cast<int>(P), plan.Rows(t, 0), m,
                  core.eval_act[static_cast<size_t>(t)].data(), out.data() + static_cast<size_t>(begin * A * P), false);
       }
     }
-  });
-  for (const auto& core : core_) PODBENCH_RETURN_IF_ERROR(core->status);
+    return Status::Ok();
+  }));
   return out;
 }
 

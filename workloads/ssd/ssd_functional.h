@@ -27,7 +27,11 @@
 //     first core contributes);
 //   - the fp32 weight gradients are summed over all cores with the
 //     topology's functional all-reduce (`allreduce`), which sums the strips
-//     of a replica and the replicas at once.
+//     of a replica and the replicas at once. The per-core threads, gradient
+//     buffers and this summation are the shared data-parallel machinery
+//     (workloads/functional/data_parallel.h); the in-step collectives above
+//     keep their own schedules, built once per layout (DataParallel's
+//     CollectiveInStep builds one per call).
 // With partitions = 1 this is plain data parallelism and the computation is
 // the unpartitioned one; any k gives the same loss, forward values and
 // gradients up to the order of floating-point sums (ssd_functional_test).
@@ -43,6 +47,7 @@
 #include "base/status.h"
 #include "kernels/conv/conv2d.h"
 #include "topology/system.h"
+#include "workloads/functional/data_parallel.h"
 #include "workloads/ssd/ssd_loss.h"
 #include "workloads/ssd/ssd_model.h"
 
@@ -128,14 +133,11 @@ class FunctionalSsd {
  private:
   FunctionalSsd();
   Status Setup(const FunctionalConfig& config);
-  Status Forward(const Plan& plan, int core, const float* images, int64_t n, bool training);
+  void Forward(const Plan& plan, int core, const float* images, int64_t n, bool training);
   void Backward(const Plan& plan, int core, int64_t n);
   void AssemblePredictions(int core, int64_t n, float* out);
   void ComputeLoss(int core, int64_t n, const DetectionBatch& batch);
   void ScatterLossGradient(int core, int64_t n);
-  Status SumReplicaGradients();
-  template <typename F>
-  void OnEveryCore(F&& f);
 
   FunctionalConfig cfg_;
   SsdNet net_;
@@ -143,6 +145,7 @@ class FunctionalSsd {
   std::vector<float> params_, momentum_;
   std::vector<std::unique_ptr<Core>> core_;
   std::unique_ptr<Plan> train_plan_, eval_plan_;
+  std::unique_ptr<functional::DataParallel> dp_;  // threads, gradient buffers and their summation
   std::unique_ptr<Comms> comms_;
   std::vector<PlannedOp> planned_;
   std::vector<float> last_pred_;

@@ -54,7 +54,7 @@ class ToySession : public Session {
     }
     r.time = StepCost();
     const double n = static_cast<double>(r.steps);
-    r.time.compute_s *= n;
+    r.time.mxu_s *= n;
     r.time.collectives_s *= n;
     r.time.optimizer_s *= n;
     r.time.input_s *= n;
@@ -83,7 +83,7 @@ class ToySession : public Session {
   TimeBreakdown StepCost() const {
     TimeBreakdown t;
     const double per_core = static_cast<double>(batch_) / static_cast<double>(ctx_.slice.cores);
-    t.compute_s = per_core * kFlopsPerExample / (kCorePeakFlops * kCoreEfficiency);
+    t.mxu_s = per_core * kFlopsPerExample / (kCorePeakFlops * kCoreEfficiency);
     const double chips = static_cast<double>(ctx_.slice.chips);
     if (chips > 1) {
       // 2-D ring all-reduce of fp32 gradients over a sqrt(chips) x sqrt(chips) torus.
@@ -93,7 +93,7 @@ class ToySession : public Session {
                         4 * (side - 1) * kHopLatencyS;
     }
     t.optimizer_s = 3 * 4 * kParameters / kHbmBytesPerS;
-    t.input_s = std::max(0.0, per_core * 8 * kHostInputPerExampleS - t.compute_s);
+    t.input_s = std::max(0.0, per_core * 8 * kHostInputPerExampleS - t.mxu_s);
     return t;
   }
 

@@ -155,6 +155,12 @@ TEST(SsdFunctionalTest, PartitionedEqualsUnpartitionedForTwoAndFourCores) {
       for (const PlannedOp& p : r.plan) {
         halos += p.halo > 0;
         replicated += p.replicated;
+        // Every strip-split window wider than one row over a map of more than
+        // one row exchanges halo rows.
+        if (p.op != nullptr && !p.replicated && p.op->kernel > 1 && p.in.h > 1 &&
+            (p.op->kind == OpKind::kConv || p.op->kind == OpKind::kMaxPool)) {
+          EXPECT_GT(p.halo, 0) << "k=" << k << " " << p.op->name;
+        }
       }
       EXPECT_GT(halos, 5) << "k=" << k;
       double grad = 0;
