@@ -6,9 +6,10 @@
 // two decays), spatial partitioning over a replica's cores
 // (`spatial_partitions`), distributed batch norm over model_bn_span images,
 // and evaluates real COCO mAP (per-class NMS, then podbench's COCOeval).
-// Projected mode (the full SSD-ResNet34 on Google's per-slice layouts) is
-// not here yet: it will build on the shared projection layer
-// (workloads/projection/); SsdWorkload::Start is where its session goes.
+// Projected mode prices the full SSD-ResNet34 (ssd_graph.h) with the shared
+// projection layer on Google's per-slice layouts (`--preset google-v0.6`,
+// ssd_google_v06.h), on Google's block and eval schedule, converging at the
+// eval Google's runs did (ssd_projected.h); its mAP values are modelled.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -24,7 +25,10 @@
 #include "topology/slice.h"
 #include "workloads/ssd/ssd_data.h"
 #include "workloads/ssd/ssd_functional.h"
+#include "workloads/ssd/ssd_google_v06.h"
+#include "workloads/ssd/ssd_graph.h"
 #include "workloads/ssd/ssd_model.h"
+#include "workloads/ssd/ssd_projected.h"
 #include "workloads/workload.h"
 
 namespace podbench::workloads {
@@ -55,6 +59,18 @@ HyperparameterSpec Spec(std::string name, HpValue def, std::string help) {
 // chips, 997 s on 1024: compile, ResNet-34 checkpoint restore, program
 // start, sleep(120)). It does not enter the score.
 double InitSeconds(int64_t chips) { return 313.0 + 0.668 * static_cast<double>(chips); }
+
+// A projected run's settings from its hyperparameters.
+ssd::ProjectedSsdSettings ProjectedSettings(const Hyperparameters& hp) {
+  ssd::ProjectedSsdSettings s;
+  s.global_batch = hp.Int("global_batch_size");
+  s.spatial_partitions = hp.Int("spatial_partitions");
+  s.bn_span = hp.Int("model_bn_span");
+  s.distributed_bn = hp.Bool("distributed_bn");
+  s.eval = hp.Bool("projected_eval");
+  s.allreduce = hp.String("allreduce");
+  return s;
+}
 
 Result<ssd::SsdConfig> FunctionalNet(const Hyperparameters& hp) {
   ssd::SsdConfig c;
@@ -369,6 +385,10 @@ class SsdWorkload : public Workload {
     sp.max = 4;
     auto& ar = unlogged(Spec("allreduce", std::string("torus2d"), "gradient summation algorithm"));
     ar.choices = {"ring", "ring_bidir", "torus2d", "torus2d_pipelined", "torus2d_bidir"};
+    unlogged(Spec("distributed_bn", true,
+                  "projected mode: batch-norm statistics over model_bn_span images (false: each replica's own)"));
+    unlogged(Spec("projected_eval", true,
+                  "projected mode: price the evaluations (false: an ablation, evaluation taken as free)"));
     // Functional mode: the network and data this machine trains.
     auto fnum = [&](const char* name, int64_t def, double lo, double hi, const char* help) {
       auto& f = unlogged(Spec(name, def, help));
@@ -396,6 +416,7 @@ class SsdWorkload : public Workload {
   }
 
   Result<std::map<std::string, HpValue>> Preset(std::string_view preset, const SliceInfo& slice) const override {
+    if (preset == "google-v0.6") return GoogleV06(slice);
     if (preset != "functional") return Status::NotFound("ssd has no preset '" + std::string(preset) + "'");
     // Functional mode's tuned values: 32 images per step (more on slices of
     // more cores), batch norm over the whole batch, 32 steps an epoch of the
@@ -413,8 +434,39 @@ class SsdWorkload : public Workload {
     };
   }
 
+  // Google's v0.6 run script of `slice` (ssd_google_v06.h): batch, BN span,
+  // learning-rate schedule, 4-way partitioning at tpu-v3-1024 and -2048, and
+  // the epoch budget (its last eval).
+  static Result<std::map<std::string, HpValue>> GoogleV06(const SliceInfo& slice) {
+    const ssd::SsdGoogleV06Slice* r = ssd::FindSsdGoogleV06Slice(slice.name);
+    if (r == nullptr || r->cores != slice.cores) {
+      return Status::InvalidArgument("preset google-v0.6 has no ssd configuration for " + slice.name +
+                                     " (it has tpu-v3-32, -128, -256, -512, -1024 and -2048)");
+    }
+    const double steps_per_epoch = double(ssd::kSsdTrainImagesPerEpoch) / double(r->global_batch);
+    return std::map<std::string, HpValue>{
+        {"global_batch_size", r->global_batch},
+        {"model_bn_span", r->bn_group * r->per_replica_batch},
+        {"opt_base_learning_rate", r->base_lr},
+        {"opt_weight_decay", ssd::kSsdWeightDecay},
+        // Google's logs: 585 at batch 1024, 1171 at 2048 (warm-up epochs x
+        // steps per epoch, rounded down).
+        {"opt_learning_rate_warmup_steps", static_cast<int64_t>(r->lr_warmup_epochs * steps_per_epoch)},
+        {"opt_learning_rate_warmup_factor", double(r->global_batch) / 32.0},
+        {"lr_decay_epoch_1", r->first_lr_drop_epoch},
+        {"lr_decay_epoch_2", r->second_lr_drop_epoch},
+        {"max_epochs", ssd::ProjectedSsdEvalEpochs(r->global_batch).back()},
+        {"spatial_partitions", r->cores_per_replica},
+    };
+  }
+
   Status Validate(const Hyperparameters& hp, const SliceInfo& slice, Mode mode) const override {
-    if (mode != Mode::kFunctional) return Status::Unimplemented("ssd: projected mode is not available yet");
+    if (mode == Mode::kProjected) {
+      if (hp.Float("lr_decay_epoch_2") < hp.Float("lr_decay_epoch_1")) {
+        return Status::InvalidArgument("lr_decay_epoch_2 must not come before lr_decay_epoch_1");
+      }
+      return ssd::ValidateProjectedSsd(ProjectedSettings(hp), slice.cores);
+    }
     const int64_t b = hp.Int("global_batch_size");
     if (b > kMaxFunctionalBatch) {
       return Status::InvalidArgument("global_batch_size " + std::to_string(b) +
@@ -451,7 +503,7 @@ class SsdWorkload : public Workload {
   }
 
   Result<WorkloadDescription> Describe(const Hyperparameters& hp, const SliceInfo& slice, Mode mode) const override {
-    if (mode != Mode::kFunctional) return Status::Unimplemented("ssd: projected mode is not available yet");
+    if (mode == Mode::kProjected) return DescribeProjected(hp, slice);
     WorkloadDescription d;
     d.benchmark = "ssd";
     d.global_batch = hp.Int("global_batch_size");
@@ -472,10 +524,25 @@ class SsdWorkload : public Workload {
     return d;
   }
 
+  static Result<WorkloadDescription> DescribeProjected(const Hyperparameters& hp, const SliceInfo& slice) {
+    WorkloadDescription d;
+    d.benchmark = "ssd";
+    d.global_batch = hp.Int("global_batch_size");
+    PODBENCH_ASSIGN_OR_RETURN(const projection::ModelGraph g, ssd::BuildSsdGraph());
+    d.data = {"coco2017", ssd::kSsdTrainImagesPerEpoch, ssd::kSsdEvalImages};
+    d.model = {"ssd_resnet34", g.TotalParams(), 6.0 * g.ForwardMacs()};
+    PODBENCH_ASSIGN_OR_RETURN(const projection::StepConfig c, ssd::ProjectedSsdConfig(ProjectedSettings(hp), slice.cores));
+    d.parallelism = c.layout;
+    d.targets = {{"box_map", kMlperfTarget, true}};
+    d.cadence.at_epochs = ssd::ProjectedSsdEvalEpochs(d.global_batch);
+    d.cadence.max_epochs = hp.Int("max_epochs");
+    return d;
+  }
+
   Result<std::unique_ptr<Session>> Start(const RunContext& ctx) const override {
-    // Projected mode goes here (a ProjectedSession on the shared projection
-    // layer); the registration below offers functional mode only until then.
-    if (ctx.mode != Mode::kFunctional) return Status::Unimplemented("ssd: projected mode is not available yet");
+    if (ctx.mode == Mode::kProjected) {
+      return ssd::StartProjectedSsd(ctx, ProjectedSettings(ctx.hp), InitSeconds(ctx.slice.chips));
+    }
     return std::unique_ptr<Session>(new SsdSession(ctx));
   }
 };
@@ -483,9 +550,9 @@ class SsdWorkload : public Workload {
 }  // namespace
 
 PODBENCH_REGISTER_WORKLOAD("ssd", SsdWorkload)
-    ->Summary("MLPerf v0.6 SSD-ResNet34 on COCO, mAP target 0.23; functional mode, projected to come")
-    ->Modes({Mode::kFunctional})
-    ->Presets({"functional"})
+    ->Summary("MLPerf v0.6 SSD-ResNet34 on COCO, mAP target 0.23")
+    ->Modes({Mode::kFunctional, Mode::kProjected})
+    ->Presets({"google-v0.6", "functional"})
     ->ScoredRuns(5);
 
 }  // namespace podbench::workloads
