@@ -95,6 +95,10 @@ struct NormAttrs {
   int64_t channels = 1;
   bool scale = true, center = true;
   bool frozen = false;   // Mask R-CNN: BN in inference mode, no statistics sync
+  // Distributed BN sums mean and variance in ONE all-reduce of 2C values
+  // (Google's v0.6 SSD concatenates them, distributed_batch_norm.py) rather
+  // than two of C (its ResNet: one cross_replica_sum each).
+  bool concat_stats = false;
 };
 
 // Elementwise work: activations, residual adds, dropout, casts, gates.

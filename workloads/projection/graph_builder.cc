@@ -89,6 +89,7 @@ void OpWriter::BatchNorm(const std::string& name, FeatureMap in, bool scale_and_
   a.channels = in.c;
   a.scale = a.center = scale_and_center;
   a.frozen = frozen_norms;
+  a.concat_stats = concat_bn_stats;
   std::vector<std::string> params;
   if (scale_and_center) {
     const bool saved = trainable;

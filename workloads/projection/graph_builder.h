@@ -48,6 +48,7 @@ class OpWriter {
   OpDefaults defaults;
   bool trainable = true;      // parameters declared from now on
   bool frozen_norms = false;  // batch norms appended from now on are in inference mode
+  bool concat_bn_stats = false;  // ... sync mean and variance in one all-reduce (NormAttrs::concat_stats)
   bool train_norms = true;    // false: their scale and shift are declared frozen (Mask R-CNN)
 
   // Declares a parameter and returns its name. Declaring a name again with the

@@ -201,6 +201,18 @@ Op CoreShare(const Op& op, int64_t k) {
   return s;
 }
 
+double SplitUsefulFraction(const Op& op, int64_t k) {
+  if (k <= 1) return 1;
+  int64_t rows = 0;
+  if (const auto* c = std::get_if<ConvAttrs>(&op.attrs)) {
+    rows = c->transposed ? c->h : c->OutH();
+  } else if (const auto* p = std::get_if<PoolAttrs>(&op.attrs)) {
+    if (!GlobalPool(*p)) rows = PoolOutH(*p);
+  }
+  if (rows < 1) return 1;
+  return static_cast<double>(rows) / static_cast<double>(k * CeilDiv(rows, k));
+}
+
 HaloRows HaloRowsOf(const Op& op) {
   HaloRows h;
   if (const auto* c = std::get_if<ConvAttrs>(&op.attrs)) {

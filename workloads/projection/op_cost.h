@@ -48,8 +48,20 @@ namespace podbench::projection {
 //   softmax_xent  ceil(rows / k) rows;  roi_align  ceil(rois / k);
 //   lstm, box_decode_nms  the whole op (a recurrence and a global
 //                 selection do not split along the image).
+// An op with fewer rows than cores is padded, as XLA's partitioner pads an
+// uneven sharding (each core's shard is ceil(rows / k) rows, the rows past
+// the tensor's end are zeros the core computes on): every core runs the same
+// program on a 1-row shard, and the cores holding only padding do no useful
+// work (SplitUsefulFraction).
 // REQUIRES: k >= 1. k == 1 returns `op` unchanged.
 Op CoreShare(const Op& op, int64_t k);
+
+// The share of a split op's padded per-core work that is real: out_h /
+// (k x ceil(out_h / k)) for a convolution (h for a transposed one) and a
+// non-global pool, 1 for every other kind (their rows are many, their
+// padding negligible). SSD's extra layers at k = 4: 3 rows -> 0.75, 1 row ->
+// 0.25. REQUIRES: k >= 1.
+double SplitUsefulFraction(const Op& op, int64_t k);
 
 // Rows of the input (forward) and of the output gradient (backward) a core
 // needs from EACH neighbouring partition of a split op: a convolution with

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <utility>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -34,11 +35,11 @@ double OpSeconds(const OpCost& c, const Overlap& o) {
 }
 
 // Charges an op's `c` to `t`: to its bound unit when the units overlap, else
-// each unit's own time (the overhead to the bound unit). A pinned op
-// (`pinned_k` > 1 cores in the replica) runs on one core: 1/k of its time is
-// that core's work, (k - 1)/k the others' idling.
-void Charge(CategoryTimes& t, const OpCost& c, const Overlap& o, int64_t pinned_k) {
-  const double work = 1.0 / static_cast<double>(pinned_k);
+// each unit's own time (the overhead to the bound unit). `work` is the share
+// of the replica's cores' time that is useful, the rest is idling: 1/k for
+// an op pinned to one of k cores, SplitUsefulFraction for a split op whose
+// shards are padded, 1 otherwise.
+void Charge(CategoryTimes& t, const OpCost& c, const Overlap& o, double work) {
   const Category bound = BoundCategory(c);
   if (o.units_within_op) {
     t[bound] += work * c.total_s();
@@ -118,7 +119,9 @@ Result<OpsResult> PriceOps(const Pricing& p, const std::vector<Op>& ops, int64_t
   std::set<std::string_view> counted;
   for (const Op& op : ops) {
     const bool split = op.placement == Placement::kSplit && p.k > 1;
-    const int64_t pinned_k = op.placement == Placement::kPinnedCore0 ? p.k : 1;
+    const double work = op.placement == Placement::kPinnedCore0 ? 1.0 / static_cast<double>(p.k)
+                        : split                                  ? SplitUsefulFraction(op, p.k)
+                                                                 : 1.0;
     const bool trains = train && Trains(op, params);
     const OpPasses c = PriceOp(split ? CoreShare(op, p.k) : op, examples, trains, core, p.options.fuse_elementwise);
     OpRow row;
@@ -135,11 +138,11 @@ Result<OpsResult> PriceOps(const Pricing& p, const std::vector<Op>& ops, int64_t
     row.forward_s = OpSeconds(c.forward, ov);
     row.bound = c.forward.bound();
     row.mxu_utilisation = c.forward.mxu_utilisation();
-    Charge(r.time, c.forward, ov, pinned_k);
+    Charge(r.time, c.forward, ov, work);
     r.compute_s += row.forward_s;
     if (train && c.has_backward) {
       row.backward_s = OpSeconds(c.backward, ov);
-      Charge(r.time, c.backward, ov, pinned_k);
+      Charge(r.time, c.backward, ov, work);
       r.backward_compute_s += row.backward_s;
       r.compute_s += row.backward_s;
     }
@@ -232,11 +235,6 @@ Status ValidateProjection(const ModelGraph& graph, const StepConfig& config, con
       if (op.instances < 1 || op.sequential_steps < 1) {
         return Invalid("op " + op.name + ": instances and sequential_steps must be >= 1");
       }
-      const auto* c = std::get_if<ConvAttrs>(&op.attrs);
-      if (c != nullptr && k > 1 && op.placement == Placement::kSplit && (c->transposed ? c->h : c->OutH()) < k) {
-        return Invalid("op " + op.name + " has " + std::to_string(c->transposed ? c->h : c->OutH()) +
-                       " rows to split over cores_per_replica " + std::to_string(k));
-      }
     }
   }
   return Status::Ok();
@@ -260,17 +258,20 @@ Result<StepProjection> ProjectTrainStep(const ModelGraph& graph, const StepConfi
   if (l.bn_group * l.cores_per_replica > 1) {
     PODBENCH_ASSIGN_OR_RETURN(auto groups,
                               topology::LogicalTopology::ReplicaGroups(slice, k, static_cast<int>(l.bn_group)));
-    std::map<int64_t, double> per_channels;
+    std::map<std::pair<int64_t, bool>, double> per_channels;
     double sync = 0;
     for (const Op& op : graph.train) {
       const auto* n = std::get_if<NormAttrs>(&op.attrs);
       if (n == nullptr || n->kind != NormAttrs::kBatch || n->frozen) continue;
-      auto it = per_channels.find(n->channels);
+      const std::pair<int64_t, bool> key{n->channels, n->concat_stats};
+      auto it = per_channels.find(key);
       if (it == per_channels.end()) {
         const double c_bytes = double(n->channels) * kernels::kF32Bytes;
         PODBENCH_ASSIGN_OR_RETURN(double one, topology::CollectiveTime(options.bn_algorithm, c_bytes, groups));
         PODBENCH_ASSIGN_OR_RETURN(double two, topology::CollectiveTime(options.bn_algorithm, 2 * c_bytes, groups));
-        it = per_channels.emplace(n->channels, 2 * one + two).first;
+        // Forward: mean and variance (two of C, or one of 2C); backward: the
+        // two gradient sums in one of 2C.
+        it = per_channels.emplace(key, (n->concat_stats ? two : 2 * one) + two).first;
       }
       sync += it->second;
     }

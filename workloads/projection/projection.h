@@ -15,8 +15,12 @@
 //             a split convolution (and non-global pool) with a window taller
 //             than 1 first exchanges halo rows with its neighbours
 //             (topology's "halo_exchange" on the replica's cores; payload
-//             rows x row elements x examples x dtype bytes per side). Ops
-//             pinned to core 0 run whole there, the other cores idle.
+//             rows x row elements x examples x dtype bytes per side). An op
+//             with fewer rows than cores (SSD's 3x3 and 1x1 extra layers at
+//             k = 4) runs padded, as XLA's partitioner pads an uneven
+//             sharding: every core computes a 1-row shard and exchanges its
+//             halo; the shards that hold only padding are charged to idle.
+//             Ops pinned to core 0 run whole there, the other cores idle.
 //   backward  the same ops in reverse, input gradients where
 //             needs_input_grad, weight gradients where an op reads a
 //             trainable parameter; a second halo exchange per split
@@ -24,7 +28,8 @@
 //   bn_sync   distributed batch norm, per trainable BN op when the group
 //             (bn_group replicas x cores_per_replica cores) has more than one
 //             core: forward two all-reduces of C fp32 values (mean,
-//             variance), backward one of 2C (the two gradient sums), with
+//             variance; one of 2C when NormAttrs::concat_stats), backward
+//             one of 2C (the two gradient sums), with
 //             ProjectionOptions::bn_algorithm in groups of bn_group replicas.
 //   gradients the trainable parameters' gradients (gradient_dtype bytes each;
 //             sparse embedding gradients are summed densely: a TPU
@@ -132,8 +137,8 @@ struct StepProjection {
 // priced: the layout valid for the slice (ParallelLayout::Validate); batches
 // >= 1; a registered all-reduce, with a sharded pair when weight-update
 // sharding is on; batch-norm groups that are chip rectangles; every op's
-// parameters known to the graph; a split model's split convolutions with at
-// least one output row per core.
+// parameters known to the graph. A split op with fewer rows than the
+// replica's cores is priced padded (op_cost.h CoreShare), not refused.
 Status ValidateProjection(const ModelGraph& graph, const StepConfig& config, const topology::Slice& slice,
                           const ProjectionOptions& options = {});
 

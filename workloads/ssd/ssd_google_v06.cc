@@ -19,6 +19,43 @@ const std::vector<SsdGoogleV06Slice>& SsdGoogleV06Slices() {
   return kSlices;
 }
 
+const SsdGoogleV06Slice* FindSsdGoogleV06Slice(std::string_view slice) {
+  for (const SsdGoogleV06Slice& r : SsdGoogleV06Slices()) {
+    if (r.slice == slice) return &r;
+  }
+  return nullptr;
+}
+
+const std::vector<SsdEvalPoint>& SsdEvalSchedule(int64_t global_batch) {
+  static const std::vector<SsdEvalPoint> k1024 = {{33, 6}, {43, 8}, {49, 9}, {54, 10}, {59, 11}, {65, 12}};
+  static const std::vector<SsdEvalPoint> k2048 = {{33, 6},  {44, 8},  {49, 9},  {54, 10}, {60, 11},
+                                                  {65, 12}, {71, 13}, {76, 14}, {81, 15}};
+  static const std::vector<SsdEvalPoint> kNone;
+  return global_batch == 1024 ? k1024 : global_batch == 2048 ? k2048 : kNone;
+}
+
+int64_t SsdStepsPerBlock(int64_t global_batch) {
+  return global_batch == 1024 ? 625 : global_batch == 2048 ? 313 : 0;
+}
+
+const std::vector<SsdConvergence>& SsdConvergenceTable() {
+  static const std::vector<SsdConvergence> kTable = {
+      {"tpu-v3-32", 1024, {59, 59, 59, 59, 59}},   {"tpu-v3-128", 1024, {59, 59, 59, 59, 59}},
+      {"tpu-v3-256", 1024, {59, 59, 59, 59, 59}},  {"tpu-v3-512", 2048, {76, 76, 76, 76, 76}},
+      {"tpu-v3-1024", 2048, {76, 76, 76, 76, 76}}, {"tpu-v3-2048", 2048, {76, 76, 76, 76, 76}},
+  };
+  return kTable;
+}
+
+const SsdConvergence* SsdConvergenceFor(std::string_view slice, int64_t global_batch) {
+  const SsdConvergence* same_batch = nullptr;
+  for (const SsdConvergence& c : SsdConvergenceTable()) {
+    if (c.slice == slice && c.global_batch == global_batch) return &c;
+    if (same_batch == nullptr && c.global_batch == global_batch) same_batch = &c;
+  }
+  return same_batch;
+}
+
 Result<projection::StepConfig> GoogleV06Preset(std::string_view preset, std::string_view slice,
                                                int64_t slice_cores) {
   if (preset != "google-v0.6") return workloads::PresetNotFound("ssd", preset, {"google-v0.6"});

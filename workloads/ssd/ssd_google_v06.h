@@ -59,6 +59,39 @@ struct SsdGoogleV06Slice {
 
 // The six slices of the submission, smallest first.
 const std::vector<SsdGoogleV06Slice>& SsdGoogleV06Slices();
+// The row of `slice`, or nullptr.
+const SsdGoogleV06Slice* FindSsdGoogleV06Slice(std::string_view slice);
+
+// Where Google's runs evaluated (their logs): after `blocks` blocks of
+// iterations_per_loop steps, logged with eval_accuracy's epoch_num `label`
+// (the first epoch of the next block). Batch 1024: labels 33, 43, 49, 54,
+// 59, 65 after 6, 8, 9, 10, 11, 12 blocks of 625 steps; batch 2048: 33, 44,
+// 49, 54, 60, 65, 71, 76, 81 after 6, 8, ..., 15 blocks of 313 steps.
+struct SsdEvalPoint {
+  int64_t label = 0;
+  int64_t blocks = 0;
+};
+// Empty for a batch Google did not run.
+const std::vector<SsdEvalPoint>& SsdEvalSchedule(int64_t global_batch);
+// Steps per block at `global_batch` (iterations_per_loop: 625 at 1024, 313 at
+// 2048); 0 for a batch Google did not run.
+int64_t SsdStepsPerBlock(int64_t global_batch);
+
+// The convergence table: per slice, the eval (its label) at which each of
+// Google's five scored runs first reached mAP 0.23, counting only the evals
+// logged before run_stop (SSD logs one more after it). Read from
+// fixtures/logs/v0.6/Google/results/tpu-v3-N/ssd/result_{0..4}.txt
+// (../shared/reference/google-v0.6-runs.csv, column last_eval_label): every
+// run at batch 1024 succeeded at its 5th eval (label 59), every run at 2048
+// at its 8th (label 76).
+struct SsdConvergence {
+  std::string_view slice;
+  int64_t global_batch = 0;
+  std::vector<int64_t> success_labels;  // one per published run
+};
+const std::vector<SsdConvergence>& SsdConvergenceTable();
+// The row of `slice`, else the first row at `global_batch`, else nullptr.
+const SsdConvergence* SsdConvergenceFor(std::string_view slice, int64_t global_batch);
 
 // The "ssd" zoo entry's preset function: `google-v0.6` only. Momentum SGD,
 // fp32 gradients summed over replicas, BN groups as above. Under 4-way

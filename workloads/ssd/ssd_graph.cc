@@ -98,6 +98,36 @@ int64_t WriteNetwork(OpWriter& w, const SsdGraphOptions& o) {
   return anchors;
 }
 
+// What a host does per image (dataloader.py, coco_metric.py; reference
+// section 2). Sizes and counts only; the rates are the system file's.
+projection::HostWork SsdHostWork(const SsdGraphOptions& o, int64_t anchors) {
+  projection::HostWork h;
+  // Infeed: the bf16 image (space-to-depth or not, the same bytes) and the
+  // anchor-matched labels: fp32 box targets [anchors, 4], int32 classes
+  // [anchors] and the fp32 count of matched boxes.
+  h.infeed_bytes = double(o.image_size) * double(o.image_size) * 3 * 2 + double(anchors) * (4 * 4 + 4) + 4;
+  // Outfeed: [200, 7] fp32 detections per image (image id, box, score,
+  // class).
+  h.outfeed_bytes = double(kSsdEvalTopK) * 7 * 4;
+  // COCO bbox evaluation of one image, counted in scalar operations (an
+  // estimate from the algorithm, not fitted): D = 200 detections, G = 7.4
+  // ground-truth boxes (36,781 annotations over val2017's 5,000 images),
+  // T = 10 IoU thresholds, A = 4 area ranges, M = 3 maxDets:
+  //   loadRes: a Python dict per detection, ~1 us of CPython each   200,000
+  //   IoUs, D x G x ~15 ops                                          22,200
+  //   evaluateImg's greedy matching, A x T x D x G x ~4             236,800
+  //   accumulate's sort, cumulative sums and 101-point precision,
+  //     D x T x A x M x ~4                                           96,000
+  h.score_ops = 200000 + 22200 + 236800 + 96000;
+  // Google's runner hands each evaluation to one process of a pool of 10
+  // (COCO in 10 host processes, overlapped with training): the results of
+  // consecutive evaluations arrive at the block cadence with a constant lag
+  // in the v0.6 logs, so evaluations are scored side by side, each by one
+  // process.
+  h.scoring_processes = 1;
+  return h;
+}
+
 Status Validate(const SsdGraphOptions& o) {
   auto bad = [](const std::string& what) { return Status::InvalidArgument("ssd graph: " + what); };
   if (o.num_classes < 2) return bad("num_classes " + std::to_string(o.num_classes) + " must be >= 2");
@@ -129,7 +159,10 @@ Result<projection::ModelGraph> BuildSsdGraph(const SsdGraphOptions& o) {
   g.example_unit = "image " + std::to_string(o.image_size) + "x" + std::to_string(o.image_size);
 
   OpWriter train(&g, &g.train);
+  // distributed_batch_norm.py: one cross_replica_sum of [mean, variance].
+  train.concat_bn_stats = true;
   const int64_t anchors = WriteNetwork(train, o);
+  g.host = SsdHostWork(o, anchors);
   train.defaults.dtype = DType::kF32;  // logits and losses in fp32
   train.Add("loss.class_xent", projection::SoftmaxXentAttrs{anchors, o.num_classes});
   train.Elementwise("loss.box_smooth_l1", anchors * 4, 6, 3);

@@ -78,8 +78,6 @@ TEST(ModelCliTest, BadInputExitsTwoNamingIt) {
                         Case{"model resnet --set cores_per_replica=3", "--set cores_per_replica=3"},
                         Case{"model resnet --set bn_group=3", "bn_group 3"},
                         Case{"model resnet --set allreduce=butterfly", "allreduce 'butterfly'"},
-                        Case{"model resnet --slice tpu-v3-2048 --set cores_per_replica=64",
-                             "has 56 rows to split over cores_per_replica 64"},
                         Case{"model resnet --system /nonexistent.yaml", "/nonexistent.yaml"}}) {
     int rc = 0;
     std::string out = Podbench(c.args, &rc);

@@ -266,6 +266,70 @@ TEST(ProjectionSpatialTest, PinnedOpsIdleTheOtherCores) {
   EXPECT_DOUBLE_EQ(sum, step->step_s());
 }
 
+// A split convolution with fewer output rows than the replica's cores (SSD's
+// 3x3 and 1x1 extra layers at k = 4) runs padded, as XLA pads an uneven
+// sharding: every core computes a 1-row shard and exchanges its halo; the
+// shards of padding only are idle time.
+TEST(ProjectionSpatialTest, FewerRowsThanCoresRunPadded) {
+  const topology::SystemSpec sys = IdealSystem();
+  auto slice = topology::Slice::FromName("tpu-v3-32", sys);
+  ASSERT_TRUE(slice.ok());
+  for (const int64_t rows : {3, 1}) {
+    ModelGraph g;
+    g.name = "small_conv";
+    g.params = {P("k", {3, 3, 128, 256})};
+    ConvAttrs a = Conv(rows, 128, 256, 3);  // 'same': rows output rows
+    g.train = {MakeOp("conv", a, {"k"})};
+    StepConfig c = DataParallel(8, 4);
+    c.layout.cores_per_replica = 4;
+    c.layout.split = SplitDim::kHeight;
+    auto step = ProjectTrainStep(g, c, *slice);
+    ASSERT_TRUE(step.ok()) << rows << ": " << step.status().ToString();
+    // Each core: one output row of its 1-row shard ('same' padding; the
+    // neighbours' rows come by the halo exchange).
+    ConvAttrs share = a;
+    share.h = 1;
+    const OpPasses per_core = PriceOp(MakeOp("conv", share, {"k"}), 4, true, sys.core, true);
+    const double op_s = per_core.forward.total_s() + per_core.backward.total_s();
+    EXPECT_DOUBLE_EQ(step->ops[0].forward_s, per_core.forward.total_s()) << rows;
+    EXPECT_DOUBLE_EQ(step->ops[0].backward_s, per_core.backward.total_s()) << rows;
+    const double useful = double(rows) / 4.0;
+    EXPECT_DOUBLE_EQ(SplitUsefulFraction(g.train[0], 4), useful);
+    EXPECT_NEAR(step->time[Category::kIdle], (1 - useful) * op_s, 1e-15) << rows;
+    EXPECT_NEAR(step->time.compute_s(), useful * op_s, 1e-15) << rows;
+    EXPECT_GT(step->ops[0].halo_s, 0) << rows;
+  }
+}
+
+// Distributed BN per trainable BN layer: forward the mean and the variance
+// (two all-reduces of C fp32 values, or one of 2C when the model concatenates
+// them, as Google's SSD did), backward one of 2C.
+TEST(ProjectionBnSyncTest, TwoOrThreeAllReducesPerLayer) {
+  auto slice = topology::Slice::FromName("tpu-v3-32", topology::DefaultSystem());
+  ASSERT_TRUE(slice.ok());
+  for (const bool concat : {false, true}) {
+    ModelGraph g;
+    g.name = "bn";
+    g.params = {P("k", {3, 3, 64, 256}), P("gamma", {256}), P("beta", {256})};
+    g.train = {MakeOp("conv", Conv(16, 64, 256, 3), {"k"})};
+    NormAttrs n;
+    n.rows = 16 * 16;
+    n.channels = 256;
+    n.concat_stats = concat;
+    g.train.push_back(MakeOp("bn", n, {"gamma", "beta"}));
+    StepConfig c = DataParallel(32, 4);
+    c.layout.bn_group = 8;
+    auto step = ProjectTrainStep(g, c, *slice);
+    ASSERT_TRUE(step.ok()) << step.status().ToString();
+    auto groups = topology::LogicalTopology::ReplicaGroups(*slice, 1, 8);
+    ASSERT_TRUE(groups.ok());
+    auto one = topology::CollectiveTime("ring", 256 * 4.0, *groups);
+    auto two = topology::CollectiveTime("ring", 2 * 256 * 4.0, *groups);
+    ASSERT_TRUE(one.ok() && two.ok());
+    EXPECT_DOUBLE_EQ(step->time[Category::kBnSync], concat ? 2 * *two : 2 * *one + *two) << concat;
+  }
+}
+
 // ---------------------------------------------------------------- weight-update sharding
 
 // About 210 M parameters (Transformer big's order), 21 tensors of 10 M.
@@ -472,9 +536,9 @@ TEST(ProjectionValidationTest, BadLayoutsAreRefusedNamingTheField) {
   c.layout.cores_per_replica = 8;  // split, but no split dimension given
   refused(c, "split 'none'");
   c.layout.split = SplitDim::kHeight;
-  c.layout.cores_per_replica = 16;  // 8 output rows cannot go to 16 cores
+  c.layout.cores_per_replica = 16;  // 8 output rows over 16 cores: padded, not refused
   c.layout.replicas = 2;
-  refused(c, "op conv has 8 rows to split over cores_per_replica 16");
+  EXPECT_TRUE(ProjectTrainStep(g, c, *slice).ok());
   g.train[0].params = {"missing"};
   refused(DataParallel(32, 4), "unknown parameter 'missing'");
 }

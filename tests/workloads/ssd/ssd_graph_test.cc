@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <string>
+#include <variant>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -205,6 +206,55 @@ TEST(SsdGraphTest, RefusesOptionsWithoutSixLevels) {
   o = SsdGraphOptions{};
   o.head_stride = 0;
   EXPECT_THAT(BuildSsdGraph(o).status().message(), HasSubstr("head_stride"));
+}
+
+// The host's work per image and the BN statistics as Google's code has them.
+TEST(SsdGraphTest, HostWorkAndConcatenatedBnStatistics) {
+  const projection::ModelGraph g = Graph();
+  // bf16 300x300x3 image, fp32 box targets and int32 classes per anchor, the
+  // fp32 matched count; [200, 7] fp32 detections back; one scoring process.
+  EXPECT_DOUBLE_EQ(g.host.infeed_bytes, 300.0 * 300 * 3 * 2 + 8732.0 * 20 + 4);
+  EXPECT_DOUBLE_EQ(g.host.outfeed_bytes, 200.0 * 7 * 4);
+  EXPECT_GT(g.host.score_ops, 0);
+  EXPECT_EQ(g.host.scoring_processes, 1);
+  int trained_bns = 0;
+  for (const auto& op : g.train) {
+    if (const auto* n = std::get_if<projection::NormAttrs>(&op.attrs)) {
+      EXPECT_TRUE(n->concat_stats) << op.name;
+      ++trained_bns;
+    }
+  }
+  EXPECT_EQ(trained_bns, 1 + 2 * (3 + 4 + 6) + 2);  // conv0, two per basic block, two projected shortcuts
+}
+
+// Google's eval schedule and convergence, as the v0.6 logs show them.
+TEST(SsdGoogleV06Test, EvalScheduleAndConvergenceFromTheLogs) {
+  for (const int64_t batch : {1024, 2048}) {
+    SCOPED_TRACE(batch);
+    const auto& sched = SsdEvalSchedule(batch);
+    ASSERT_EQ(sched.size(), batch == 1024 ? 6u : 9u);
+    const int64_t steps = SsdStepsPerBlock(batch);
+    for (const SsdEvalPoint& p : sched) {
+      // The label is the first epoch of the next block.
+      const double epochs = double(p.blocks * steps * batch) / double(kSsdTrainImagesPerEpoch);
+      EXPECT_NEAR(double(p.label), epochs + 1, 1.0) << p.label;
+    }
+  }
+  EXPECT_TRUE(SsdEvalSchedule(512).empty());
+  for (const auto& s : SsdGoogleV06Slices()) {
+    const SsdConvergence* c = SsdConvergenceFor(s.slice, s.global_batch);
+    ASSERT_NE(c, nullptr) << s.slice;
+    EXPECT_EQ(c->slice, s.slice);
+    EXPECT_EQ(c->success_labels.size(), 5u);  // five scored runs
+    EXPECT_EQ(SsdStepsPerBlock(s.global_batch), s.steps_per_block);
+    for (int64_t label : c->success_labels) {
+      bool scheduled = false;
+      for (const SsdEvalPoint& p : SsdEvalSchedule(s.global_batch)) scheduled = scheduled || p.label == label;
+      EXPECT_TRUE(scheduled) << s.slice << " " << label;
+    }
+  }
+  EXPECT_EQ(SsdConvergenceFor("tpu-v3-64", 2048)->slice, "tpu-v3-512");  // same batch
+  EXPECT_EQ(SsdConvergenceFor("tpu-v3-64", 4096), nullptr);
 }
 
 TEST(SsdGoogleV06Test, TablesAreConsistent) {
