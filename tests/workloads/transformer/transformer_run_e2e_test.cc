@@ -99,8 +99,10 @@ TEST(TransformerRunE2eTest, BadHyperparametersAreRefusedWithTheRule) {
     EXPECT_EQ(rc, 2) << args << ": " << out;
     EXPECT_THAT(out, HasSubstr(says)) << args;
   }
-  const std::string out = Podbench("run transformer --mode projected --slice tpu-v3-32" + db, &rc);
-  EXPECT_NE(rc, 0) << out;
+  const std::string out =
+      Podbench("run transformer --mode projected --slice tpu-v3-8 --preset google-v0.6" + db, &rc);
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_THAT(out, HasSubstr("tpu-v3-32 to tpu-v3-2048"));
   EXPECT_FALSE(std::filesystem::exists(dir / "r.db"));
 }
 
