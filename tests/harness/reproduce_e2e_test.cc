@@ -95,9 +95,11 @@ TEST_F(ReproduceE2eTest, TextHasTheTableErrorsReportAndHostTimeButNoProgressBarO
   EXPECT_THAT(out, HasSubstr("--published /nonexistent: no such folder"));
   const std::string text = Run("reproduce --slices tpu-v3-32,tpu-v3-2048 --out o", &rc);
   ASSERT_EQ(rc, 0) << text;
-  EXPECT_THAT(text, HasSubstr("2 scored sets"));
+  // Both projected workloads with the preset: ResNet-50 and the Transformer.
+  EXPECT_THAT(text, HasSubstr("2 workloads, 4 scored sets"));
   EXPECT_THAT(text, HasSubstr("fidelity against Google's published MLPerf v0.6 results"));
   EXPECT_THAT(text, ::testing::ContainsRegex("resnet +tpu-v3-2048 +1024 +5 "));
+  EXPECT_THAT(text, ::testing::ContainsRegex("transformer +tpu-v3-2048 +1024 +10 "));
   EXPECT_THAT(text, HasSubstr("overall"));
   EXPECT_THAT(text, HasSubstr("report: o/report.html"));
   EXPECT_THAT(text, ::testing::ContainsRegex("host time: [0-9.]+ s"));

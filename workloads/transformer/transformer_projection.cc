@@ -97,4 +97,17 @@ Result<GooglePrediction> PredictGoogleTransformer(const topology::SystemSpec& sy
   return p;
 }
 
+std::vector<resnet::CalibrationTarget> TransformerCalibrationTargets() {
+  std::vector<resnet::CalibrationTarget> t;
+  for (const char* slice : {"tpu-v3-32", "tpu-v3-2048"}) {
+    t.push_back({std::string("transformer ") + slice,
+                 [slice](const topology::SystemSpec& s) -> Result<double> {
+                   PODBENCH_ASSIGN_OR_RETURN(GooglePrediction p, PredictGoogleTransformer(s, slice));
+                   return p.run.gap_s();
+                 },
+                 TransformerConvergenceFor(slice, 0).published_gap_s});
+  }
+  return t;
+}
+
 }  // namespace podbench::transformer

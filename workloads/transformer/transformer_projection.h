@@ -25,6 +25,7 @@
 #include "topology/slice.h"
 #include "topology/system.h"
 #include "workloads/projection/projection.h"
+#include "workloads/resnet/resnet_calibration.h"
 
 namespace podbench::transformer {
 
@@ -78,5 +79,10 @@ struct GooglePrediction {
 };
 Result<GooglePrediction> PredictGoogleTransformer(const topology::SystemSpec& system, const std::string& slice,
                                                   const std::vector<std::string>& overrides = {});
+
+// The Transformer's blocks in `podbench calibrate`'s joint fit: the median
+// gap between evaluations (a block of training and its decode) of Google's
+// configuration at tpu-v3-32 and tpu-v3-2048 against the published ones.
+std::vector<resnet::CalibrationTarget> TransformerCalibrationTargets();
 
 }  // namespace podbench::transformer
