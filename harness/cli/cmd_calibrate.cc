@@ -1,8 +1,8 @@
-// podbench calibrate: fit the system description's calibration parameters to
-// ResNet-50 at tpu-v3-32 and tpu-v3-2048 through the projection layer
-// (workloads/resnet/resnet_calibration.h),
-// show how the other slices then come out, and optionally write the
-// calibrated system file.
+// podbench calibrate: fit the system description's calibration parameters in
+// one fit to ResNet-50 and the Transformer at tpu-v3-32 and tpu-v3-2048
+// through the projection layer (workloads/resnet/resnet_calibration.h,
+// workloads/transformer/transformer_projection.h), show how every slice of
+// both then comes out, and optionally write the calibrated system file.
 #include <fstream>
 #include <memory>
 #include <ostream>
@@ -16,6 +16,8 @@
 #include "topology/system.h"
 #include "workloads/resnet/google_v06.h"
 #include "workloads/resnet/resnet_calibration.h"
+#include "workloads/transformer/transformer_google_v06.h"
+#include "workloads/transformer/transformer_projection.h"
 
 namespace podbench::cli {
 namespace {
@@ -60,7 +62,7 @@ int Run(const CalibrateOptions& opt, CliContext& ctx) {
     return kExitUsage;
   }
   const topology::SystemSpec& sys = *loaded->spec;
-  auto cal = resnet::CalibrateResNet(sys);
+  auto cal = resnet::CalibrateResNet(sys, transformer::TransformerCalibrationTargets());
   if (!cal.ok()) {
     ctx.err << "podbench calibrate: " << cal.status().message() << "\n";
     return kExitVerdict;
@@ -74,6 +76,15 @@ int Run(const CalibrateOptions& opt, CliContext& ctx) {
       return kExitUsage;
     }
     rows.push_back(*p);
+  }
+  std::vector<transformer::GooglePrediction> trows;
+  for (const auto& c : transformer::TransformerGoogleV06Slices()) {
+    auto p = transformer::PredictGoogleTransformer(fitted, std::string(c.slice));
+    if (!p.ok()) {
+      ctx.err << "podbench calibrate: " << p.status().message() << "\n";
+      return kExitUsage;
+    }
+    trows.push_back(*p);
   }
   if (!opt.write.empty()) {
     std::string out = SetYamlValue(loaded->yaml, "mxu_efficiency", cal->mxu_efficiency);
@@ -98,6 +109,17 @@ int Run(const CalibrateOptions& opt, CliContext& ctx) {
     j["startup_s"] = cal->startup_s;
     j["cache_fill_bytes_per_s"] = cal->cache_fill_bytes_per_s;
     j["calibration_slices"] = {"tpu-v3-32", "tpu-v3-2048"};
+    j["calibration_models"] = {"resnet", "transformer"};
+    for (const auto& r : trows) {
+      j["transformer"].push_back({{"slice", r.slice}, {"step_s", r.run.step.step_s()},
+                                  {"block_train_s", r.run.block_train_s()}, {"eval_device_s", r.run.eval.device_s},
+                                  {"scoring_s", r.run.eval.scoring_s}, {"block_s", r.run.gap_s()},
+                                  {"published_block_s", r.published_gap_s}, {"block_error_pct", r.gap_error_pct()},
+                                  {"score_min", r.score_min}, {"published_score_min", r.published_score_min},
+                                  {"score_error_pct", r.score_error_pct()},
+                                  {"split_s", {{"training", r.split.training_s}, {"evaluation", r.split.evaluation_s},
+                                               {"startup", r.split.startup_s}, {"tail", r.split.tail_s}}}});
+    }
     for (const auto& r : rows) {
       nlohmann::json step;
       for (projection::Category c : projection::AllCategories()) {
@@ -111,7 +133,9 @@ int Run(const CalibrateOptions& opt, CliContext& ctx) {
     ctx.out << j.dump(2) << "\n";
     return kExitOk;
   }
-  ctx.out << fmt::format("calibration of {} from ResNet-50 at tpu-v3-32 and tpu-v3-2048 only\n", sys.source);
+  ctx.out << fmt::format(
+      "calibration of {}: one least-squares fit to ResNet-50 and Transformer blocks at tpu-v3-32 and tpu-v3-2048\n",
+      sys.source);
   ctx.out << fmt::format(
       "  core.mxu_efficiency      = {:.4f}\n  core.op_overhead_s       = {:.3g} s\n"
       "  host.input_bytes_per_s   = {:.4g} (lower bound: tpu-v3-32 not input-bound)\n"
@@ -131,6 +155,22 @@ int Run(const CalibrateOptions& opt, CliContext& ctx) {
         r.step.time[projection::Category::kInput] * 1e3, r.step_s * 1e3, r.eval_s, r.block_s,
         r.published_block_s, r.error_pct(), r.first_extra_s, r.published_first_extra_s, fit ? "  (fitted)" : "");
   }
+  ctx.out << fmt::format("\ntransformer (blocks of 1087 or 271 steps with their decode; score: olympic mean over "
+                         "Google's 10 runs' evaluation counts)\n");
+  ctx.out << fmt::format("{:<12} {:>9} {:>9} {:>8} {:>9} {:>9} {:>7} {:>8} {:>8} {:>7} {:>8} {:>8} {:>8} {:>8}\n",
+                         "slice", "step", "decode", "scoring", "block", "published", "error", "score", "published",
+                         "error", "train", "eval", "startup", "tail");
+  for (const auto& r : trows) {
+    bool fit = r.slice == "tpu-v3-32" || r.slice == "tpu-v3-2048";
+    const double total = r.split.total_s();
+    ctx.out << fmt::format(
+        "{:<12} {:>7.2f}ms {:>8.3f}s {:>7.3f}s {:>8.2f}s {:>8.2f}s {:>+6.1f}% {:>6.3f}m {:>7.2f}m {:>+6.1f}% {:>7.1f}% "
+        "{:>7.1f}% {:>7.1f}% {:>7.1f}%{}\n",
+        r.slice, r.run.step.step_s() * 1e3, r.run.eval.device_s, r.run.eval.scoring_s, r.run.gap_s(),
+        r.published_gap_s, r.gap_error_pct(), r.score_min, r.published_score_min, r.score_error_pct(),
+        100 * r.split.training_s / total, 100 * r.split.evaluation_s / total, 100 * r.split.startup_s / total,
+        100 * r.split.tail_s / total, fit ? "  (fitted)" : "");
+  }
   if (!opt.write.empty()) ctx.out << "\nwrote " << opt.write << "\n";
   return kExitOk;
 }
@@ -141,7 +181,7 @@ void AddCalibrateCommand(CLI::App& app, CliContext& ctx) {
   auto opt = std::make_shared<CalibrateOptions>();
   auto* sub = app.add_subcommand(
       "calibrate",
-      "Fit the system file's calibration parameters to ResNet-50 at tpu-v3-32 and tpu-v3-2048");
+      "Fit the system file's calibration parameters to ResNet-50 and the Transformer at tpu-v3-32 and tpu-v3-2048");
   sub->add_option("--system", opt->system, "System description YAML (default: built-in TPU-v3)");
   sub->add_option("--write", opt->write, "Write the calibrated system description here");
   AddFormatOption(sub, &opt->format);

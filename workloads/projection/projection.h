@@ -66,9 +66,10 @@
 //                   interior (off);
 //   bn_sync         on the critical path of the layer's normalisation (off);
 //   eval scoring    the host scores an evaluation while the device trains
-//                   the next block (on: ResNet's, SSD's and Mask R-CNN's
-//                   runners; off: serial, as GNMT's and Transformer's main
-//                   threads score BLEU);
+//                   the next block (on: ResNet's, SSD's, Mask R-CNN's and
+//                   the Transformer's runners, whose one device program
+//                   trains on while the main thread scores BLEU; off:
+//                   serial, as GNMT's main thread scores BLEU);
 //   eval input      the host prepares the evaluation examples while the
 //                   device trains (on: Google's runners infeed them from a
 //                   cached, repeated dataset); off prices them serially at

@@ -1,4 +1,5 @@
-// Calibration of the system description from two ResNet-50 runs only,
+// Calibration of the system description from ResNet-50's two runs, and
+// optionally further published blocks of other models in the same fit,
 // through the shared projection layer (workloads/projection/projection.h):
 // the same pricing every projected workload uses.
 //
@@ -26,9 +27,17 @@
 // values. No other slice or benchmark is looked at; nothing is per slice or
 // per model: the host rates are in bytes, which every model's per-example
 // host work is stated in.
+//
+// Joint fit (`extra` targets, e.g. the Transformer at tpu-v3-32 and
+// tpu-v3-2048, which `podbench calibrate` adds): the two core parameters
+// are fitted instead by least squares of the relative block errors over
+// ResNet's two blocks and the extra ones together (no longer exact on
+// ResNet's); the host values follow as above.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "topology/system.h"
@@ -55,6 +64,19 @@ struct BlockPrediction {
 // submission did not run.
 Result<BlockPrediction> PredictGoogleBlock(const topology::SystemSpec& system, const std::string& slice);
 
+// A further published block the joint fit matches: `predict` prices it on
+// a system (the fit's trial values written in).
+struct CalibrationTarget {
+  std::string name;  // e.g. "transformer tpu-v3-32"
+  std::function<Result<double>(const topology::SystemSpec&)> predict;
+  double published_s = 0;
+};
+struct TargetFit {
+  std::string name;
+  double predicted_s = 0, published_s = 0;
+  double error_pct() const { return (predicted_s - published_s) / published_s * 100; }
+};
+
 struct Calibration {
   double mxu_efficiency = 0;
   double op_overhead_s = 0;
@@ -62,15 +84,18 @@ struct Calibration {
   double startup_s = 0;
   double cache_fill_bytes_per_s = 0;
   BlockPrediction small, large;  // the two calibration slices after the fit
+  std::vector<TargetFit> extra;  // the extra targets after the fit, in order
   int iterations = 0;
 };
 
 // Fits mxu_efficiency in (0, 1] and op_overhead_s >= 0 to the two slices'
-// blocks, then the input rate and the two start-up values.
-// FailedPrecondition when no values in range reproduce both (e.g. a system
-// file whose links alone are slower than the published block, or a first
-// block the start-up alone makes too slow).
-Result<Calibration> CalibrateResNet(const topology::SystemSpec& system);
+// blocks (with `extra`: jointly with those, least squares), then the input
+// rate and the two start-up values. FailedPrecondition when no values in
+// range reproduce both (e.g. a system file whose links alone are slower than
+// the published block, or a first block the start-up alone makes too slow);
+// with `extra`, when a target cannot be priced.
+Result<Calibration> CalibrateResNet(const topology::SystemSpec& system,
+                                    const std::vector<CalibrationTarget>& extra = {});
 
 // `system` with the calibrated values written into its core.
 topology::SystemSpec ApplyCalibration(topology::SystemSpec system, const Calibration& c);

@@ -4,9 +4,16 @@
 // on the generated language pair (workloads/translation/), data parallel
 // over the slice's emulated cores (workloads/functional/), and evaluates
 // every epoch by beam search (beam 4, alpha 0.6) over held-out sentences and
-// uncased corpus BLEU. Projected mode (the full-size model priced on
-// Google's slices) is not here yet: it will build on the shared projection
-// layer (workloads/projection/), in TransformerSession's marked places.
+// uncased corpus BLEU. Projected mode prices the full-size Transformer big
+// (transformer_graph.h) on the slice through the shared projection layer
+// (transformer_projection.h): blocks of steps_per_block steps, each followed
+// by a beam-search decode of the 3003 newstest2014 sentences on the device
+// and BLEU on the host, and the start-up after run_start. How many
+// evaluations a run makes before it reaches 25.0 BLEU is drawn with the run's
+// seed from Google's v0.6 logs (TransformerConvergenceTable); the BLEU values
+// it logs are a modelled curve, not a computation (submission_entry says
+// mode "projected"). Both modes' emulated clock comes from the layer: the
+// functional model's own graph (its sizes) priced the same way.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -16,7 +23,9 @@
 #include "topology/slice.h"
 #include "workloads/functional/parallel_hyperparameters.h"
 #include "workloads/transformer/transformer_functional.h"
-#include "workloads/transformer/transformer_step_cost.h"
+#include "workloads/transformer/transformer_google_v06.h"
+#include "workloads/transformer/transformer_graph.h"
+#include "workloads/transformer/transformer_projection.h"
 #include "workloads/translation/bleu.h"
 #include "workloads/translation/dataset.h"
 #include "workloads/workload.h"
@@ -69,6 +78,32 @@ transformer::TransformerConfig FunctionalModel(const Hyperparameters& hp, int32_
   return c;
 }
 
+// The layer's step configuration of the hyperparameters: one core a replica,
+// the per-core batch for training and for the decode (Google's v0.6 eval
+// batch per core is the training one).
+projection::StepConfig LayerConfig(const Hyperparameters& hp, const SliceInfo& slice) {
+  projection::StepConfig c;
+  c.layout.replicas = slice.cores;
+  c.layout.allreduce = hp.String("allreduce");
+  c.layout.weight_update_sharding = hp.Bool("weight_update_sharding");
+  c.layout.gradient_dtype =
+      hp.String("gradient_allreduce_dtype") == "bf16" ? projection::DType::kBf16 : projection::DType::kF32;
+  c.optimizer = hp.String("opt_name") == "lazy_adam" ? projection::OptimizerKind::kLazyAdam
+                                                      : projection::OptimizerKind::kAdam;
+  c.per_replica_batch = hp.Int("global_batch_size") / slice.cores;
+  c.eval_per_replica_batch = c.per_replica_batch;
+  return c;
+}
+
+// The modelled BLEU after evaluation `eval` of a run that reaches the target
+// at evaluation `target_eval`: rising as 1 - exp(-2 e / E) to just under 25.0
+// before it, then a little over it.
+double ModelledBleu(int64_t eval, int64_t target_eval) {
+  const double e = static_cast<double>(eval), t = static_cast<double>(target_eval);
+  if (eval >= target_eval) return std::min(27.0, kTarget + 0.3 + 0.2 * (e - t));
+  return (kTarget - 0.4) * (1 - std::exp(-2 * e / t)) / (1 - std::exp(-2.0));
+}
+
 translation::TranslationDataSpec DataSpec(const Hyperparameters& hp) {
   translation::TranslationDataSpec d;
   d.train_sentences = hp.Int("functional_train_sentences");
@@ -84,9 +119,9 @@ class TransformerSession : public Session {
 
   Result<double> Initialize() override {
     PODBENCH_ASSIGN_OR_RETURN(slice_, topology::Slice::FromName(ctx_.slice.name, *ctx_.system));
-    // Projected mode will price the full-size graph here (projection layer).
-    if (ctx_.mode != Mode::kFunctional) return Status::Unimplemented("transformer: projected mode is not built yet");
     const Hyperparameters& hp = ctx_.hp;
+    config_ = LayerConfig(hp, ctx_.slice);
+    if (ctx_.mode == Mode::kProjected) return InitProjected();
     PODBENCH_ASSIGN_OR_RETURN(data_, translation::MakeTranslationData(DataSpec(hp)));
     const int64_t length = hp.Int("functional_packed_length");
     PODBENCH_ASSIGN_OR_RETURN(packed_, translation::PackExamples(data_->train, length));
@@ -104,21 +139,35 @@ class TransformerSession : public Session {
     PODBENCH_ASSIGN_OR_RETURN(model_, transformer::FunctionalTransformer::Create(fc));
     schedule_ = {hp.Float("opt_base_learning_rate"), static_cast<double>(hp.Int("opt_learning_rate_warmup_steps")),
                  fc.model.hidden};
-    transformer::FunctionalPriceInputs in;
-    in.rows_per_core = batch_ / ctx_.slice.cores;
-    in.length = length;
-    in.allreduce = fc.parallel.allreduce;
-    in.gradient_dtype = fc.parallel.gradient_dtype;
-    in.weight_update_sharding = fc.parallel.weight_update_sharding;
-    PODBENCH_ASSIGN_OR_RETURN(price_, transformer::PriceFunctional(fc.model, in, *slice_, *ctx_.system));
+    // The functional model's graph at its own sizes, priced by the layer.
+    transformer::TransformerGraphOptions go;
+    go.vocab = fc.model.vocab;
+    go.layers = fc.model.encoder_layers;
+    go.d_model = fc.model.hidden;
+    go.filter = fc.model.filter;
+    go.heads = fc.model.heads;
+    go.packed_length = length;
+    go.decode_input_length = hp.Int("max_sequence_length");
+    go.extra_decode_length = kExtraDecodeLength;
+    go.beam = hp.Int("eval_beam_size");
+    PODBENCH_ASSIGN_OR_RETURN(projection::ModelGraph graph, transformer::BuildTransformerGraph(go));
+    PODBENCH_ASSIGN_OR_RETURN(run_, transformer::ProjectTransformerRun(graph, config_, *slice_, {},
+                                                                       packed_->rows / batch_,
+                                                                       hp.Int("functional_eval_sentences")));
     order_.resize(static_cast<size_t>(packed_->rows));
     std::iota(order_.begin(), order_.end(), 0);
     rng_.seed(ctx_.seed);
     return InitSeconds(ctx_.slice.chips);
   }
 
-  Result<BlockResult> TrainBlock(int64_t, int64_t epochs) override {
+  Result<BlockResult> TrainBlock(int64_t first_epoch, int64_t epochs) override {
     BlockResult r;
+    if (ctx_.mode == Mode::kProjected) {
+      r.steps = epochs * run_.steps_per_block;
+      r.time = TimeBreakdown::Of(run_.step.time, static_cast<double>(r.steps));
+      if (first_epoch == 1) r.time.input_s += run_.startup_s;  // after run_start
+      return r;
+    }
     const int64_t steps_per_epoch = packed_->rows / batch_;
     translation::PackedRows batch;
     for (int64_t e = 0; e < epochs; ++e) {
@@ -134,42 +183,66 @@ class TransformerSession : public Session {
         ++r.steps;
       }
     }
-    const double n = static_cast<double>(r.steps);
-    r.time.mxu_s = n * price_.compute_s;  // unsplit: the projection layer will split it
-    r.time.collectives_s = n * price_.collectives_s;
-    r.time.optimizer_s = n * price_.optimizer_s;
+    r.time = TimeBreakdown::Of(run_.step.time, static_cast<double>(r.steps));
+    if (first_epoch == 1) r.time.input_s += run_.startup_s;
     return r;
   }
 
-  Result<EvalResult> Evaluate(int64_t) override {
+  Result<EvalResult> Evaluate(int64_t epoch) override {
+    if (ctx_.mode == Mode::kProjected) {
+      EvalResult r;
+      r.metrics["bleu"] = ModelledBleu(epoch, target_eval_);
+      r.emulated_s = run_.eval_s(epoch >= target_eval_);
+      return r;
+    }
     translation::BeamSearchOptions beam;
     beam.beam_size = static_cast<int>(ctx_.hp.Int("eval_beam_size"));
     beam.alpha = ctx_.hp.Float("eval_length_penalty_alpha");
     PODBENCH_ASSIGN_OR_RETURN(auto ids, model_->Translate(data_->eval_sources, beam, kExtraDecodeLength));
     std::vector<std::string> hyp;
-    int64_t decoded = 0, encoded = 0;
-    for (size_t i = 0; i < ids.size(); ++i) {
-      hyp.push_back(data_->vocab.Decode(ids[i]));
-      decoded += (static_cast<int64_t>(ids[i].size()) + 1) * beam.beam_size;
-      encoded += static_cast<int64_t>(data_->eval_sources[i].size());
-    }
+    for (const auto& sentence : ids) hyp.push_back(data_->vocab.Decode(sentence));
     PODBENCH_ASSIGN_OR_RETURN(translation::BleuScore bleu, translation::CorpusBleu(hyp, {data_->eval_references}, true));
     EvalResult r;
     r.metrics["bleu"] = bleu.score;
-    const double cores = static_cast<double>(ctx_.slice.cores);
-    r.emulated_s = (static_cast<double>(encoded) * price_.eval_encode_token_s +
-                    static_cast<double>(decoded) * price_.eval_decode_token_s) / cores;
+    // Priced as the layer decodes: the full decode length, every beam.
+    r.emulated_s = run_.eval_s(bleu.score >= ctx_.hp.Float("functional_target"));
     return r;
   }
 
  private:
+  // Projected mode: the full-size graph under the hyperparameters' layout,
+  // and this run's number of evaluations, drawn from Google's logs.
+  Result<double> InitProjected() {
+    static const Result<projection::ModelGraph> graph = transformer::BuildTransformerGraph();
+    PODBENCH_RETURN_IF_ERROR(graph.status());
+    PODBENCH_ASSIGN_OR_RETURN(run_, transformer::ProjectTransformerRun(*graph, config_, *slice_, {},
+                                                                       ctx_.hp.Int("steps_per_block"),
+                                                                       transformer::kEvalSentences,
+                                                                       ctx_.hp.Bool("projected_eval")));
+    const auto& row = transformer::TransformerConvergenceFor(ctx_.slice.name, ctx_.hp.Int("global_batch_size"));
+    int total = 0;
+    for (const auto& p : row.points) total += p.runs;
+    std::mt19937_64 rng(ctx_.seed);
+    int pick = std::uniform_int_distribution<int>(0, total - 1)(rng);
+    for (const auto& p : row.points) {
+      if (pick < p.runs) {
+        target_eval_ = p.evals;
+        break;
+      }
+      pick -= p.runs;
+    }
+    return InitSeconds(ctx_.slice.chips);
+  }
+
   RunContext ctx_;
   std::optional<topology::Slice> slice_;
   std::optional<translation::TranslationData> data_;
   std::optional<translation::PackedRows> packed_;
   std::unique_ptr<transformer::FunctionalTransformer> model_;
   transformer::LearningRateSchedule schedule_;
-  transformer::FunctionalPrice price_;
+  projection::StepConfig config_;
+  transformer::TransformerRunProjection run_;
+  int64_t target_eval_ = 0;  // projected: the evaluation that reaches 25.0 BLEU
   std::vector<int64_t> order_;
   std::mt19937_64 rng_;
   int64_t batch_ = 0;
@@ -237,6 +310,17 @@ class TransformerWorkload : public Workload {
     max.log = false;
     // Emulated-backend techniques (not MLPerf hyperparameters).
     for (auto& p : functional::DataParallelHyperparameters("Adam")) s.push_back(std::move(p));
+    // Projected mode.
+    auto& spb = s.emplace_back(Spec("steps_per_block", int64_t{1087},
+                                    "projected mode: training steps between evaluations (Google v0.6 "
+                                    "iterations_per_loop: 1087 at 512 sequences, 271 at 2048)"));
+    spb.min = 1;
+    spb.max = 1000000;
+    spb.log = false;
+    auto& ev = s.emplace_back(Spec("projected_eval", true,
+                                   "projected mode: price the evaluations (false: an ablation, evaluation "
+                                   "taken as free)"));
+    ev.log = false;
     // Functional mode: the model and the data this machine trains.
     auto fnum = [&](const char* name, int64_t def, double lo, double hi, const char* help) {
       auto& f = s.emplace_back(Spec(name, def, help));
@@ -264,7 +348,7 @@ class TransformerWorkload : public Workload {
     return s;
   }
 
-  Result<std::map<std::string, HpValue>> Preset(std::string_view preset, const SliceInfo&) const override {
+  Result<std::map<std::string, HpValue>> Preset(std::string_view preset, const SliceInfo& slice) const override {
     if (preset == "functional") {
       // The tuned functional run: 32 packed rows of 64 tokens per step (209
       // steps per epoch of the default corpus), the schedule's peak
@@ -277,8 +361,30 @@ class TransformerWorkload : public Workload {
           {"max_epochs", int64_t{8}},
       };
     }
-    return Status::NotFound("transformer has no preset '" + std::string(preset) + "'" +
-                            (preset == "google-v0.6" ? " yet (projected mode is not built yet)" : ""));
+    if (preset != "google-v0.6") return Status::NotFound("transformer has no preset '" + std::string(preset) + "'");
+    const transformer::TransformerGoogleV06Slice* row = transformer::TransformerGoogleV06SliceFor(slice.name);
+    if (row == nullptr) {
+      return Status::InvalidArgument("preset google-v0.6 has no transformer configuration for " + slice.name +
+                                     " (it has tpu-v3-32 to tpu-v3-2048)");
+    }
+    // The run scripts' values (transformer_google_v06.h), and the emulated
+    // backend's defaults of that preset: weight-update sharding and the
+    // bidirectional 2-D torus all-reduce (GoogleV06Preset says why).
+    return std::map<std::string, HpValue>{
+        {"global_batch_size", row->global_sequences},
+        {"max_sequence_length", int64_t{80}},
+        {"opt_name", std::string("lazy_adam")},
+        {"opt_base_learning_rate", row->lr_constant},
+        {"opt_learning_rate_warmup_steps", row->warmup_steps},
+        {"opt_adam_beta_1", row->adam_beta1},
+        {"opt_adam_beta_2", row->adam_beta2},
+        {"opt_adam_epsilon", transformer::kAdamEpsilon},
+        {"max_epochs", row->blocks},
+        {"steps_per_block", row->steps_per_block},
+        {"gradient_allreduce_dtype", std::string(row->bf16_gradients ? "bf16" : "fp32")},
+        {"allreduce", std::string(transformer::kGoogleAllReduce)},
+        {"weight_update_sharding", true},
+    };
   }
 
   Status Validate(const Hyperparameters& hp, const SliceInfo& slice, Mode mode) const override {
@@ -315,23 +421,29 @@ class TransformerWorkload : public Workload {
     WorkloadDescription d;
     d.benchmark = "transformer";
     d.global_batch = hp.Int("global_batch_size");
-    // Projected mode will describe the full-size model here.
-    if (mode != Mode::kFunctional) return Status::Unimplemented("transformer: projected mode is not built yet");
+    d.parallelism.replicas = slice.cores;
+    d.parallelism.weight_update_sharding = hp.Bool("weight_update_sharding");
+    d.parallelism.allreduce = hp.String("allreduce");
+    d.parallelism.gradient_dtype = hp.String("gradient_allreduce_dtype") == "bf16" ? projection::DType::kBf16
+                                                                                 : projection::DType::kF32;
+    d.cadence.every = 1;
+    d.cadence.first = 1;
+    d.cadence.max_epochs = hp.Int("max_epochs");
+    if (mode == Mode::kProjected) {
+      PODBENCH_ASSIGN_OR_RETURN(projection::ModelGraph g, transformer::BuildTransformerGraph());
+      // An "epoch" of the log is a block of steps_per_block steps, as Google's v0.6 logs number them.
+      d.data = {"wmt14_en_de_packed", hp.Int("steps_per_block") * d.global_batch, transformer::kEvalSentences};
+      d.model = {"transformer_big", g.TotalParams(), 6.0 * static_cast<double>(g.ForwardMacs())};
+      d.targets = {{"bleu", kTarget, true}};
+      return d;
+    }
     const int64_t length = hp.Int("functional_packed_length");
     d.data = {"generated_language_pair", hp.Int("functional_train_sentences"), hp.Int("functional_eval_sentences")};
     const transformer::TransformerConfig m = FunctionalModel(hp, static_cast<int32_t>(hp.Int("functional_vocab_size")));
     const int64_t params = transformer::ParameterLayout(m).total;
     // Per packed sequence: 2 FLOPs per parameter per token forward, twice that backward.
     d.model = {"transformer_functional", params, 6.0 * static_cast<double>(params) * static_cast<double>(length)};
-    d.parallelism.replicas = slice.cores;
-    d.parallelism.weight_update_sharding = hp.Bool("weight_update_sharding");
-    d.parallelism.allreduce = hp.String("allreduce");
-    d.parallelism.gradient_dtype = hp.String("gradient_allreduce_dtype") == "bf16" ? projection::DType::kBf16
-                                                                                 : projection::DType::kF32;
     d.targets = {{"bleu", hp.Float("functional_target"), true}};
-    d.cadence.every = 1;
-    d.cadence.first = 1;
-    d.cadence.max_epochs = hp.Int("max_epochs");
     return d;
   }
 
@@ -344,8 +456,8 @@ class TransformerWorkload : public Workload {
 
 PODBENCH_REGISTER_WORKLOAD("transformer", TransformerWorkload)
     ->Summary("MLPerf v0.6 Transformer (big) translation, BLEU target 25.0")
-    ->Modes({Mode::kFunctional})
-    ->Presets({"functional"})
+    ->Modes({Mode::kFunctional, Mode::kProjected})
+    ->Presets({"google-v0.6", "functional"})
     ->ScoredRuns(10);
 
 }  // namespace podbench::workloads

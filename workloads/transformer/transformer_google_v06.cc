@@ -19,6 +19,41 @@ const std::vector<TransformerGoogleV06Slice>& TransformerGoogleV06Slices() {
   return kSlices;
 }
 
+const TransformerGoogleV06Slice* TransformerGoogleV06SliceFor(std::string_view slice) {
+  for (const TransformerGoogleV06Slice& r : TransformerGoogleV06Slices()) {
+    if (r.slice == slice) return &r;
+  }
+  return nullptr;
+}
+
+const std::vector<TransformerConvergenceRow>& TransformerConvergenceTable() {
+  // clang-format off
+  static const std::vector<TransformerConvergenceRow> kTable = {
+      // slice         global  {evals, blocks_started, runs}     score  gap
+      {"tpu-v3-32",    512,  {{3, 4, 8}, {4, 4, 2}}, 10.20, 193.6},
+      {"tpu-v3-128",   512,  {{3, 4, 6}, {4, 4, 4}},  3.85,  66.7},
+      {"tpu-v3-256",   512,  {{3, 4, 7}, {4, 4, 3}},  2.81,  50.4},
+      {"tpu-v3-512",   2048, {{5, 6, 7}, {6, 7, 3}},  1.58,  16.8},
+      {"tpu-v3-1024",  2048, {{5, 7, 8}, {6, 7, 2}},  1.05,  10.9},
+      {"tpu-v3-2048",  2048, {{5, 7, 9}, {6, 7, 1}},  0.85,   8.3},
+  };
+  // clang-format on
+  return kTable;
+}
+
+const TransformerConvergenceRow& TransformerConvergenceFor(std::string_view slice, int64_t global_sequences) {
+  const auto& table = TransformerConvergenceTable();
+  for (const auto& r : table) {
+    if (r.slice == slice) return r;
+  }
+  const TransformerConvergenceRow* best = &table.front();
+  for (const auto& r : table) {
+    const int64_t d = r.global_sequences - global_sequences, bd = best->global_sequences - global_sequences;
+    if ((d < 0 ? -d : d) < (bd < 0 ? -bd : bd)) best = &r;
+  }
+  return *best;
+}
+
 Result<projection::StepConfig> GoogleV06Preset(std::string_view preset, std::string_view slice,
                                                int64_t slice_cores) {
   if (preset != "google-v0.6") return workloads::PresetNotFound("transformer", preset, {"google-v0.6"});
@@ -28,6 +63,8 @@ Result<projection::StepConfig> GoogleV06Preset(std::string_view preset, std::str
   projection::StepConfig c;
   c.layout.replicas = row->cores;
   c.layout.gradient_dtype = row->bf16_gradients ? projection::DType::kBf16 : projection::DType::kF32;
+  c.layout.allreduce = kGoogleAllReduce;
+  c.layout.weight_update_sharding = true;
   c.optimizer = projection::OptimizerKind::kLazyAdam;
   c.per_replica_batch = row->sequences_per_core;
   c.eval_per_replica_batch = row->DecodePerCore();

@@ -48,11 +48,58 @@ struct TransformerGoogleV06Slice {
 
 // The six slices of the submission, smallest first.
 const std::vector<TransformerGoogleV06Slice>& TransformerGoogleV06Slices();
+const TransformerGoogleV06Slice* TransformerGoogleV06SliceFor(std::string_view slice);
+
+// The gradient all-reduce of the preset: rings in both directions along
+// both torus dimensions (a registered topology algorithm).
+inline constexpr const char* kGoogleAllReduce = "torus2d_bidir";
+
+// How many evaluations Google's v0.6 runs made before run_stop, per slice:
+// `evals` blocks of training each followed by its evaluation, the last of
+// which reached 25.0 BLEU, and how many of the slice's 10 published runs did
+// so. Source: Google/results/tpu-v3-<N>/transformer/result_*.txt of
+// mlcommons/training_results_v0.6 (columns evals and blocks_started of
+// ../shared/reference/google-v0.6-runs.csv).
+//
+// Why `evals` and not `blocks_started` sets the training that enters the
+// score: the device program runs ahead of the host (one session.run for the
+// whole run), so block_start lines are logged for blocks the device starts
+// while the host is still scoring the previous evaluation; blocks_started is
+// evals + 1 at tpu-v3-512 and 4 or 7 (every block of the run, capped by
+// train_steps) elsewhere, the same for the 3- and 4-eval runs of one slice,
+// while their run times differ by one median eval gap (tpu-v3-32: 9.79 vs
+// 13.02 min, gap 193.6 s). The score is therefore start-up + `evals` x
+// (block + evaluation) + the host's scoring of the last evaluation.
+struct TransformerConvergencePoint {
+  int64_t evals = 0;
+  int64_t blocks_started = 0;  // as logged; see above
+  int runs = 0;
+};
+struct TransformerConvergenceRow {
+  std::string_view slice;
+  int64_t global_sequences = 0;
+  std::vector<TransformerConvergencePoint> points;  // runs add up to 10
+  // The published score (olympic mean of the 10 runs, minutes) and the
+  // median gap between consecutive eval_accuracy lines (seconds; a block of
+  // training and what of its evaluation is not overlapped), medians over
+  // the runs (../shared/reference/google-v0.6-submission.md).
+  double published_score_min = 0;
+  double published_gap_s = 0;
+};
+const std::vector<TransformerConvergenceRow>& TransformerConvergenceTable();
+
+// The row for `slice`; else the first row of the same global batch; else
+// the row of the nearest global batch.
+const TransformerConvergenceRow& TransformerConvergenceFor(std::string_view slice, int64_t global_sequences);
 
 // The "transformer" zoo entry's preset function: `google-v0.6` only. Pure
 // data parallelism (one core per replica), LazyAdam, gradients summed in bf16
-// on tpu-v3-32 and fp32 elsewhere, no weight-update sharding (none in the
-// code; a switchable technique of the emulated backend).
+// on tpu-v3-32 and fp32 elsewhere. Two switchable techniques of the emulated
+// backend, whose defaults podbench chooses (the run scripts set neither: XLA
+// lowered cross_replica_sum and did any sharding itself;
+// google-v0.6-implementation.md section 0): weight-update sharding ON
+// (Kumar et al. 2019 name it as what scaled the v0.6 Transformer to 1024
+// chips) and the bidirectional 2-D torus all-reduce (kGoogleAllReduce).
 Result<projection::StepConfig> GoogleV06Preset(std::string_view preset, std::string_view slice,
                                                int64_t slice_cores);
 

@@ -58,19 +58,16 @@ StepProjection Step(const std::string& slice_name, const StepConfig& config, con
 // The committed system file holds what `podbench calibrate` fits today: a
 // change to the cost model or the collectives that moves the fit must come
 // with a re-run of the calibration.
-TEST(ResNetCalibrationTest, CommittedSystemFileIsCalibrated) {
-  const topology::SystemSpec& sys = topology::DefaultSystem();
-  auto cal = CalibrateResNet(sys);
+// The committed system file is the joint fit (ResNet-50 and the
+// Transformer): transformer_projection_test checks it.
+TEST(ResNetCalibrationTest, ResNetOnlyFitReproducesItsTwoBlocks) {
+  auto cal = CalibrateResNet(topology::DefaultSystem());
   ASSERT_TRUE(cal.ok()) << cal.status().ToString();
-  EXPECT_NEAR(cal->mxu_efficiency, sys.core.mxu_efficiency, 1e-4 * sys.core.mxu_efficiency);
-  EXPECT_NEAR(cal->op_overhead_s, sys.core.op_overhead_s, 1e-3 * sys.core.op_overhead_s);
-  EXPECT_EQ(cal->input_bytes_per_s, sys.host.input_bytes_per_s);
-  EXPECT_NEAR(cal->startup_s, sys.host.startup_s, 0.01);
-  EXPECT_NEAR(cal->cache_fill_bytes_per_s, sys.host.cache_fill_bytes_per_s, 1e-5 * sys.host.cache_fill_bytes_per_s);
   EXPECT_NEAR(cal->small.error_pct(), 0, 0.1);
   EXPECT_NEAR(cal->large.error_pct(), 0, 0.1);
   EXPECT_GT(cal->mxu_efficiency, 0.3);
   EXPECT_LE(cal->mxu_efficiency, 1.0);
+  EXPECT_TRUE(cal->extra.empty());
 }
 
 // The two start-up values reproduce the two calibration slices' first

@@ -155,7 +155,9 @@ TEST(TransformerGoogleV06Test, PresetSetsGooglesLayout) {
   EXPECT_EQ(c->layout.replicas, 32);
   EXPECT_EQ(c->layout.cores_per_replica, 1);
   EXPECT_EQ(c->layout.gradient_dtype, projection::DType::kBf16);
-  EXPECT_FALSE(c->layout.weight_update_sharding);
+  // The emulated backend's defaults of the preset (GoogleV06Preset says why).
+  EXPECT_TRUE(c->layout.weight_update_sharding);
+  EXPECT_EQ(c->layout.allreduce, "torus2d_bidir");
   EXPECT_EQ(c->optimizer, projection::OptimizerKind::kLazyAdam);
   EXPECT_EQ(c->per_replica_batch, 16);
   EXPECT_EQ(c->eval_per_replica_batch, 16);
