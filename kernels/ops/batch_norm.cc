@@ -34,11 +34,11 @@ void BatchNormForwardTraining(const float* x, std::int64_t rows, std::int64_t c,
     const double unbiased = count > 1 ? var * count / (count - 1) : var;
     running_mean[j] = float(params.momentum * running_mean[j] + (1 - params.momentum) * m);
     running_var[j] = float(params.momentum * running_var[j] + (1 - params.momentum) * unbiased);
-    // y = gamma (x - mean) inv_std + beta = x a + b.
+    // y = gamma (x - mean) inv_std + beta = (x - mean) a + b.
     a[std::size_t(j)] = float(gamma[j] * is);
-    b[std::size_t(j)] = float(beta[j] - m * gamma[j] * is);
+    b[std::size_t(j)] = beta[j];
   }
-  ops.bn_affine(x, rows, c, a.data(), b.data(), y);
+  ops.bn_affine(x, rows, c, mean, a.data(), b.data(), y);
 }
 
 void BatchNormForwardInference(const float* x, std::int64_t rows, std::int64_t c, const float* gamma,
@@ -48,9 +48,9 @@ void BatchNormForwardInference(const float* x, std::int64_t rows, std::int64_t c
   for (std::int64_t j = 0; j < c; ++j) {
     const double is = 1.0 / std::sqrt(double(running_var[j]) + epsilon);
     a[std::size_t(j)] = float(gamma[j] * is);
-    b[std::size_t(j)] = float(beta[j] - running_mean[j] * gamma[j] * is);
+    b[std::size_t(j)] = beta[j];
   }
-  ops_internal::SelectedVectorOps().bn_affine(x, rows, c, a.data(), b.data(), y);
+  ops_internal::SelectedVectorOps().bn_affine(x, rows, c, running_mean, a.data(), b.data(), y);
 }
 
 void BatchNormBackward(const float* x, const float* dy, std::int64_t rows, std::int64_t c,
@@ -75,14 +75,14 @@ void BatchNormBackward(const float* x, const float* dy, std::int64_t rows, std::
     dbeta[j] = float(sdy);
     dgamma[j] = float(sdyxhat);
     // dx = gamma inv_std (dy - (sdy + xhat sdyxhat) / count), xhat = (x - mean) inv_std
-    //    = dy k + x a + b.
+    //    = dy k + (x - mean) a + b.
     const double gi = double(gamma[j]) * inv_std[j];
     const double per_xhat = -gi * sdyxhat / count;
     k[std::size_t(j)] = float(gi);
     a[std::size_t(j)] = float(per_xhat * inv_std[j]);
-    b[std::size_t(j)] = float(-gi * sdy / count - per_xhat * inv_std[j] * mean[j]);
+    b[std::size_t(j)] = float(-gi * sdy / count);
   }
-  ops.bn_backward_affine(x, dy, rows, c, k.data(), a.data(), b.data(), dx);
+  ops.bn_backward_affine(x, dy, rows, c, mean, k.data(), a.data(), b.data(), dx);
 }
 
 }  // namespace podbench::kernels

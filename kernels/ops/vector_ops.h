@@ -20,15 +20,18 @@ struct VectorOps {
   void (*add_bias)(const float* bias, float* y, std::int64_t rows, std::int64_t cols);
   // Batch norm over rows x c, per channel j. Sums accumulate in double:
   // sums[j] += x, sums[c + j] += x^2 (bn_stats); sums[j] += dy, sums[c + j]
-  // += dy x (bn_backward_stats). bn_affine: y = x a[j] + b[j] (forward,
-  // inference); bn_backward_affine: dx = dy k[j] + x a[j] + b[j]. Small c
+  // += dy x (bn_backward_stats). bn_affine: y = (x - m[j]) a[j] + b[j]
+  // (forward, inference); bn_backward_affine: dx = dy k[j] + (x - m[j]) a[j]
+  // + b[j]. x is centred on m (the mean) first, in float, so that channels
+  // whose mean is large against their spread lose no precision. Small c
   // (dividing 64) runs on the flattened data with per-channel partial sums
   // 64 / c apart, folded at the end: the same order on every ISA.
   void (*bn_stats)(const float* x, std::int64_t rows, std::int64_t c, double* sums);
   void (*bn_backward_stats)(const float* x, const float* dy, std::int64_t rows, std::int64_t c, double* sums);
-  void (*bn_affine)(const float* x, std::int64_t rows, std::int64_t c, const float* a, const float* b, float* y);
-  void (*bn_backward_affine)(const float* x, const float* dy, std::int64_t rows, std::int64_t c, const float* k,
-                             const float* a, const float* b, float* dx);
+  void (*bn_affine)(const float* x, std::int64_t rows, std::int64_t c, const float* m, const float* a,
+                    const float* b, float* y);
+  void (*bn_backward_affine)(const float* x, const float* dy, std::int64_t rows, std::int64_t c, const float* m,
+                             const float* k, const float* a, const float* b, float* dx);
 };
 
 // The variant for this CPU, chosen once.

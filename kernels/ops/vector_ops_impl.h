@@ -119,46 +119,49 @@ void BnBackwardStats(const float* x, const float* dy, int64_t rows, int64_t c, d
   }
 }
 
-void BnAffine(const float* x, int64_t rows, int64_t c, const float* a, const float* b, float* __restrict y) {
+void BnAffine(const float* x, int64_t rows, int64_t c, const float* m, const float* a, const float* b,
+              float* __restrict y) {
   if (Flat(c)) {
-    float pa[kBlock], pb[kBlock];
+    float pm[kBlock], pa[kBlock], pb[kBlock];
+    Replicate(m, c, pm);
     Replicate(a, c, pa);
     Replicate(b, c, pb);
     const int64_t n = rows * c;
     int64_t i = 0;
     for (; i + kBlock <= n; i += kBlock) {
-      for (int64_t k = 0; k < kBlock; ++k) y[i + k] = x[i + k] * pa[k] + pb[k];
+      for (int64_t k = 0; k < kBlock; ++k) y[i + k] = (x[i + k] - pm[k]) * pa[k] + pb[k];
     }
-    for (int64_t k = 0; i + k < n; ++k) y[i + k] = x[i + k] * pa[k] + pb[k];
+    for (int64_t k = 0; i + k < n; ++k) y[i + k] = (x[i + k] - pm[k]) * pa[k] + pb[k];
     return;
   }
   for (int64_t r = 0; r < rows; ++r) {
     const float* row = x + r * c;
     float* out = y + r * c;
-    for (int64_t j = 0; j < c; ++j) out[j] = row[j] * a[j] + b[j];
+    for (int64_t j = 0; j < c; ++j) out[j] = (row[j] - m[j]) * a[j] + b[j];
   }
 }
 
-void BnBackwardAffine(const float* x, const float* dy, int64_t rows, int64_t c, const float* k, const float* a,
-                      const float* b, float* __restrict dx) {
+void BnBackwardAffine(const float* x, const float* dy, int64_t rows, int64_t c, const float* m, const float* k,
+                      const float* a, const float* b, float* __restrict dx) {
   if (Flat(c)) {
-    float pk[kBlock], pa[kBlock], pb[kBlock];
+    float pm[kBlock], pk[kBlock], pa[kBlock], pb[kBlock];
+    Replicate(m, c, pm);
     Replicate(k, c, pk);
     Replicate(a, c, pa);
     Replicate(b, c, pb);
     const int64_t n = rows * c;
     int64_t i = 0;
     for (; i + kBlock <= n; i += kBlock) {
-      for (int64_t e = 0; e < kBlock; ++e) dx[i + e] = dy[i + e] * pk[e] + x[i + e] * pa[e] + pb[e];
+      for (int64_t e = 0; e < kBlock; ++e) dx[i + e] = dy[i + e] * pk[e] + (x[i + e] - pm[e]) * pa[e] + pb[e];
     }
-    for (int64_t e = 0; i + e < n; ++e) dx[i + e] = dy[i + e] * pk[e] + x[i + e] * pa[e] + pb[e];
+    for (int64_t e = 0; i + e < n; ++e) dx[i + e] = dy[i + e] * pk[e] + (x[i + e] - pm[e]) * pa[e] + pb[e];
     return;
   }
   for (int64_t r = 0; r < rows; ++r) {
     const float* row = x + r * c;
     const float* g = dy + r * c;
     float* out = dx + r * c;
-    for (int64_t j = 0; j < c; ++j) out[j] = g[j] * k[j] + row[j] * a[j] + b[j];
+    for (int64_t j = 0; j < c; ++j) out[j] = g[j] * k[j] + (row[j] - m[j]) * a[j] + b[j];
   }
 }
 

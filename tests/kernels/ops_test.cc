@@ -151,6 +151,53 @@ TEST(BatchNormTest, BackwardIsTheGradient) {
   EXPECT_NEAR(yi[0], gamma[0] * (x[0] - mean[0]) / std::sqrt(rv[0]) + beta[0], 1e-5);
 }
 
+// A channel whose mean is far from zero against its spread (a convolution's
+// output before BN often is): the forward output and the input gradient keep
+// fp32 precision, as when computed from (x - mean) in double.
+TEST(BatchNormTest, LargeMeanKeepsPrecision) {
+  const std::int64_t rows = 64, c = 2;
+  std::mt19937 rng(5);
+  std::normal_distribution<float> d(0.f, 1.f);
+  std::vector<float> x(std::size_t(rows * c)), dy(x.size());
+  for (std::int64_t r = 0; r < rows; ++r) {
+    x[std::size_t(r * c)] = 3000.f + 0.01f * d(rng);  // mean / std = 3e5
+    x[std::size_t(r * c + 1)] = -40.f + 0.001f * d(rng);
+  }
+  for (float& e : dy) e = d(rng);
+  const std::vector<float> gamma = {1.3f, 0.7f}, beta = {0.2f, -0.1f};
+  std::vector<float> y(x.size()), mean(2), is(2), rm(2, 0.f), rv(2, 1.f), dx(x.size()), dg(2), db(2);
+  BatchNormParams p;
+  p.epsilon = 0;
+  BatchNormForwardTraining(x.data(), rows, c, gamma.data(), beta.data(), p, y.data(), mean.data(), is.data(),
+                           rm.data(), rv.data());
+  BatchNormBackward(x.data(), dy.data(), rows, c, gamma.data(), mean.data(), is.data(), dx.data(), dg.data(),
+                    db.data());
+  for (std::int64_t j = 0; j < c; ++j) {
+    // The reference in double, centred on the same float mean the kernel uses.
+    double ss = 0, sdy = 0, sdyxh = 0, ymax = 0, dxmax = 0;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const double v = double(x[std::size_t(r * c + j)]) - mean[std::size_t(j)];
+      ss += v * v;
+    }
+    const double inv = 1.0 / std::sqrt(ss / rows);
+    std::vector<double> xh(static_cast<std::size_t>(rows));
+    for (std::int64_t r = 0; r < rows; ++r) {
+      xh[std::size_t(r)] = (double(x[std::size_t(r * c + j)]) - mean[std::size_t(j)]) * inv;
+      sdy += dy[std::size_t(r * c + j)];
+      sdyxh += dy[std::size_t(r * c + j)] * xh[std::size_t(r)];
+    }
+    const double g = gamma[std::size_t(j)];
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const double want_y = g * xh[std::size_t(r)] + beta[std::size_t(j)];
+      const double want_dx = g * inv * (dy[std::size_t(r * c + j)] - (sdy + xh[std::size_t(r)] * sdyxh) / rows);
+      ymax = std::max(ymax, std::abs(y[std::size_t(r * c + j)] - want_y));
+      dxmax = std::max(dxmax, std::abs(dx[std::size_t(r * c + j)] - want_dx) / (std::abs(want_dx) + g * inv * 1e-3));
+    }
+    EXPECT_LT(ymax, 1e-3) << "channel " << j;
+    EXPECT_LT(dxmax, 1e-2) << "channel " << j;
+  }
+}
+
 TEST(PoolingTest, MaxAndAverageHandComputed) {
   Pool2dShape s;
   s.h = s.w = 3;
@@ -414,10 +461,10 @@ TEST(VectorOpsTest, EveryIsaMatchesTheBaselineBitForBit) {
       same([&](const VectorOps& o, float* y) { o.relu_grad(x.data(), dy.data(), y, n); }, "relu_grad");
       same([&](const VectorOps& o, float* y) { o.add_bias(beta.data(), y, rows, c); }, "add_bias");
       same([&](const VectorOps& o, float* y) {
-        o.bn_affine(x.data(), rows, c, gamma.data(), beta.data(), y);
+        o.bn_affine(x.data(), rows, c, mean.data(), gamma.data(), beta.data(), y);
       }, "bn_affine");
       same([&](const VectorOps& o, float* y) {
-        o.bn_backward_affine(x.data(), dy.data(), rows, c, gamma.data(), beta.data(), mean.data(), y);
+        o.bn_backward_affine(x.data(), dy.data(), rows, c, mean.data(), gamma.data(), beta.data(), inv_std.data(), y);
       }, "bn_backward_affine");
       same([&](const VectorOps& o, float* y) {
         std::vector<double> s(static_cast<std::size_t>(2 * c), 0.0);
