@@ -82,7 +82,24 @@ struct HyperparameterSpec {
   bool log = true;  // written to the log under its name
   std::string rule;  // why it is constrained (quoted when a value is refused)
   std::string help;
+  // A string hyperparameter holding a comma-separated list of integers
+  // ("30,60,80"), strictly ascending, each within [min, max]; logged as a
+  // JSON list (e.g. opt_learning_rate_decay_boundary_epochs).
+  bool int_list = false;
+  // The hyperparameter belongs to one choice of another: it applies only
+  // while hyperparameter `name` has `value` (the lars_* ones only with
+  // opt_name=lars). When it does not apply it is not logged and keeps its
+  // default; a --set of it is refused, a preset's value dropped.
+  struct Condition {
+    std::string name;
+    HpValue value;
+  };
+  std::optional<Condition> only_when;
 };
+
+// The integers of an int_list value. InvalidArgument naming `name` when the
+// text is not a comma-separated, strictly ascending list of integers.
+Result<std::vector<int64_t>> ParseIntList(const std::string& name, const std::string& text);
 
 // The effective hyperparameters of a run: validated, immutable.
 class Hyperparameters {
@@ -95,6 +112,8 @@ class Hyperparameters {
   bool Bool(const std::string& name) const;
   const std::string& String(const std::string& name) const;
   const std::map<std::string, HpValue>& values() const { return values_; }
+  // Whether `spec` applies with these values (its only_when holds).
+  bool Applies(const HyperparameterSpec& spec) const;
 
  private:
   const HpValue& Get(const std::string& name) const;
@@ -162,6 +181,10 @@ struct WorkloadDescription {
   Parallelism parallelism;
   std::vector<QualityTarget> targets;  // all must be reached
   EvalCadence cadence;
+  // Functional mode: the host memory a run is estimated to need at its peak
+  // (data, activations, weights, optimizer state), in bytes; 0 = not
+  // estimated. The harness refuses a run that would not fit the machine.
+  int64_t host_memory_bytes = 0;
 };
 
 // ---------------------------------------------------------------- execution
@@ -178,11 +201,19 @@ struct TimeBreakdown {
 struct BlockResult {
   int64_t steps = 0;
   TimeBreakdown time;  // emulated cost of the block's training steps
+  // Training diverged (a non-finite loss or weight): the block stopped early
+  // and the run ends after this block's evaluation, aborted (a run that fails
+  // to converge, not an error).
+  bool diverged = false;
 };
 
 struct EvalResult {
   std::map<std::string, double> metrics;  // one per QualityTarget::metric
   double emulated_s = 0;                  // emulated cost of the evaluation
+  // Empty when the metrics were computed. Otherwise they are modelled, not
+  // computed (projected mode), and this says how, in a few words; the log
+  // marks the values so (eval_accuracy metadata "modelled").
+  std::string modelled;
 };
 
 // One run of a workload. Calls come from one thread, in order:

@@ -19,7 +19,16 @@ Value Meta(std::initializer_list<std::pair<const char*, Value>> kv) {
   return d;
 }
 
-Value FromHp(const workloads::HpValue& v) {
+// The logged value of hyperparameter `spec` (an int_list as a JSON list).
+Value FromHp(const workloads::HyperparameterSpec& spec, const workloads::HpValue& v) {
+  if (spec.int_list) {
+    Value list = Value::List();
+    auto ints = workloads::ParseIntList(spec.name, std::get<std::string>(v));
+    if (ints.ok()) {
+      for (int64_t x : *ints) list.Append(Value::Int(x));
+    }
+    return list;
+  }
   if (const auto* i = std::get_if<int64_t>(&v)) return Value::Int(*i);
   if (const auto* d = std::get_if<double>(&v)) return Value::Float(*d);
   if (const auto* b = std::get_if<bool>(&v)) return Value::Bool(*b);
@@ -94,8 +103,8 @@ Result<RunSummary> RunOnce(const EffectiveRunSettings& s, int index,
   PODBENCH_RETURN_IF_ERROR(em.Emit("cache_clear", Value::Bool(true)));
   PODBENCH_RETURN_IF_ERROR(em.Emit("init_start"));
   for (const auto& spec : s.workload->HyperparameterSpecs()) {
-    if (!spec.log) continue;
-    PODBENCH_RETURN_IF_ERROR(em.Emit(spec.name, FromHp(s.hp.values().at(spec.name))));
+    if (!spec.log || !s.hp.Applies(spec)) continue;
+    PODBENCH_RETURN_IF_ERROR(em.Emit(spec.name, FromHp(spec, s.hp.values().at(spec.name))));
   }
   PODBENCH_ASSIGN_OR_RETURN(double init_s, session->Initialize());
   em.Advance(init_s);
@@ -139,16 +148,23 @@ Result<RunSummary> RunOnce(const EffectiveRunSettings& s, int index,
     }
     // One metric: the bare value, as v0.6 logs write it; several: a dict.
     Value logged = d.targets.size() == 1 ? accuracy.items()[0] : accuracy;
-    PODBENCH_RETURN_IF_ERROR(em.Emit("eval_accuracy", logged, Meta({{"epoch_num", Value::Int(eval_epoch)}})));
+    // Modelled values (projected mode) say so, and how, in the metadata.
+    Value meta = Meta({{"epoch_num", Value::Int(eval_epoch)}});
+    if (!ev.modelled.empty()) {
+      meta.Set("modelled", Value::Bool(true));
+      meta.Set("model", Value::String(ev.modelled));
+    }
+    PODBENCH_RETURN_IF_ERROR(em.Emit("eval_accuracy", logged, meta));
     PODBENCH_RETURN_IF_ERROR(em.Emit("block_stop", Value(), Meta({{"first_epoch_num", Value::Int(next_epoch)}})));
     sum.epochs = eval_epoch;
     next_epoch = eval_epoch + 1;
     PODBENCH_RETURN_IF_ERROR(em.Each(
         [&](RunObserver* o) { return o->OnBlockDone(eval_epoch, d.cadence.max_epochs); }));
-    if (all_reached) {
+    if (all_reached && !block.diverged) {
       sum.success = true;
       break;
     }
+    if (block.diverged) break;  // aborted: training cannot go on
   }
   PODBENCH_RETURN_IF_ERROR(em.Emit("run_stop", Value(),
                                    Meta({{"status", Value::String(sum.success ? "success" : "aborted")}})));

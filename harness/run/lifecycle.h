@@ -6,7 +6,8 @@
 //   cache_clear, init_start, the logged hyperparameters, init_stop, run_start,
 //   per block: block_start, epoch_start/epoch_stop per epoch, eval_start,
 //   eval_stop, eval_accuracy, block_stop; then run_stop with status success
-//   (every quality target reached) or aborted (max_epochs reached first).
+//   (every quality target reached) or aborted (max_epochs reached first, or
+//   training diverged: BlockResult::diverged ends the run after that block).
 // Emulated timestamps start at the host's Unix time when the run begins and
 // advance only by what the workload reports each block and evaluation cost;
 // every event also carries the host clock (seconds since the run began).
