@@ -15,8 +15,8 @@
 #include "harness/run/log_check.h"
 #include "harness/run/reporters.h"
 #include "harness/run/settings.h"
-#include "results/scaling.h"
 #include "results/store.h"
+#include "rules/score.h"
 
 namespace podbench::cli {
 
@@ -49,9 +49,43 @@ void Execute(const RunCliOptions& opt, CliContext& ctx) {
                            s.base_seed, s.base_seed + static_cast<uint64_t>(s.runs) - 1);
   }
   nlohmann::json runs_json = nlohmann::json::array();
-  std::vector<std::optional<double>> ttt;
+  std::vector<rules::RunTime> scored;  // compliant runs, as `podbench score` reads their logs
   std::string check_note;
-  bool invalid_log = false;
+  int failed = 0;  // aborted or non-compliant runs
+  // Prints the summary of the runs so far; on an error, with the error (the
+  // runs before it are complete in the store, the failing one stays
+  // incomplete with what it logged).
+  auto summarize = [&](const Status* error) {
+    std::optional<double> score = rules::OlympicMean(scored);
+    if (text) {
+      if (error) return;
+      if (score) {
+        ctx.out << fmt::format("score: {:.3f} min ({} of {} scored runs, {})\n", *score,
+                               scored.size() >= 3 ? scored.size() - 2 : scored.size(), scored.size(),
+                               scored.size() >= 3 ? "fastest and slowest dropped" : "plain mean");
+      } else {
+        ctx.out << "score: none (" << (scored.empty() ? "no compliant run" : "aborted runs") << ")\n";
+      }
+      if (!check_note.empty()) ctx.out << "logs not checked: " << check_note << "\n";
+      ctx.out << "saved to " << s.request.db << "\n";
+      return;
+    }
+    nlohmann::json j;
+    j["workload"] = s.request.workload;
+    j["slice"] = s.slice.name;
+    j["chips"] = s.slice.chips;
+    j["mode"] = workloads::ModeName(s.mode);
+    j["db"] = s.request.db;
+    j["runs"] = runs_json;
+    j["score_min"] = score ? nlohmann::json(*score) : nlohmann::json(nullptr);
+    j["logs_checked"] = check_note.empty();
+    if (error) j["error"] = error->message();
+    ctx.out << j.dump(2) << "\n";
+  };
+  auto fail = [&](const Status& st) {
+    summarize(&st);
+    Fail(ctx, "run", st);
+  };
   for (int i = 0; i < s.runs; ++i) {
     results::NewRun nr;
     nr.label = s.request.label;
@@ -68,18 +102,14 @@ void Execute(const RunCliOptions& opt, CliContext& ctx) {
     nr.git_hash = GitHash();
     nr.host = HostName();
     nr.log_path = s.LogPath(i);
-    // The log file first: a path that cannot be written stops before the run is recorded.
-    std::unique_ptr<harness::MllLogReporter> log;
-    if (!nr.log_path.empty()) {
-      auto l = harness::MllLogReporter::Create(nr.log_path);
-      if (!l.ok()) return Fail(ctx, "run", l.status());
-      log = std::move(l).value();
-    }
+    // The log first: a path that cannot be written stops before the run is
+    // recorded. Without --log it is kept in memory, for the check.
+    auto log = harness::LogReporter::Create(nr.log_path, s.log_format);
+    if (!log.ok()) return fail(log.status());
     auto id = (*store)->BeginRun(nr);
-    if (!id.ok()) return Fail(ctx, "run", id.status());
+    if (!id.ok()) return fail(id.status());
 
-    std::vector<harness::RunObserver*> observers;
-    if (log) observers.push_back(log.get());
+    std::vector<harness::RunObserver*> observers{log->get()};
     harness::StoreReporter store_reporter(**store, *id);
     observers.push_back(&store_reporter);
     harness::ProgressReporter bar(ctx.err, i, s.runs);
@@ -87,33 +117,33 @@ void Execute(const RunCliOptions& opt, CliContext& ctx) {
 
     auto sum = harness::RunOnce(s, i, observers);
     if (!sum.ok()) {
-      return Fail(ctx, "run", sum.status().WithContext("run " + std::to_string(*id)));
+      (void)store_reporter.Flush();  // keep what the failed run logged; the error below is what matters
+      return fail(sum.status().WithContext("run " + std::to_string(*id)));
     }
-    log.reset();  // closes the file before it is checked
-    std::string checked = "not checked";
-    if (!nr.log_path.empty()) {
-      Status st = harness::CheckWrittenLog(nr.log_path, s.description);
-      if (st.ok()) {
-        checked = "passes the v0.6 rules";
-      } else if (st.code() == Status::Code::kUnimplemented) {
-        check_note = st.message();
-      } else {
-        checked = "FAILS the v0.6 rules: " + st.message();
-        invalid_log = true;
-      }
+    const std::string log_name = nr.log_path.empty() ? "run " + std::to_string(*id) + "'s log" : nr.log_path;
+    const harness::LogVerdict checked = harness::CheckLogText((*log)->text(), s.log_format, log_name, s.description);
+    if (!checked.checked) check_note = checked.note;
+    const harness::RunVerdict verdict = harness::JudgeRun(sum->success, checked);
+    Status finished = (*store)->FinishRun(*id, harness::RunOutcomeOf(*sum, verdict.status));
+    if (!finished.ok()) return fail(finished);
+    if (verdict.status != "success") ++failed;
+    if (verdict.status != "noncompliant") {
+      rules::RunTime rt;
+      rt.converged = sum->success;
+      rt.stopped = true;
+      rt.minutes = sum->ttt_emulated_s / 60;
+      scored.push_back(rt);
     }
-    ttt.push_back(sum->success ? std::optional<double>(sum->ttt_emulated_s) : std::nullopt);
-    const char* status = sum->success ? "success" : "aborted";
     if (text) {
       ctx.out << fmt::format(
           "  run {} (id {}, seed {}): {} after {} epochs, {:.3f} min emulated ({:.3f} s host), "
-          "step {:.4g} s{}\n",
-          i + 1, *id, nr.seed, status, sum->epochs, sum->ttt_emulated_s / 60, sum->ttt_host_s,
-          sum->step_time_s, nr.log_path.empty() ? "" : ", log " + nr.log_path + " (" + checked + ")");
+          "step {:.4g} s, log {}{}\n",
+          i + 1, *id, nr.seed, verdict.status, sum->epochs, sum->ttt_emulated_s / 60, sum->ttt_host_s,
+          sum->step_time_s, nr.log_path.empty() ? "in memory" : nr.log_path, " (" + verdict.check + ")");
     }
     runs_json.push_back({{"id", *id},
                          {"seed", nr.seed},
-                         {"status", status},
+                         {"status", verdict.status},
                          {"epochs", sum->epochs},
                          {"ttt_emulated_s", sum->ttt_emulated_s},
                          {"ttt_emulated_min", sum->ttt_emulated_s / 60},
@@ -121,32 +151,11 @@ void Execute(const RunCliOptions& opt, CliContext& ctx) {
                          {"step_time_s", sum->step_time_s},
                          {"throughput", sum->throughput},
                          {"log", nr.log_path},
-                         {"log_check", checked}});
+                         {"log_check", verdict.check}});
   }
-  std::optional<double> score = results::OlympicMeanMinutes(ttt);
-  if (text) {
-    if (score) {
-      ctx.out << fmt::format("score: {:.3f} min ({} of {} runs, {})\n", *score,
-                             s.runs >= 3 ? s.runs - 2 : s.runs, s.runs,
-                             s.runs >= 3 ? "fastest and slowest dropped" : "plain mean");
-    } else {
-      ctx.out << "score: none (aborted runs)\n";
-    }
-    if (!check_note.empty()) ctx.out << "logs not checked: " << check_note << "\n";
-    ctx.out << "saved to " << s.request.db << "\n";
-  } else {
-    nlohmann::json j;
-    j["workload"] = s.request.workload;
-    j["slice"] = s.slice.name;
-    j["chips"] = s.slice.chips;
-    j["mode"] = workloads::ModeName(s.mode);
-    j["db"] = s.request.db;
-    j["runs"] = runs_json;
-    j["score_min"] = score ? nlohmann::json(*score) : nlohmann::json(nullptr);
-    j["logs_checked"] = check_note.empty();
-    ctx.out << j.dump(2) << "\n";
-  }
-  ctx.exit_code = invalid_log ? kExitVerdict : kExitOk;
+  summarize(nullptr);
+  // 1: a negative verdict (a run aborted, or its log fails the rules).
+  ctx.exit_code = failed > 0 ? kExitVerdict : kExitOk;
 }
 
 }  // namespace
@@ -167,7 +176,10 @@ void AddRunCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("--preset", r.preset, "Hyperparameter preset, e.g. google-v0.6");
   sub->add_option("--set", r.sets, "Override a hyperparameter: key=value (repeatable)");
   sub->add_option("--log", r.log,
-                  "Write the :::MLL log here (several runs: FILE_0.EXT, FILE_1.EXT, ...)");
+                  "Write the MLPerf log here (several runs: FILE_0.EXT, FILE_1.EXT, ...)");
+  sub->add_option("--log-format", r.log_format,
+                  "Log format: mll (v0.6 :::MLL lines, default) or mllog (v0.7+ :::MLLOG JSON lines)")
+      ->check(CLI::IsMember({"mll", "mllog"}));
   sub->add_option("--db", r.db, "Results database (SQLite; default podbench.db)");
   sub->add_option("--system", r.system, "System description YAML (default: the built-in, calibrated TPU-v3)");
   sub->add_option("--label", r.label, "Tag the runs (a run set for `podbench compare`)");

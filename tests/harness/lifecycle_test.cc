@@ -171,7 +171,7 @@ TEST(LifecycleTest, WrittenLogReadsBackInOrder) {
   podbench::testing::TempDir dir;
   const std::string path = (dir / "run.log").string();
   {
-    auto log = MllLogReporter::Create(path);
+    auto log = LogReporter::Create(path);
     ASSERT_TRUE(log.ok());
     ASSERT_TRUE(RunOnce(Settings(), 0, {log->get()}).ok());
   }
