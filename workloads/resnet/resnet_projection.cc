@@ -140,10 +140,12 @@ Result<StepCost> ProjectTrainStep(const std::vector<Layer>& layers, int64_t per_
       PODBENCH_ASSIGN_OR_RETURN(double ag, topology::CollectiveTime(pair.all_gather, grad_bytes, all));
       // Sharded LARS needs whole-layer weight and gradient norms: one
       // all-reduce of two partial sums of squares per layer with weights.
-      int64_t weighted = 0;
-      for (const Layer& l : layers) weighted += l.params() > 0 ? 1 : 0;
-      PODBENCH_ASSIGN_OR_RETURN(double norms,
-                                topology::CollectiveTime(opt.allreduce, 2.0 * weighted * kF32Bytes, all));
+      double norms = 0;
+      if (opt.optimizer == kernels::Optimizer::kLars) {
+        int64_t weighted = 0;
+        for (const Layer& l : layers) weighted += l.params() > 0 ? 1 : 0;
+        PODBENCH_ASSIGN_OR_RETURN(norms, topology::CollectiveTime(opt.allreduce, 2.0 * weighted * kF32Bytes, all));
+      }
       step.collectives_s = rs + ag + norms;
     } else {
       PODBENCH_ASSIGN_OR_RETURN(step.collectives_s,
@@ -153,7 +155,7 @@ Result<StepCost> ProjectTrainStep(const std::vector<Layer>& layers, int64_t per_
   const int64_t updated = opt.weight_update_sharding && replicas > 1
                               ? (params + replicas - 1) / replicas
                               : params;
-  step.optimizer_s = kernels::OptimizerCost(core, updated, kernels::Optimizer::kLars).total_s();
+  step.optimizer_s = kernels::OptimizerCost(core, updated, opt.optimizer).total_s();
 
   if (opt.bn_group > 1) {
     PODBENCH_ASSIGN_OR_RETURN(auto groups, topology::LogicalTopology::ReplicaGroups(

@@ -18,7 +18,8 @@
 //               reduce-scatter before and all-gather after the update
 //               (topology::ShardedPairOf), plus the all-reduce of the
 //               per-layer partial norms sharded LARS needs
-//   optimizer   LARS on every parameter (or on 1/replicas of them, sharded)
+//   optimizer   LARS or momentum SGD on every parameter (or on 1/replicas of
+//               them, sharded)
 //   input       the part of the host's per-step work (decode, augment) that
 //               the device step does not hide
 #pragma once
@@ -29,6 +30,7 @@
 
 #include "base/status.h"
 #include "kernels/conv/conv2d.h"
+#include "kernels/cost/tpu_cost.h"
 #include "topology/slice.h"
 #include "workloads/resnet/resnet_model.h"
 
@@ -51,6 +53,9 @@ struct ProjectionOptions {
   // the pair topology::ShardedPairOf(allreduce) names.
   bool weight_update_sharding = false;
   double grad_bytes_per_param = 4;    // fp32 gradients (Google's v0.6 ResNet)
+  // The update: LARS (Google's v0.6 ResNet; sharded, it adds the norms'
+  // all-reduce) or momentum SGD.
+  kernels::Optimizer optimizer = kernels::Optimizer::kLars;
 };
 
 struct StepCost {
