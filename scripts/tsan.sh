@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# ThreadSanitizer over podbench's threaded code: the kernels' thread pool,
+# the functional collectives (one thread per emulated core) and functional
+# ResNet training (one thread per emulated core, batch-norm and gradient
+# all-reduces between them). Builds only those test programs, with
+# -DPODBENCH_TSAN=ON, and runs them; any report fails (halt_on_error).
+#   scripts/tsan.sh [BUILD_DIR]      (default build/tsan)
+# scripts/tsan.supp lists suppressions: third-party code only, each with why.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=${1:-build/tsan}
+tests=(kernels/kernels_thread_pool_test topology/topology_functional_test workloads/resnet/resnet_functional_test)
+PODBENCH_BUILD_TARGETS="${tests[*]##*/}" bash scripts/build.sh "$dir" -DPODBENCH_TSAN=ON \
+  -DPODBENCH_BENCHMARKS=OFF -DPODBENCH_MPI=OFF
+export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/scripts/tsan.supp"
+for t in "${tests[@]}"; do
+  echo "== $t under ThreadSanitizer"
+  "$dir/tests/$t" --gtest_brief=1
+done
