@@ -13,7 +13,24 @@ tests=(kernels/kernels_thread_pool_test topology/topology_functional_test worklo
 PODBENCH_BUILD_TARGETS="${tests[*]##*/}" bash scripts/build.sh "$dir" -DPODBENCH_TSAN=ON \
   -DPODBENCH_BENCHMARKS=OFF -DPODBENCH_MPI=OFF
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/scripts/tsan.supp"
+# Each program in as many gtest shards as there are cores, in parallel.
+shards=$(nproc)
 for t in "${tests[@]}"; do
-  echo "== $t under ThreadSanitizer"
-  "$dir/tests/$t" --gtest_brief=1
+  echo "== $t under ThreadSanitizer ($shards shards)"
+  pids=()
+  for ((i = 0; i < shards; i++)); do
+    GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i "$dir/tests/$t" --gtest_brief=1 > "$dir/tsan-${t##*/}-$i.log" 2>&1 &
+    pids+=($!)
+  done
+  failed=0
+  for ((i = 0; i < shards; i++)); do
+    wait "${pids[$i]}" || failed=1
+    grep -E '^\[  (PASSED|FAILED) |tests? from .* ran' "$dir/tsan-${t##*/}-$i.log" || true
+  done
+  if [ "$failed" -ne 0 ]; then
+    cat "$dir"/tsan-"${t##*/}"-*.log
+    echo "tsan: $t FAILED"
+    exit 1
+  fi
 done
+echo "tsan: no data race reported"
