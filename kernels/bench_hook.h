@@ -13,7 +13,9 @@ namespace podbench::kernels {
 struct BenchRequest {
   std::string filter = ".";  // regex over benchmark names
   bool json = false;         // Google Benchmark's JSON reporter instead of text
-  int repetitions = 1;       // > 1: report medians (and mean, stddev) only
+  // > 1: the text table reports medians (and mean, stddev) only; JSON also
+  // has every repetition.
+  int repetitions = 1;
   double min_time_s = 0.2;   // minimum measuring time per benchmark and repetition
 };
 

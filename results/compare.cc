@@ -61,8 +61,39 @@ double Median(std::vector<double> v) {
 }
 
 bool Comparison::regression() const {
-  return std::any_of(metrics.begin(), metrics.end(),
-                     [](const MetricComparison& m) { return m.regression; });
+  auto regressed = [](const MetricComparison& m) { return m.regression; };
+  return std::any_of(metrics.begin(), metrics.end(), regressed) ||
+         std::any_of(benchmarks.begin(), benchmarks.end(), regressed);
+}
+
+MetricComparison CompareSamples(const MetricDef& metric, std::vector<double> base,
+                                std::vector<double> cand, const CompareOptions& options) {
+  MetricComparison mc;
+  mc.metric = metric;
+  mc.base = std::move(base);
+  mc.cand = std::move(cand);
+  if (mc.base.empty() || mc.cand.empty()) {
+    mc.note = std::string("no ") + (mc.base.empty() ? "baseline" : "candidate") +
+              " run or repetition carries this metric";
+    return mc;
+  }
+  mc.base_median = Median(mc.base);
+  mc.cand_median = Median(mc.cand);
+  double delta = mc.base_median != 0 ? (mc.cand_median - mc.base_median) / mc.base_median * 100
+                                     : 0;
+  mc.worse_pct = metric.lower_is_better ? delta : -delta;
+  const bool beyond = mc.worse_pct > options.max_regression_pct;
+  const int n1 = static_cast<int>(mc.base.size()), n2 = static_cast<int>(mc.cand.size());
+  if (MinimumExactPValue(n1, n2) >= options.alpha) {
+    mc.note = "too few repetitions for a significance test (" + std::to_string(n1) + " vs " +
+              std::to_string(n2) + "); the threshold alone decides";
+    mc.regression = beyond;
+  } else {
+    mc.utest = MannWhitneyU(mc.base, mc.cand);
+    mc.significant = mc.utest->p_value < options.alpha;
+    mc.regression = beyond && mc.significant;
+  }
+  return mc;
 }
 
 Result<Comparison> Compare(const std::vector<RunRecord>& base, const std::vector<RunRecord>& cand,
@@ -73,33 +104,54 @@ Result<Comparison> Compare(const std::vector<RunRecord>& base, const std::vector
   Comparison out;
   for (const std::string& name : options.metrics) {
     PODBENCH_ASSIGN_OR_RETURN(MetricDef def, FindMetric(name));
-    MetricComparison mc;
-    mc.metric = def;
-    mc.base = Values(base, def);
-    mc.cand = Values(cand, def);
-    if (mc.base.empty() || mc.cand.empty()) {
-      mc.note = std::string("no ") + (mc.base.empty() ? "baseline" : "candidate") +
-                " run carries this metric";
-      out.metrics.push_back(std::move(mc));
-      continue;
-    }
-    mc.base_median = Median(mc.base);
-    mc.cand_median = Median(mc.cand);
-    double delta = mc.base_median != 0 ? (mc.cand_median - mc.base_median) / mc.base_median * 100
-                                       : 0;
-    mc.worse_pct = def.lower_is_better ? delta : -delta;
-    const bool beyond = mc.worse_pct > options.max_regression_pct;
-    const int n1 = static_cast<int>(mc.base.size()), n2 = static_cast<int>(mc.cand.size());
-    if (MinimumExactPValue(n1, n2) >= options.alpha) {
-      mc.note = "too few repetitions for a significance test (" + std::to_string(n1) + " vs " +
-                std::to_string(n2) + "); the threshold alone decides";
-      mc.regression = beyond;
+    out.metrics.push_back(CompareSamples(def, Values(base, def), Values(cand, def), options));
+  }
+  return out;
+}
+
+Result<Comparison> CompareBenchmarks(const std::vector<BenchSamples>& base,
+                                     const std::vector<BenchSamples>& cand,
+                                     const CompareOptions& options) {
+  if (!(options.max_regression_pct >= 0)) {
+    return Status::InvalidArgument("--max-regression must be a percentage >= 0");
+  }
+  auto real_times = [](const BenchSamples& b) {
+    std::vector<double> v;
+    for (const BenchRepetition& r : b.repetitions) v.push_back(Significant(r.real_time_ns));
+    return v;
+  };
+  auto find = [](const std::vector<BenchSamples>& set, const std::string& name) {
+    auto it = std::find_if(set.begin(), set.end(),
+                           [&](const BenchSamples& b) { return b.name == name; });
+    return it == set.end() ? nullptr : &*it;
+  };
+  Comparison out;
+  bool common = false;
+  for (const BenchSamples& b : base) {
+    MetricDef def{b.name, "ns", true, false, nullptr};
+    const BenchSamples* c = find(cand, b.name);
+    MetricComparison mc = CompareSamples(def, real_times(b), c ? real_times(*c) : std::vector<double>{},
+                                         options);
+    if (c == nullptr) {
+      mc.note = "only in the baseline; not gated";
     } else {
-      mc.utest = MannWhitneyU(mc.base, mc.cand);
-      mc.significant = mc.utest->p_value < options.alpha;
-      mc.regression = beyond && mc.significant;
+      common = true;
+      if (b.median_only || c->median_only) {
+        mc.note += std::string(mc.note.empty() ? "" : "; ") +
+                   "a side has only a median (run with repetitions for a test)";
+      }
     }
-    out.metrics.push_back(std::move(mc));
+    out.benchmarks.push_back(std::move(mc));
+  }
+  for (const BenchSamples& c : cand) {
+    if (find(base, c.name) != nullptr) continue;
+    MetricDef def{c.name, "ns", true, false, nullptr};
+    MetricComparison mc = CompareSamples(def, {}, real_times(c), options);
+    mc.note = "only in the candidate; not gated";
+    out.benchmarks.push_back(std::move(mc));
+  }
+  if (!common) {
+    return Status::InvalidArgument("the two benchmark sets have no benchmark in common");
   }
   return out;
 }

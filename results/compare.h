@@ -1,6 +1,8 @@
-// Comparing two run sets: the CI regression gate behind `podbench compare`.
+// Comparing two run sets or two benchmark sets: the CI regression gate behind
+// `podbench compare`.
 //
-// For every metric, the values of the runs in each set (repetitions) are
+// For every metric (or benchmark), the values of the runs in each set
+// (repetitions; a benchmark's repetitions, real time) are
 // compared by their medians and by a two-sided Mann-Whitney U test (utest.h).
 // A metric REGRESSES when the candidate is worse than the baseline by more
 // than `max_regression_pct` (median to median) AND the U test finds the
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "results/bench_samples.h"
 #include "results/store.h"
 #include "results/utest.h"
 
@@ -54,15 +57,31 @@ struct MetricComparison {
 };
 
 struct Comparison {
-  std::vector<MetricComparison> metrics;
-  bool regression() const;
+  std::vector<MetricComparison> metrics;     // of run sets
+  std::vector<MetricComparison> benchmarks;  // of benchmark sets, one per benchmark
+  bool regression() const;  // any metric or benchmark regresses
 };
+
+// The gate's rule applied to one metric's values in each set: medians,
+// worse_pct, the U test (or the threshold alone, with a note, when the sets
+// are too small) and the verdict. Empty sides give a row with a note.
+MetricComparison CompareSamples(const MetricDef& metric, std::vector<double> base,
+                                std::vector<double> cand, const CompareOptions& options);
 
 // Compares complete runs of `base` with complete runs of `cand` (unfinished
 // runs are ignored; aborted runs count for per-step metrics only).
 // InvalidArgument when a set has no usable run or a metric is unknown.
 Result<Comparison> Compare(const std::vector<RunRecord>& base, const std::vector<RunRecord>& cand,
                            const CompareOptions& options);
+
+// Compares benchmark sets benchmark by benchmark (real time, lower is
+// better), filling Comparison::benchmarks in the baseline's order; a
+// benchmark in one set only gets a row with a note and is not gated.
+// InvalidArgument when the sets have no benchmark in common or
+// max_regression_pct is negative.
+Result<Comparison> CompareBenchmarks(const std::vector<BenchSamples>& base,
+                                     const std::vector<BenchSamples>& cand,
+                                     const CompareOptions& options);
 
 double Median(std::vector<double> v);
 

@@ -1,5 +1,8 @@
 #include "results/export.h"
 
+#include <algorithm>
+#include <string_view>
+
 #include <fmt/format.h>
 
 namespace podbench::results {
@@ -19,6 +22,17 @@ std::string Fmt(const std::optional<double>& v, const char* spec = "{:.4g}") {
 }
 
 std::string OptCsv(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : ""; }
+
+// "8 replicas x 1 core, no split, bn_group 1, weight-update sharding off,
+// fp32 gradients, torus2d all-reduce".
+std::string LayoutText(const StoredLayout& l) {
+  return fmt::format("{} replica{} x {} core{}, {}, bn_group {}, weight-update sharding {}, {} gradients, "
+                     "{} all-reduce",
+                     l.replicas, l.replicas == 1 ? "" : "s", l.cores_per_replica,
+                     l.cores_per_replica == 1 ? "" : "s",
+                     l.split == "none" ? std::string("no split") : "split along " + l.split, l.bn_group,
+                     l.weight_update_sharding ? "on" : "off", l.gradient_dtype, l.allreduce);
+}
 
 }  // namespace
 
@@ -59,6 +73,22 @@ nlohmann::json RunToJson(const RunRecord& r) {
   j["log_path"] = r.run.log_path;
   j["hyperparameters"] = ParseOrString(r.run.hyperparameters_json);
   j["flags"] = ParseOrString(r.run.flags_json);
+  if (const auto& d = r.run.description) {
+    j["model"] = {{"name", d->model},
+                  {"parameters", d->parameters},
+                  {"train_flops_per_example", d->train_flops_per_example}};
+    j["data"] = {{"name", d->data}, {"train_examples", d->train_examples}, {"eval_examples", d->eval_examples}};
+    const StoredLayout& l = d->layout;
+    j["parallel_layout"] = {{"replicas", l.replicas},
+                            {"cores_per_replica", l.cores_per_replica},
+                            {"split", l.split},
+                            {"weight_update_sharding", l.weight_update_sharding},
+                            {"bn_group", l.bn_group},
+                            {"gradient_dtype", l.gradient_dtype},
+                            {"allreduce", l.allreduce}};
+  } else {
+    j["model"] = j["data"] = j["parallel_layout"] = nullptr;
+  }
   return j;
 }
 
@@ -102,10 +132,19 @@ nlohmann::json RunDetailToJson(const RunDetail& d) {
   }
   if (d.breakdown) {
     const StepBreakdown& b = *d.breakdown;
-    j["step_breakdown"] = {{"steps", b.steps},           {"compute_s", b.compute_s},
-                           {"collectives_s", b.collectives_s}, {"bn_sync_s", b.bn_sync_s},
-                           {"optimizer_s", b.optimizer_s},   {"input_s", b.input_s},
-                           {"evaluation_s", b.evaluation_s}, {"idle_s", b.idle_s}};
+    j["step_breakdown"] = {{"steps", b.steps},
+                           {"mxu_s", b.mxu_s},
+                           {"vector_s", b.vector_s},
+                           {"hbm_s", b.hbm_s},
+                           {"compute_s", b.compute_s()},
+                           {"unsplit_compute_s", b.unsplit_compute_s},
+                           {"collectives_s", b.collectives_s},
+                           {"halo_s", b.halo_s},
+                           {"bn_sync_s", b.bn_sync_s},
+                           {"optimizer_s", b.optimizer_s},
+                           {"input_s", b.input_s},
+                           {"evaluation_s", b.evaluation_s},
+                           {"idle_s", b.idle_s}};
   } else {
     j["step_breakdown"] = nullptr;
   }
@@ -121,6 +160,15 @@ void WriteRunDetailText(std::ostream& out, const RunDetail& d) {
   out << fmt::format("  preset        {}\n", r.run.preset.empty() ? "-" : r.run.preset);
   out << fmt::format("  seed          {}\n", r.run.seed);
   out << fmt::format("  global batch  {}\n", r.run.global_batch);
+  if (const auto& desc = r.run.description) {
+    out << fmt::format("  model         {}: {} parameters, {:.4g} GFLOP per training example\n",
+                       desc->model, desc->parameters, desc->train_flops_per_example / 1e9);
+    out << fmt::format("  data          {}: {} training examples per epoch, {} per evaluation\n", desc->data,
+                       desc->train_examples, desc->eval_examples);
+    out << fmt::format("  layout        {}\n", LayoutText(desc->layout));
+  } else {
+    out << "  layout        - (not recorded: stored before schema version 2)\n";
+  }
   out << fmt::format("  git, host     {} on {} (pid {})\n", r.run.git_hash, r.run.host, r.run.pid);
   out << fmt::format("  started       {}\n", r.started_at);
   out << fmt::format("  finished      {}\n", r.finished_at.empty() ? "-" : r.finished_at);
@@ -143,8 +191,12 @@ void WriteRunDetailText(std::ostream& out, const RunDetail& d) {
     auto row = [&](const char* name, double v) {
       out << fmt::format("    {:<12} {:>10.4g} s {:>6.1f}%\n", name, v, 100 * v / t);
     };
-    row("compute", b.compute_s);
-    row("collectives", b.collectives_s);
+    row("mxu", b.mxu_s);
+    row("vector", b.vector_s);
+    row("hbm", b.hbm_s);
+    if (b.unsplit_compute_s > 0) row("compute", b.unsplit_compute_s);  // runs stored before schema 2
+    row("gradients", b.collectives_s);
+    row("halo", b.halo_s);
     row("bn_sync", b.bn_sync_s);
     row("optimizer", b.optimizer_s);
     row("input", b.input_s);
@@ -161,45 +213,76 @@ void WriteRunDetailText(std::ostream& out, const RunDetail& d) {
   }
 }
 
+namespace {
+
+nlohmann::json RowToJson(const MetricComparison& m) {
+  nlohmann::json e;
+  e["metric"] = m.metric.name;
+  e["unit"] = m.metric.unit;
+  e["lower_is_better"] = m.metric.lower_is_better;
+  e["base"] = m.base;
+  e["cand"] = m.cand;
+  e["base_median"] = m.base.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.base_median);
+  e["cand_median"] = m.cand.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.cand_median);
+  e["worse_pct"] = m.base.empty() || m.cand.empty() ? nlohmann::json(nullptr)
+                                                    : nlohmann::json(m.worse_pct);
+  e["p_value"] = m.utest ? nlohmann::json(m.utest->p_value) : nlohmann::json(nullptr);
+  e["exact"] = m.utest ? nlohmann::json(m.utest->exact) : nlohmann::json(nullptr);
+  e["significant"] = m.significant;
+  e["regression"] = m.regression;
+  e["note"] = m.note;
+  return e;
+}
+
+void WriteRowsText(std::ostream& out, const char* title, const std::vector<MetricComparison>& rows) {
+  size_t width = std::string_view(title).size();
+  for (const MetricComparison& m : rows) width = std::max(width, m.metric.name.size());
+  out << fmt::format("{:<{}} {:>5} {:>5} {:>12} {:>12} {:>9} {:>9}  {}\n", title, width, "n_b",
+                     "n_c", "base_med", "cand_med", "worse%", "p", "verdict");
+  for (const MetricComparison& m : rows) {
+    out << fmt::format("{:<{}} {:>5} {:>5} {:>12.5g} {:>12.5g} {:>+9.2f} {:>9}  {}{}\n",
+                       m.metric.name, width, m.base.size(), m.cand.size(), m.base_median,
+                       m.cand_median, m.worse_pct,
+                       m.utest ? fmt::format("{:.4f}", m.utest->p_value) : "-", Verdict(m),
+                       m.note.empty() ? "" : " (" + m.note + ")");
+  }
+}
+
+void WriteRowsCsv(std::ostream& out, const char* kind, const std::vector<MetricComparison>& rows) {
+  for (const MetricComparison& m : rows) {
+    out << kind << ',' << CsvField(m.metric.name) << ',' << m.base.size() << ',' << m.cand.size()
+        << ',' << m.base_median << ',' << m.cand_median << ',' << m.worse_pct << ','
+        << (m.utest ? fmt::format("{}", m.utest->p_value) : "") << ',' << m.significant << ','
+        << m.regression << ',' << CsvField(m.note) << '\n';
+  }
+}
+
+}  // namespace
+
+std::string Verdict(const MetricComparison& m) {
+  return m.regression                         ? "REGRESSION"
+         : m.base.empty() || m.cand.empty()   ? "no data"
+         : m.worse_pct < 0 && m.significant   ? "improved"
+                                              : "ok";
+}
+
 nlohmann::json ComparisonToJson(const Comparison& c, const CompareOptions& o) {
   nlohmann::json j;
   j["max_regression_pct"] = o.max_regression_pct;
   j["alpha"] = o.alpha;
   j["regression"] = c.regression();
   j["metrics"] = nlohmann::json::array();
-  for (const MetricComparison& m : c.metrics) {
-    nlohmann::json e;
-    e["metric"] = m.metric.name;
-    e["unit"] = m.metric.unit;
-    e["lower_is_better"] = m.metric.lower_is_better;
-    e["base"] = m.base;
-    e["cand"] = m.cand;
-    e["base_median"] = m.base.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.base_median);
-    e["cand_median"] = m.cand.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.cand_median);
-    e["worse_pct"] = m.base.empty() || m.cand.empty() ? nlohmann::json(nullptr)
-                                                      : nlohmann::json(m.worse_pct);
-    e["p_value"] = m.utest ? nlohmann::json(m.utest->p_value) : nlohmann::json(nullptr);
-    e["exact"] = m.utest ? nlohmann::json(m.utest->exact) : nlohmann::json(nullptr);
-    e["significant"] = m.significant;
-    e["regression"] = m.regression;
-    e["note"] = m.note;
-    j["metrics"].push_back(std::move(e));
-  }
+  for (const MetricComparison& m : c.metrics) j["metrics"].push_back(RowToJson(m));
+  j["benchmarks"] = nlohmann::json::array();
+  for (const MetricComparison& m : c.benchmarks) j["benchmarks"].push_back(RowToJson(m));
   return j;
 }
 
 void WriteComparisonText(std::ostream& out, const Comparison& c, const CompareOptions& o) {
-  out << fmt::format("{:<14} {:>5} {:>5} {:>12} {:>12} {:>9} {:>9}  {}\n", "metric", "n_b", "n_c",
-                     "base_med", "cand_med", "worse%", "p", "verdict");
-  for (const MetricComparison& m : c.metrics) {
-    std::string verdict = m.regression ? "REGRESSION"
-                          : m.base.empty() || m.cand.empty() ? "no data"
-                          : m.worse_pct < 0 && m.significant ? "improved"
-                                                             : "ok";
-    out << fmt::format("{:<14} {:>5} {:>5} {:>12.5g} {:>12.5g} {:>+9.2f} {:>9}  {}{}\n",
-                       m.metric.name, m.base.size(), m.cand.size(), m.base_median, m.cand_median,
-                       m.worse_pct, m.utest ? fmt::format("{:.4f}", m.utest->p_value) : "-",
-                       verdict, m.note.empty() ? "" : " (" + m.note + ")");
+  if (!c.metrics.empty()) WriteRowsText(out, "metric", c.metrics);
+  if (!c.benchmarks.empty()) {
+    if (!c.metrics.empty()) out << "\n";
+    WriteRowsText(out, "benchmark (real time, ns)", c.benchmarks);
   }
   out << fmt::format("{} (threshold {}% worse, alpha {})\n",
                      c.regression() ? "FAIL: significant regression" : "PASS", o.max_regression_pct,
@@ -207,14 +290,10 @@ void WriteComparisonText(std::ostream& out, const Comparison& c, const CompareOp
 }
 
 void WriteComparisonCsv(std::ostream& out, const Comparison& c) {
-  out << "metric,n_base,n_cand,base_median,cand_median,worse_pct,p_value,significant,regression,"
-         "note\n";
-  for (const MetricComparison& m : c.metrics) {
-    out << m.metric.name << ',' << m.base.size() << ',' << m.cand.size() << ',' << m.base_median
-        << ',' << m.cand_median << ',' << m.worse_pct << ','
-        << (m.utest ? fmt::format("{}", m.utest->p_value) : "") << ',' << m.significant << ','
-        << m.regression << ',' << CsvField(m.note) << '\n';
-  }
+  out << "kind,metric,n_base,n_cand,base_median,cand_median,worse_pct,p_value,significant,"
+         "regression,note\n";
+  WriteRowsCsv(out, "run", c.metrics);
+  WriteRowsCsv(out, "benchmark", c.benchmarks);
 }
 
 }  // namespace podbench::results

@@ -17,8 +17,12 @@ namespace podbench::results {
 // One run as a JSON object: id, label, workload, slice, cores, chips, mode,
 // preset, seed, global_batch, git_hash, host, state (RunState), started_at,
 // finished_at, ttt_emulated_s, ttt_emulated_min, ttt_host_s, step_time_s,
-// throughput, epochs, log_path, hyperparameters (object), flags (object).
-// Absent measurements are null.
+// throughput, epochs, log_path, hyperparameters (object), flags (object),
+// model {name, parameters, train_flops_per_example}, data {name,
+// train_examples, eval_examples}, parallel_layout {replicas,
+// cores_per_replica, split, weight_update_sharding, bn_group, gradient_dtype,
+// allreduce}. Absent measurements, and the last three for runs stored before
+// schema version 2, are null.
 nlohmann::json RunToJson(const RunRecord& r);
 
 void WriteRunsText(std::ostream& out, const std::vector<RunRecord>& runs);
@@ -36,8 +40,16 @@ struct RunDetail {
 nlohmann::json RunDetailToJson(const RunDetail& d);
 void WriteRunDetailText(std::ostream& out, const RunDetail& d);
 
+// The verdict of one compared metric or benchmark: "REGRESSION", "improved"
+// (significantly better), "ok", or "no data".
+std::string Verdict(const MetricComparison& m);
+// {"max_regression_pct", "alpha", "regression", "metrics": [...], "benchmarks": [...]};
+// every row: metric (the benchmark's name for benchmarks), unit, lower_is_better,
+// base, cand, base_median, cand_median, worse_pct, p_value, exact, significant,
+// regression, note.
 nlohmann::json ComparisonToJson(const Comparison& c, const CompareOptions& o);
 void WriteComparisonText(std::ostream& out, const Comparison& c, const CompareOptions& o);
+// CSV rows of both kinds; the first column says which: run or benchmark.
 void WriteComparisonCsv(std::ostream& out, const Comparison& c);
 
 // Quotes `field` for CSV when needed.

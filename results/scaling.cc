@@ -47,7 +47,8 @@ std::optional<double> MedianEvalGapS(const std::vector<EvalRecord>& evals) {
 std::vector<ScalingRow> BuildScalingTable(const std::string& workload,
                                           const std::vector<RunRecord>& runs,
                                           const std::map<int64_t, std::vector<EvalRecord>>& evals,
-                                          const ScalingOptions& options) {
+                                          const ScalingOptions& options,
+                                          const std::map<int64_t, StepBreakdown>& breakdowns) {
   std::map<std::string, std::vector<const RunRecord*>> by_slice;
   std::map<std::string, int64_t> chips;
   for (const RunRecord& r : runs) {
@@ -66,7 +67,9 @@ std::vector<ScalingRow> BuildScalingTable(const std::string& workload,
     row.global_batch = rs.back()->run.global_batch;
     std::vector<double> step, tput, block;
     std::vector<std::optional<double>> ttt;
+    StepBreakdown sum;
     for (const RunRecord* r : rs) {
+      if (auto b = breakdowns.find(r->id); b != breakdowns.end()) sum += b->second;
       if (auto e = evals.find(r->id); e != evals.end()) {
         if (auto gap = MedianEvalGapS(e->second)) block.push_back(*gap);
       }
@@ -78,6 +81,12 @@ std::vector<ScalingRow> BuildScalingTable(const std::string& workload,
     if (!tput.empty()) row.throughput = Median(tput);
     if (!block.empty()) row.block_s = Median(block);
     row.predicted_min = OlympicMeanMinutes(ttt);
+    if (sum.steps > 0) {
+      StepBreakdown per = sum.Scaled(1.0 / static_cast<double>(sum.steps));
+      per.steps = 1;
+      per.evaluation_s = 0;
+      row.per_step = per;
+    }
     rows.push_back(row);
   }
   if (!options.preset.empty()) {
@@ -119,6 +128,50 @@ std::vector<ScalingRow> BuildScalingTable(const std::string& workload,
   return rows;
 }
 
+Result<std::vector<ScalingRow>> ScalingFromStore(ResultsStore& store, const std::string& workload,
+                                                 const ScalingOptions& options,
+                                                 const std::vector<int64_t>& only_ids) {
+  RunFilter f;
+  f.workload = workload;
+  f.mode = "projected";
+  f.ids = only_ids;  // empty: any run
+  PODBENCH_ASSIGN_OR_RETURN(std::vector<RunRecord> runs, store.ListRuns(f));
+  std::map<int64_t, std::vector<EvalRecord>> evals;
+  std::map<int64_t, StepBreakdown> breakdowns;
+  for (const RunRecord& r : runs) {
+    PODBENCH_ASSIGN_OR_RETURN(evals[r.id], store.Evals(r.id));
+    PODBENCH_ASSIGN_OR_RETURN(std::optional<StepBreakdown> b, store.Breakdown(r.id));
+    if (b) breakdowns[r.id] = *b;
+  }
+  return BuildScalingTable(workload, runs, evals, options, breakdowns);
+}
+
+namespace {
+ErrorSummary Summarize(const std::vector<double>& errors) {
+  ErrorSummary s;
+  s.n = static_cast<int64_t>(errors.size());
+  if (errors.empty()) return s;
+  std::vector<double> abs;
+  double worst = 0;
+  for (double e : errors) {
+    abs.push_back(std::fabs(e));
+    if (std::fabs(e) >= std::fabs(worst)) worst = e;
+  }
+  s.median_abs_pct = Median(abs);
+  s.worst_pct = worst;
+  return s;
+}
+}  // namespace
+
+Fidelity SummarizeFidelity(const std::vector<ScalingRow>& rows) {
+  std::vector<double> score, block;
+  for (const ScalingRow& r : rows) {
+    if (r.error_pct) score.push_back(*r.error_pct);
+    if (r.block_error_pct) block.push_back(*r.block_error_pct);
+  }
+  return {Summarize(score), Summarize(block)};
+}
+
 namespace {
 nlohmann::json J(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
@@ -129,9 +182,45 @@ std::string T(const std::optional<double>& v, const char* spec) {
 std::string C(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : ""; }
 }  // namespace
 
+namespace {
+// The per-step categories of `b` as (name, seconds), in the projection
+// layer's order; with `unsplit`, also the unsplit compute of runs stored
+// before schema version 3.
+std::vector<std::pair<const char*, double>> StepCategories(const StepBreakdown& b, bool unsplit) {
+  std::vector<std::pair<const char*, double>> c;
+  c.reserve(10);
+  c.emplace_back("mxu", b.mxu_s);
+  c.emplace_back("vector", b.vector_s);
+  c.emplace_back("hbm", b.hbm_s);
+  if (unsplit) c.emplace_back("compute", b.unsplit_compute_s);
+  c.emplace_back("gradients", b.collectives_s);
+  c.emplace_back("halo", b.halo_s);
+  c.emplace_back("bn_sync", b.bn_sync_s);
+  c.emplace_back("optimizer", b.optimizer_s);
+  c.emplace_back("input", b.input_s);
+  c.emplace_back("idle", b.idle_s);
+  return c;
+}
+}  // namespace
+
+nlohmann::json FidelityToJson(const Fidelity& f) {
+  auto one = [](const ErrorSummary& e) {
+    return nlohmann::json{{"n", e.n}, {"median_abs_error_pct", J(e.median_abs_pct)},
+                          {"worst_error_pct", J(e.worst_pct)}};
+  };
+  return {{"score", one(f.score)}, {"block", one(f.block)}};
+}
+
 nlohmann::json ScalingToJson(const std::vector<ScalingRow>& rows) {
   nlohmann::json a = nlohmann::json::array();
   for (const ScalingRow& r : rows) {
+    nlohmann::json step_ms = nullptr;
+    if (r.per_step) {
+      step_ms = nlohmann::json::object();
+      for (auto [name, v] : StepCategories(*r.per_step, r.per_step->unsplit_compute_s > 0)) {
+        step_ms[name] = v * 1000;
+      }
+    }
     a.push_back({{"slice", r.slice},
                  {"chips", r.chips},
                  {"runs", r.runs},
@@ -144,7 +233,8 @@ nlohmann::json ScalingToJson(const std::vector<ScalingRow>& rows) {
                  {"error_pct", J(r.error_pct)},
                  {"block_s", J(r.block_s)},
                  {"published_block_s", J(r.published_block_s)},
-                 {"block_error_pct", J(r.block_error_pct)}});
+                 {"block_error_pct", J(r.block_error_pct)},
+                 {"step_ms", step_ms}});
   }
   return a;
 }
@@ -165,17 +255,44 @@ void WriteScalingText(std::ostream& out, const std::string& workload,
         T(r.published_block_s, "{:.2f}"), T(r.block_error_pct, "{:+.1f}"));
   }
   if (rows.empty()) out << "(no complete projected runs of " << workload << ")\n";
+  bool any = false, unsplit = false;
+  for (const ScalingRow& r : rows) {
+    any = any || r.per_step.has_value();
+    unsplit = unsplit || (r.per_step && r.per_step->unsplit_compute_s > 0);
+  }
+  if (!any) return;
+  out << "\nstep by category (ms per training step, the runs' breakdowns)\n";
+  std::string head = fmt::format("{:<12}", "slice");
+  for (auto [name, v] : StepCategories(StepBreakdown{}, unsplit)) head += fmt::format(" {:>9}", name);
+  out << head << "\n";
+  for (const ScalingRow& r : rows) {
+    if (!r.per_step) continue;
+    std::string line = fmt::format("{:<12}", r.slice);
+    for (auto [name, v] : StepCategories(*r.per_step, unsplit)) line += fmt::format(" {:>9.4g}", v * 1000);
+    out << line << "\n";
+  }
 }
 
 void WriteScalingCsv(std::ostream& out, const std::vector<ScalingRow>& rows) {
   out << "slice,chips,runs,global_batch,step_time_s,throughput,predicted_min,parallel_efficiency,"
-         "published_min,error_pct,block_s,published_block_s,block_error_pct\n";
+         "published_min,error_pct,block_s,published_block_s,block_error_pct,"
+         "mxu_ms,vector_ms,hbm_ms,unsplit_compute_ms,gradients_ms,halo_ms,bn_sync_ms,optimizer_ms,input_ms,"
+         "idle_ms\n";
   for (const ScalingRow& r : rows) {
     out << CsvField(r.slice) << ',' << r.chips << ',' << r.runs << ','
         << (r.global_batch ? std::to_string(*r.global_batch) : "") << ',' << C(r.step_time_s)
         << ',' << C(r.throughput) << ',' << C(r.predicted_min) << ','
         << C(r.parallel_efficiency) << ',' << C(r.published_min) << ',' << C(r.error_pct) << ','
-        << C(r.block_s) << ',' << C(r.published_block_s) << ',' << C(r.block_error_pct) << '\n';
+        << C(r.block_s) << ',' << C(r.published_block_s) << ',' << C(r.block_error_pct);
+    const std::optional<StepBreakdown>& b = r.per_step;
+    auto ms = [&](double StepBreakdown::*f) { return b ? fmt::format("{}", (*b).*f * 1000) : std::string(); };
+    for (double StepBreakdown::*f :
+         {&StepBreakdown::mxu_s, &StepBreakdown::vector_s, &StepBreakdown::hbm_s, &StepBreakdown::unsplit_compute_s,
+          &StepBreakdown::collectives_s, &StepBreakdown::halo_s, &StepBreakdown::bn_sync_s,
+          &StepBreakdown::optimizer_s, &StepBreakdown::input_s, &StepBreakdown::idle_s}) {
+      out << ',' << ms(f);
+    }
+    out << '\n';
   }
 }
 

@@ -33,6 +33,9 @@ struct ScalingRow {
   std::optional<double> block_s;
   std::optional<double> published_block_s;
   std::optional<double> block_error_pct;
+  // Seconds per training step by category (steps = 1; evaluation_s 0): the
+  // runs' stored breakdowns summed and divided by their steps.
+  std::optional<StepBreakdown> per_step;
 };
 
 struct ScalingOptions {
@@ -41,11 +44,32 @@ struct ScalingOptions {
 
 // Rows ordered by chips. `runs` are the workload's runs (any mode; only
 // complete projected ones are used); `evals` holds their evaluations by run
-// id (a run without an entry gives no block time).
+// id (a run without an entry gives no block time); `breakdowns` their step
+// breakdowns (a slice without any gives no per_step).
 std::vector<ScalingRow> BuildScalingTable(const std::string& workload,
                                           const std::vector<RunRecord>& runs,
                                           const std::map<int64_t, std::vector<EvalRecord>>& evals,
-                                          const ScalingOptions& options);
+                                          const ScalingOptions& options,
+                                          const std::map<int64_t, StepBreakdown>& breakdowns = {});
+
+// BuildScalingTable over the store: the workload's runs (only those in
+// `only_ids` when it is non-empty), their evaluations and step breakdowns.
+Result<std::vector<ScalingRow>> ScalingFromStore(ResultsStore& store, const std::string& workload,
+                                                 const ScalingOptions& options,
+                                                 const std::vector<int64_t>& only_ids = {});
+
+// How far predictions are from the published values, over rows that have both.
+struct ErrorSummary {
+  int64_t n = 0;                         // rows with a prediction and a published value
+  std::optional<double> median_abs_pct;  // median of |error_pct|
+  std::optional<double> worst_pct;       // the error_pct of largest magnitude, signed
+};
+struct Fidelity {
+  ErrorSummary score;  // of error_pct (time to train)
+  ErrorSummary block;  // of block_error_pct
+};
+Fidelity SummarizeFidelity(const std::vector<ScalingRow>& rows);
+nlohmann::json FidelityToJson(const Fidelity& f);
 
 // Median emulated seconds between consecutive evaluations (an evaluation is
 // one epoch's records, at its earliest timestamp); nullopt with fewer than 2.

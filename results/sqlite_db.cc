@@ -108,6 +108,7 @@ Status Stmt::Reset() {
 
 int64_t Stmt::Int(int col) const { return sqlite3_column_int64(stmt_, col); }
 double Stmt::Real(int col) const { return sqlite3_column_double(stmt_, col); }
+bool Stmt::IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
 std::optional<double> Stmt::OptReal(int col) const {
   if (sqlite3_column_type(stmt_, col) == SQLITE_NULL) return std::nullopt;
   return sqlite3_column_double(stmt_, col);
@@ -117,6 +118,12 @@ std::string Stmt::Text(int col) const {
   if (t == nullptr) return {};
   return std::string(reinterpret_cast<const char*>(t),
                      static_cast<size_t>(sqlite3_column_bytes(stmt_, col)));
+}
+
+int Stmt::ColumnCount() const { return sqlite3_column_count(stmt_); }
+std::string Stmt::ColumnName(int col) const {
+  const char* n = sqlite3_column_name(stmt_, col);
+  return n == nullptr ? std::string() : std::string(n);
 }
 
 }  // namespace podbench::results::internal

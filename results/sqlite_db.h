@@ -42,7 +42,11 @@ class Stmt {
   int64_t Int(int col) const;
   double Real(int col) const;
   std::optional<double> OptReal(int col) const;
+  bool IsNull(int col) const;
   std::string Text(int col) const;
+  // The result columns of the statement: how many, and their names.
+  int ColumnCount() const;
+  std::string ColumnName(int col) const;
 
  private:
   friend class Db;

@@ -1,5 +1,7 @@
 #include "results/store.h"
 
+#include <algorithm>
+
 #include <signal.h>
 #include <unistd.h>
 
@@ -104,11 +106,65 @@ CREATE TABLE kernel_bench (
   recorded_at TEXT NOT NULL
 );
 )sql",
-    // 1 -> 2: a run whose log fails the MLPerf rules is stored as
+    // 1 -> 2: what the workload described for each run (model, data, parallel
+    // layout). Runs stored before have no row.
+    R"sql(
+CREATE TABLE run_description (
+  run_id INTEGER PRIMARY KEY REFERENCES runs(id),
+  model TEXT NOT NULL,
+  parameters INTEGER NOT NULL,
+  train_flops_per_example REAL NOT NULL,
+  data TEXT NOT NULL,
+  train_examples INTEGER NOT NULL,
+  eval_examples INTEGER NOT NULL,
+  replicas INTEGER NOT NULL CHECK (replicas >= 1),
+  cores_per_replica INTEGER NOT NULL CHECK (cores_per_replica >= 1),
+  split TEXT NOT NULL,
+  weight_update_sharding INTEGER NOT NULL CHECK (weight_update_sharding IN (0, 1)),
+  bn_group INTEGER NOT NULL CHECK (bn_group >= 1),
+  gradient_dtype TEXT NOT NULL,
+  allreduce TEXT NOT NULL
+);
+)sql",
+    // 2 -> 3: the step breakdown by the projection layer's categories.
+    // compute_s keeps the unsplit compute of runs stored before; new runs
+    // write mxu_s, vector_s, hbm_s (and halo_s) and 0 there.
+    R"sql(
+ALTER TABLE step_breakdown ADD COLUMN mxu_s REAL NOT NULL DEFAULT 0;
+ALTER TABLE step_breakdown ADD COLUMN vector_s REAL NOT NULL DEFAULT 0;
+ALTER TABLE step_breakdown ADD COLUMN hbm_s REAL NOT NULL DEFAULT 0;
+ALTER TABLE step_breakdown ADD COLUMN halo_s REAL NOT NULL DEFAULT 0;
+)sql",
+    // 3 -> 4: benchmark sets and quality targets. A kernel_bench row is one
+    // benchmark of one `podbench bench` invocation (its median), with the
+    // invocation's label, the Google Benchmark name, and every repetition in
+    // kernel_bench_repetitions; quality_targets holds each run's targets, so
+    // reports draw them from the database. Additive only.
+    R"sql(
+ALTER TABLE kernel_bench ADD COLUMN label TEXT NOT NULL DEFAULT '';
+ALTER TABLE kernel_bench ADD COLUMN name TEXT NOT NULL DEFAULT '';
+CREATE INDEX kernel_bench_label ON kernel_bench(label);
+CREATE TABLE kernel_bench_repetitions (
+  bench_id INTEGER NOT NULL REFERENCES kernel_bench(id),
+  repetition INTEGER NOT NULL,
+  real_time_ns REAL NOT NULL,
+  cpu_time_ns REAL,
+  iterations INTEGER NOT NULL,
+  PRIMARY KEY (bench_id, repetition)
+);
+CREATE TABLE quality_targets (
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  metric TEXT NOT NULL,
+  target REAL NOT NULL,
+  higher_is_better INTEGER NOT NULL,
+  PRIMARY KEY (run_id, metric)
+);
+)sql",
+    // 4 -> 5: a run whose log fails the MLPerf rules is stored as
     // 'noncompliant' (SQLite cannot widen a CHECK in place: the table is
     // rebuilt, with foreign keys off, as SQLite's ALTER TABLE notes describe).
     R"sql(
-CREATE TABLE runs_v2 (
+CREATE TABLE runs_v5 (
   id INTEGER PRIMARY KEY,
   label TEXT NOT NULL DEFAULT '',
   workload TEXT NOT NULL,
@@ -134,9 +190,9 @@ CREATE TABLE runs_v2 (
   epochs REAL,
   init_emulated_s REAL
 );
-INSERT INTO runs_v2 SELECT * FROM runs;
+INSERT INTO runs_v5 SELECT * FROM runs;
 DROP TABLE runs;
-ALTER TABLE runs_v2 RENAME TO runs;
+ALTER TABLE runs_v5 RENAME TO runs;
 CREATE INDEX runs_workload ON runs(workload);
 CREATE INDEX runs_label ON runs(label);
 )sql",
@@ -149,8 +205,12 @@ constexpr const char* kRunColumns =
     "r.id, r.label, r.workload, sy.name, sl.name, sl.cores, sl.chips, r.mode, r.preset, r.flags, "
     "r.hyperparameters, r.seed, r.global_batch, r.git_hash, r.host, r.pid, r.log_path, r.status, "
     "r.complete, r.started_at, r.finished_at, r.ttt_emulated_s, r.ttt_host_s, r.step_time_s, "
-    "r.throughput, r.epochs, r.init_emulated_s "
-    "FROM runs r JOIN slices sl ON sl.id = r.slice_id JOIN systems sy ON sy.id = sl.system_id";
+    "r.throughput, r.epochs, r.init_emulated_s, "
+    "rd.run_id, rd.model, rd.parameters, rd.train_flops_per_example, rd.data, rd.train_examples, "
+    "rd.eval_examples, rd.replicas, rd.cores_per_replica, rd.split, rd.weight_update_sharding, "
+    "rd.bn_group, rd.gradient_dtype, rd.allreduce "
+    "FROM runs r JOIN slices sl ON sl.id = r.slice_id JOIN systems sy ON sy.id = sl.system_id "
+    "LEFT JOIN run_description rd ON rd.run_id = r.id";
 
 RunRecord ReadRun(const Stmt& s) {
   RunRecord r;
@@ -182,6 +242,23 @@ RunRecord ReadRun(const Stmt& s) {
   r.outcome.throughput = s.OptReal(24);
   r.outcome.epochs = s.OptReal(25);
   r.outcome.init_emulated_s = s.OptReal(26);
+  if (!s.IsNull(27)) {
+    StoredDescription d;
+    d.model = s.Text(28);
+    d.parameters = s.Int(29);
+    d.train_flops_per_example = s.Real(30);
+    d.data = s.Text(31);
+    d.train_examples = s.Int(32);
+    d.eval_examples = s.Int(33);
+    d.layout.replicas = s.Int(34);
+    d.layout.cores_per_replica = s.Int(35);
+    d.layout.split = s.Text(36);
+    d.layout.weight_update_sharding = s.Int(37) != 0;
+    d.layout.bn_group = s.Int(38);
+    d.layout.gradient_dtype = s.Text(39);
+    d.layout.allreduce = s.Text(40);
+    r.run.description = std::move(d);
+  }
   return r;
 }
 
@@ -192,6 +269,31 @@ std::string ThisHost() {
 }
 
 }  // namespace
+
+StepBreakdown& StepBreakdown::operator+=(const StepBreakdown& o) {
+  steps += o.steps;
+  mxu_s += o.mxu_s;
+  vector_s += o.vector_s;
+  hbm_s += o.hbm_s;
+  collectives_s += o.collectives_s;
+  halo_s += o.halo_s;
+  bn_sync_s += o.bn_sync_s;
+  optimizer_s += o.optimizer_s;
+  input_s += o.input_s;
+  evaluation_s += o.evaluation_s;
+  idle_s += o.idle_s;
+  unsplit_compute_s += o.unsplit_compute_s;
+  return *this;
+}
+
+StepBreakdown StepBreakdown::Scaled(double f) const {
+  StepBreakdown b = *this;
+  for (double* v : {&b.mxu_s, &b.vector_s, &b.hbm_s, &b.collectives_s, &b.halo_s, &b.bn_sync_s, &b.optimizer_s,
+                    &b.input_s, &b.evaluation_s, &b.idle_s, &b.unsplit_compute_s}) {
+    *v *= f;
+  }
+  return b;
+}
 
 std::string RunState(const RunRecord& r) {
   if (r.complete) return r.status;
@@ -299,7 +401,18 @@ Result<int64_t> ResultsStore::BeginRun(const NewRun& run) {
         .Bind(12, run.pid > 0 ? run.pid : static_cast<int64_t>(getpid())).Bind(13, run.log_path);
     PODBENCH_RETURN_IF_ERROR(ins.Run());
     id = db_->LastInsertId();
-    return Status::Ok();
+    if (!run.description) return Status::Ok();
+    const StoredDescription& d = *run.description;
+    PODBENCH_ASSIGN_OR_RETURN(Stmt desc, db_->Prepare(
+        "INSERT INTO run_description(run_id, model, parameters, train_flops_per_example, data, "
+        "train_examples, eval_examples, replicas, cores_per_replica, split, weight_update_sharding, "
+        "bn_group, gradient_dtype, allreduce) "
+        "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)", what));
+    return desc.Bind(1, id).Bind(2, d.model).Bind(3, d.parameters).Bind(4, d.train_flops_per_example)
+        .Bind(5, d.data).Bind(6, d.train_examples).Bind(7, d.eval_examples).Bind(8, d.layout.replicas)
+        .Bind(9, d.layout.cores_per_replica).Bind(10, d.layout.split)
+        .Bind(11, int64_t{d.layout.weight_update_sharding ? 1 : 0}).Bind(12, d.layout.bn_group)
+        .Bind(13, d.layout.gradient_dtype).Bind(14, d.layout.allreduce).Run();
   });
   if (!st.ok()) return st;
   return id;
@@ -352,11 +465,12 @@ Status ResultsStore::SetBreakdown(int64_t run_id, const StepBreakdown& b) {
     PODBENCH_RETURN_IF_ERROR(RequireRun(run_id, what));
     PODBENCH_ASSIGN_OR_RETURN(Stmt s, db_->Prepare(
         "INSERT OR REPLACE INTO step_breakdown(run_id, steps, compute_s, collectives_s, bn_sync_s, "
-        "optimizer_s, input_s, evaluation_s, idle_s) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        "optimizer_s, input_s, evaluation_s, idle_s, mxu_s, vector_s, hbm_s, halo_s) "
+        "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         what));
-    return s.Bind(1, run_id).Bind(2, b.steps).Bind(3, b.compute_s).Bind(4, b.collectives_s)
+    return s.Bind(1, run_id).Bind(2, b.steps).Bind(3, b.unsplit_compute_s).Bind(4, b.collectives_s)
         .Bind(5, b.bn_sync_s).Bind(6, b.optimizer_s).Bind(7, b.input_s).Bind(8, b.evaluation_s)
-        .Bind(9, b.idle_s).Run();
+        .Bind(9, b.idle_s).Bind(10, b.mxu_s).Bind(11, b.vector_s).Bind(12, b.hbm_s).Bind(13, b.halo_s).Run();
   });
 }
 
@@ -388,10 +502,44 @@ Status ResultsStore::AddKernelBench(const KernelBenchRecord& k) {
   return InTransaction(*db_, what, [&]() -> Status {
     PODBENCH_ASSIGN_OR_RETURN(Stmt s, db_->Prepare(
         std::string("INSERT INTO kernel_bench(kernel, shape, isa, median_ns, iterations, git_hash, "
-                    "host, recorded_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ") + kNow + ")", what));
-    return s.Bind(1, k.kernel).Bind(2, k.shape).Bind(3, k.isa).Bind(4, k.median_ns)
-        .Bind(5, k.iterations).Bind(6, k.git_hash).Bind(7, k.host.empty() ? ThisHost() : k.host)
-        .Run();
+                    "host, recorded_at, label, name) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ") +
+            kNow + ", ?8, ?9)", what));
+    PODBENCH_RETURN_IF_ERROR(
+        s.Bind(1, k.kernel).Bind(2, k.shape).Bind(3, k.isa).Bind(4, k.median_ns)
+            .Bind(5, k.iterations).Bind(6, k.git_hash).Bind(7, k.host.empty() ? ThisHost() : k.host)
+            .Bind(8, k.label).Bind(9, k.name).Run());
+    const int64_t id = db_->LastInsertId();
+    PODBENCH_ASSIGN_OR_RETURN(Stmt r, db_->Prepare(
+        "INSERT INTO kernel_bench_repetitions(bench_id, repetition, real_time_ns, cpu_time_ns, "
+        "iterations) VALUES(?1, ?2, ?3, ?4, ?5)", what));
+    for (size_t i = 0; i < k.repetitions.size(); ++i) {
+      const BenchRepetition& rep = k.repetitions[i];
+      r.Bind(1, id).Bind(2, static_cast<int64_t>(i)).Bind(3, rep.real_time_ns)
+          .Bind(4, rep.cpu_time_ns).Bind(5, rep.iterations);
+      PODBENCH_RETURN_IF_ERROR(r.Run());
+      PODBENCH_RETURN_IF_ERROR(r.Reset());
+    }
+    return Status::Ok();
+  });
+}
+
+Status ResultsStore::SetTargets(int64_t run_id, const std::vector<QualityTargetRecord>& targets) {
+  const char* what = "recording the quality targets";
+  return InTransaction(*db_, what, [&]() -> Status {
+    PODBENCH_RETURN_IF_ERROR(RequireRun(run_id, what));
+    PODBENCH_ASSIGN_OR_RETURN(Stmt del, db_->Prepare("DELETE FROM quality_targets WHERE run_id = ?1",
+                                                     what));
+    PODBENCH_RETURN_IF_ERROR(del.Bind(1, run_id).Run());
+    PODBENCH_ASSIGN_OR_RETURN(Stmt s, db_->Prepare(
+        "INSERT INTO quality_targets(run_id, metric, target, higher_is_better) "
+        "VALUES(?1, ?2, ?3, ?4)", what));
+    for (const QualityTargetRecord& t : targets) {
+      s.Bind(1, run_id).Bind(2, t.metric).Bind(3, t.target)
+          .Bind(4, int64_t{t.higher_is_better ? 1 : 0});
+      PODBENCH_RETURN_IF_ERROR(s.Run());
+      PODBENCH_RETURN_IF_ERROR(s.Reset());
+    }
+    return Status::Ok();
   });
 }
 
@@ -461,30 +609,110 @@ Result<std::vector<EvalRecord>> ResultsStore::Evals(int64_t run_id) {
 Result<std::optional<StepBreakdown>> ResultsStore::Breakdown(int64_t run_id) {
   PODBENCH_ASSIGN_OR_RETURN(Stmt s, db_->Prepare(
       "SELECT steps, compute_s, collectives_s, bn_sync_s, optimizer_s, input_s, evaluation_s, "
-      "idle_s FROM step_breakdown WHERE run_id = ?1", "reading the step breakdown"));
+      "idle_s, mxu_s, vector_s, hbm_s, halo_s FROM step_breakdown WHERE run_id = ?1",
+      "reading the step breakdown"));
   PODBENCH_ASSIGN_OR_RETURN(bool row, s.Bind(1, run_id).Step());
   if (!row) return std::optional<StepBreakdown>();
   StepBreakdown b;
   b.steps = s.Int(0);
-  b.compute_s = s.Real(1);
+  b.unsplit_compute_s = s.Real(1);
   b.collectives_s = s.Real(2);
   b.bn_sync_s = s.Real(3);
   b.optimizer_s = s.Real(4);
   b.input_s = s.Real(5);
   b.evaluation_s = s.Real(6);
   b.idle_s = s.Real(7);
+  b.mxu_s = s.Real(8);
+  b.vector_s = s.Real(9);
+  b.hbm_s = s.Real(10);
+  b.halo_s = s.Real(11);
   return std::optional<StepBreakdown>(b);
 }
 
-Result<std::vector<KernelBenchRecord>> ResultsStore::KernelBenches() {
+Result<std::vector<QualityTargetRecord>> ResultsStore::Targets(int64_t run_id) {
   PODBENCH_ASSIGN_OR_RETURN(Stmt s, db_->Prepare(
-      "SELECT kernel, shape, isa, median_ns, iterations, git_hash, host FROM kernel_bench "
-      "ORDER BY id", "reading kernel benchmarks"));
+      "SELECT metric, target, higher_is_better FROM quality_targets WHERE run_id = ?1 "
+      "ORDER BY rowid", "reading the quality targets"));
+  s.Bind(1, run_id);
+  std::vector<QualityTargetRecord> out;
+  for (;;) {
+    PODBENCH_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out.push_back({s.Text(0), s.Real(1), s.Int(2) != 0});
+  }
+  return out;
+}
+
+Result<std::optional<CategoryBreakdown>> ResultsStore::BreakdownCategories(int64_t run_id) {
+  // Every column, so that categories added to step_breakdown appear here
+  // without a change: the seconds columns are the ones named *_s. Known
+  // columns come in the projection layer's order; the unsplit compute of
+  // schema-1 runs only where it is non-zero (later runs split it).
+  PODBENCH_ASSIGN_OR_RETURN(Stmt s, db_->Prepare("SELECT * FROM step_breakdown WHERE run_id = ?1",
+                                                 "reading the step breakdown"));
+  PODBENCH_ASSIGN_OR_RETURN(bool row, s.Bind(1, run_id).Step());
+  if (!row) return std::optional<CategoryBreakdown>();
+  static constexpr const char* kOrder[] = {"mxu",    "vector", "hbm",   "compute",    "collectives", "halo",
+                                           "bn_sync", "optimizer", "input", "evaluation", "idle"};
+  auto rank = [](const std::string& name) {
+    for (size_t i = 0; i < std::size(kOrder); ++i) {
+      if (name == kOrder[i]) return i;
+    }
+    return std::size(kOrder);
+  };
+  CategoryBreakdown b;
+  for (int c = 0; c < s.ColumnCount(); ++c) {
+    const std::string name = s.ColumnName(c);
+    if (name == "steps") {
+      b.steps = s.Int(c);
+    } else if (name.size() > 2 && name.compare(name.size() - 2, 2, "_s") == 0) {
+      const std::string category = name.substr(0, name.size() - 2);
+      if (category == "compute" && s.Real(c) == 0) continue;
+      b.seconds.emplace_back(category, s.Real(c));
+    }
+  }
+  std::stable_sort(b.seconds.begin(), b.seconds.end(),
+                   [&](const auto& x, const auto& y) { return rank(x.first) < rank(y.first); });
+  return std::optional<CategoryBreakdown>(std::move(b));
+}
+
+Result<std::vector<KernelBenchRecord>> ResultsStore::KernelBenches(const RunFilter& f) {
+  std::string sql =
+      "SELECT id, kernel, shape, isa, median_ns, iterations, git_hash, host, label, name "
+      "FROM kernel_bench WHERE (?1 = '' OR label = ?1)";
+  if (!f.git_hash.empty()) sql += " AND substr(git_hash, 1, length(?2)) = ?2";
+  sql += " ORDER BY id";
+  PODBENCH_ASSIGN_OR_RETURN(Stmt s, db_->Prepare(sql, "reading kernel benchmarks"));
+  s.Bind(1, f.label);
+  if (!f.git_hash.empty()) s.Bind(2, f.git_hash);
   std::vector<KernelBenchRecord> out;
   for (;;) {
     PODBENCH_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
-    out.push_back({s.Text(0), s.Text(1), s.Text(2), s.Real(3), s.Int(4), s.Text(5), s.Text(6)});
+    KernelBenchRecord k;
+    k.id = s.Int(0);
+    k.kernel = s.Text(1);
+    k.shape = s.Text(2);
+    k.isa = s.Text(3);
+    k.median_ns = s.Real(4);
+    k.iterations = s.Int(5);
+    k.git_hash = s.Text(6);
+    k.host = s.Text(7);
+    k.label = s.Text(8);
+    k.name = s.Text(9);
+    out.push_back(std::move(k));
+  }
+  PODBENCH_ASSIGN_OR_RETURN(Stmt r, db_->Prepare(
+      "SELECT real_time_ns, cpu_time_ns, iterations FROM kernel_bench_repetitions "
+      "WHERE bench_id = ?1 ORDER BY repetition", "reading benchmark repetitions"));
+  for (KernelBenchRecord& k : out) {
+    PODBENCH_RETURN_IF_ERROR(r.Reset());
+    r.Bind(1, k.id);
+    for (;;) {
+      PODBENCH_ASSIGN_OR_RETURN(bool row, r.Step());
+      if (!row) break;
+      k.repetitions.push_back({r.Real(0), r.OptReal(1), r.Int(2)});
+    }
   }
   return out;
 }

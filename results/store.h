@@ -33,7 +33,7 @@ class Db;
 }
 
 // The schema version this build writes. Opening a newer file is refused.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 5;
 
 struct StoreOptions {
   // SQLite VFS name; empty = the default. Tests pass a fault-injecting VFS.
@@ -43,6 +43,30 @@ struct StoreOptions {
   // When false, a missing file is NotFound instead of a new empty store
   // (query commands use this).
   bool create_if_missing = true;
+};
+
+// A run's parallel layout (workloads/projection/layout.h ParallelLayout),
+// its enums by name.
+struct StoredLayout {
+  int64_t replicas = 1;
+  int64_t cores_per_replica = 1;  // > 1: spatial partitioning
+  std::string split = "none";     // the split dimension: "none" or "h"
+  bool weight_update_sharding = false;
+  int64_t bn_group = 1;           // replicas per batch-norm group
+  std::string gradient_dtype = "fp32";  // "fp32" or "bf16"
+  std::string allreduce;          // a topology all-reduce, e.g. "torus2d"
+};
+
+// What the workload described for a run (workloads::WorkloadDescription):
+// the model, the data and the parallel layout.
+struct StoredDescription {
+  std::string model;                   // e.g. "resnet50_v1.5"
+  int64_t parameters = 0;
+  double train_flops_per_example = 0;  // forward + backward
+  std::string data;                    // e.g. "imagenet"
+  int64_t train_examples = 0;          // per epoch
+  int64_t eval_examples = 0;           // per evaluation
+  StoredLayout layout;
 };
 
 // What a run is, recorded when it starts.
@@ -63,6 +87,8 @@ struct NewRun {
   std::string host;       // host name
   int64_t pid = 0;        // the writing process (for RunState)
   std::string log_path;   // the MLPerf log written, may be empty
+  // Absent for runs stored before schema version 2, which did not record it.
+  std::optional<StoredDescription> description;
 };
 
 // How a run ended, recorded by FinishRun.
@@ -70,8 +96,9 @@ struct RunOutcome {
   // "success", "aborted" (the target not reached), or "noncompliant" (its log
   // fails the MLPerf rules: recorded, never scored).
   std::string status;
-  // Time to train, run_start -> run_stop: on the emulated TPU clock (the log's
-  // timestamps) and on the host clock, in seconds.
+  // Time to train, run_start -> the run's end (run_stop; MiniGo: the winning
+  // model, before run_stop): on the emulated TPU clock (the log's timestamps)
+  // and on the host clock, in seconds.
   std::optional<double> ttt_emulated_s;
   std::optional<double> ttt_host_s;
   std::optional<double> step_time_s;  // mean emulated seconds per training step
@@ -111,24 +138,65 @@ struct EvalRecord {
   double ts_host_s = 0;
 };
 
-// Per-step emulated time breakdown of a run, in seconds summed over all steps.
+// Per-step emulated time breakdown of a run, in seconds summed over all
+// steps, in the projection layer's categories (ops bound by the MXU, the
+// vector unit, HBM; gradient summation = collectives_s, halo exchanges,
+// batch-norm sync, optimizer, host input, idle cores) plus the evaluations.
 struct StepBreakdown {
   int64_t steps = 0;
-  double compute_s = 0, collectives_s = 0, bn_sync_s = 0, optimizer_s = 0, input_s = 0,
-         evaluation_s = 0, idle_s = 0;
+  double mxu_s = 0, vector_s = 0, hbm_s = 0, collectives_s = 0, halo_s = 0, bn_sync_s = 0, optimizer_s = 0,
+         input_s = 0, evaluation_s = 0, idle_s = 0;
+  // Device compute not split by unit: runs stored before schema version 3
+  // (their mxu/vector/hbm are 0). Runs stored since write 0 here.
+  double unsplit_compute_s = 0;
+  double compute_s() const { return mxu_s + vector_s + hbm_s + unsplit_compute_s; }
   double total_s() const {
-    return compute_s + collectives_s + bn_sync_s + optimizer_s + input_s + evaluation_s + idle_s;
+    return compute_s() + collectives_s + halo_s + bn_sync_s + optimizer_s + input_s + evaluation_s + idle_s;
   }
+  StepBreakdown& operator+=(const StepBreakdown& o);
+  StepBreakdown Scaled(double f) const;  // every time (not steps) times f
 };
 
+// One repetition of a benchmark, as Google Benchmark measured it.
+struct BenchRepetition {
+  double real_time_ns = 0;
+  std::optional<double> cpu_time_ns;
+  int64_t iterations = 0;
+};
+
+// One benchmark of one `podbench bench` invocation.
 struct KernelBenchRecord {
   std::string kernel;  // e.g. "bf16_gemm__avx512bf16_16x32"
   std::string shape;   // e.g. "512x512x512"
   std::string isa;
-  double median_ns = 0;
+  double median_ns = 0;  // median real time over the repetitions
   int64_t iterations = 0;
   std::string git_hash;
   std::string host;
+  std::string label;  // the benchmark set (`bench --label`); may be empty
+  // Google Benchmark's run name, e.g. "gemm_f32/m512/podbench:f32_gemm__avx2/threads:1";
+  // empty in rows saved before schema version 4.
+  std::string name;
+  std::vector<BenchRepetition> repetitions;  // in order; empty before schema version 4
+  int64_t id = 0;  // assigned by the store; ignored by AddKernelBench
+
+  // `name`, or "shape/kernel" for rows without one: what benchmark sets are matched by.
+  std::string Key() const { return name.empty() ? shape + "/" + kernel : name; }
+};
+
+// A quality target of a run, as the workload declared it.
+struct QualityTargetRecord {
+  std::string metric;  // e.g. "top1"
+  double target = 0;
+  bool higher_is_better = true;
+};
+
+// The step breakdown of a run by category, whatever categories the store
+// holds: every seconds column of step_breakdown, in column order, named
+// without its "_s" suffix (e.g. "compute", "collectives", "evaluation").
+struct CategoryBreakdown {
+  int64_t steps = 0;
+  std::vector<std::pair<std::string, double>> seconds;  // summed over the run
 };
 
 struct RunFilter {
@@ -156,7 +224,8 @@ class ResultsStore {
   const std::string& path() const { return path_; }
   Result<int> SchemaVersion();
 
-  // Inserts the run as 'running' (complete = 0), with its system and slice.
+  // Inserts the run as 'running' (complete = 0), with its system, slice and,
+  // when given, its description.
   Result<int64_t> BeginRun(const NewRun& run);
   // Appends events in one transaction. REQUIRES: run exists.
   Status AppendEvents(int64_t run_id, const std::vector<LogEvent>& events);
@@ -165,7 +234,10 @@ class ResultsStore {
   // Records the outcome and marks the run complete. NotFound for an unknown id;
   // FailedPrecondition when the run is already complete.
   Status FinishRun(int64_t run_id, const RunOutcome& outcome);
+  // Records a benchmark and its repetitions in one transaction.
   Status AddKernelBench(const KernelBenchRecord& record);
+  // Replaces the quality targets of a run. REQUIRES: run exists.
+  Status SetTargets(int64_t run_id, const std::vector<QualityTargetRecord>& targets);
 
   // Runs matching `filter`, by id.
   Result<std::vector<RunRecord>> ListRuns(const RunFilter& filter = {});
@@ -174,7 +246,12 @@ class ResultsStore {
   Result<std::vector<LogEvent>> Events(int64_t run_id);
   Result<std::vector<EvalRecord>> Evals(int64_t run_id);
   Result<std::optional<StepBreakdown>> Breakdown(int64_t run_id);
-  Result<std::vector<KernelBenchRecord>> KernelBenches();
+  Result<std::vector<QualityTargetRecord>> Targets(int64_t run_id);
+  // nullopt when the run has no breakdown.
+  Result<std::optional<CategoryBreakdown>> BreakdownCategories(int64_t run_id);
+  // Benchmarks (with their repetitions), by id. `filter` selects by label and
+  // git-hash prefix only; its other fields are ignored.
+  Result<std::vector<KernelBenchRecord>> KernelBenches(const RunFilter& filter = {});
 
   // PRAGMA integrity_check; Corruption with SQLite's report when not "ok".
   Status IntegrityCheck();

@@ -22,6 +22,7 @@ BUILD=(
   libopenmpi-dev openmpi-bin
   libdnnl-dev ocl-icd-opencl-dev libopenblas-dev
   libturbojpeg0-dev
+  chromium  # the HTML report's browser test (tests/e2e/report_browser_test.cc)
 )
 CLEANROOM=(mmdebstrap debian-archive-keyring)
 

@@ -152,9 +152,10 @@ Result<SystemSpec> ParseSystemYaml(std::string_view text, std::string source) {
   r.Get(host, "host", "chips_per_host", &s.host.chips_per_host);
   r.Get(host, "host", "vcpus", &s.host.vcpus);
   r.Get(host, "host", "pcie_bandwidth_bytes_per_s_per_chip", &s.host.pcie_bandwidth_bytes_per_s_per_chip);
-  r.Get(host, "host", "input_images_per_s", &s.host.input_images_per_s);
+  r.Get(host, "host", "input_bytes_per_s", &s.host.input_bytes_per_s);
+  r.Get(host, "host", "cache_fill_bytes_per_s", &s.host.cache_fill_bytes_per_s);
   r.Get(host, "host", "startup_s", &s.host.startup_s, /*positive=*/false);
-  r.Get(host, "host", "cache_fill_images_per_s", &s.host.cache_fill_images_per_s);
+  r.Get(host, "host", "scoring_ops_per_s", &s.host.scoring_ops_per_s);
 
   YAML::Node pod = r.Child(root, "", "pod");
   r.Get(pod, "pod", "chips_x", &s.pod.chips_x);

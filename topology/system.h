@@ -37,18 +37,27 @@ struct IciSpec {
   LinkSpec link;               // chip-to-chip link, per direction
 };
 
+// A host's input pipeline and evaluation scoring, in units no model owns
+// (bytes, operations): a workload states its work per example in them
+// (workloads/projection/graph.h HostWork) and the projection layer combines
+// the two.
 struct HostSpec {
   int chips_per_host = 0;
   int vcpus = 0;
   double pcie_bandwidth_bytes_per_s_per_chip = 0;
-  double input_images_per_s = 0;  // calibration: ResNet-50 input pipeline rate per host
+  // Calibration: bytes of device-ready examples (after decode, augmentation
+  // and the cast) a host's input pipeline delivers per second in steady state.
+  double input_bytes_per_s = 0;
+  // Calibration: the same while the pipeline fills a cache of decoded
+  // examples (full decode plus cache insert; the first epoch of runs that
+  // cache decoded examples).
+  double cache_fill_bytes_per_s = 0;
   // Calibration: seconds from run_start to the first training step running
   // at speed (input pipeline and shuffle-buffer fill, infeed start).
   double startup_s = 0;
-  // Calibration: ResNet-50 images per second a host's pipeline delivers while
-  // it fills a cache of decoded images (full JPEG decode plus cache insert;
-  // the first epoch only, for runs that cache decoded images).
-  double cache_fill_images_per_s = 0;
+  // Scalar operations per second one host process scoring an evaluation
+  // runs (a documented estimate, not fitted).
+  double scoring_ops_per_s = 0;
 };
 
 struct PodSpec {

@@ -8,6 +8,7 @@
 // adding a model is one line there and nothing depends on link order.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,39 @@ struct ModelEntry {
                                            int64_t slice_cores) = nullptr;
   std::vector<std::string> presets;  // the names `preset` accepts
 };
+
+// For preset functions, so every model's presets keep the contract above.
+// NotFound naming the model's presets when `preset` is not one of them.
+Status PresetNotFound(std::string_view model, std::string_view preset, const std::vector<std::string>& presets);
+// InvalidArgument naming the slices a preset has values for.
+Status PresetHasNoSlice(std::string_view model, std::string_view preset, std::string_view slice,
+                        const std::vector<std::string_view>& slices);
+// `config` if its layout passes ParallelLayout::Validate on `slice_cores`,
+// else that error prefixed with the model, preset and slice (a preset table
+// must never hand the harness a layout it refuses).
+Result<projection::StepConfig> CheckedPreset(std::string_view model, std::string_view preset, std::string_view slice,
+                                             int64_t slice_cores, projection::StepConfig config);
+
+// The row of a preset's per-slice table (rows with `slice` and `cores`) for
+// `slice`. InvalidArgument when the table has no such slice, or when its
+// cores differ from `slice_cores`.
+template <typename Row>
+Result<const Row*> FindSliceRow(std::string_view model, std::string_view preset, const std::vector<Row>& rows,
+                                std::string_view slice, int64_t slice_cores) {
+  std::vector<std::string_view> slices;
+  for (const Row& r : rows) {
+    if (r.slice == slice) {
+      if (r.cores != slice_cores) {
+        return Status::InvalidArgument(std::string(model) + " preset '" + std::string(preset) + "': " +
+                                       std::string(slice) + " has " + std::to_string(r.cores) + " cores, not " +
+                                       std::to_string(slice_cores));
+      }
+      return &r;
+    }
+    slices.push_back(r.slice);
+  }
+  return PresetHasNoSlice(model, preset, slice, slices);
+}
 
 // Every model, sorted by name.
 const std::vector<ModelEntry>& AllModels();

@@ -84,14 +84,68 @@ std::vector<int64_t> EvalCadence::EvalEpochs() const {
   return out;
 }
 
+Status WorkloadDescription::Validate(const SliceInfo& slice) const {
+  auto bad = [](const std::string& what) { return Status::InvalidArgument(what); };
+  if (benchmark.empty()) return bad("benchmark: no v0.6 benchmark name");
+  if (global_batch < 1) return bad("global_batch " + std::to_string(global_batch) + " must be >= 1");
+  if (targets.empty()) return bad("targets: no quality target");
+  const bool dict = eval_logging.shape == EvalValueShape::kDict;
+  if (!dict && (!eval_logging.dict_key.empty() || !eval_logging.names.empty())) {
+    return bad("eval_logging: names and dict_key are for the dict shape only");
+  }
+  if (!eval_logging.names.empty() && eval_logging.names.size() != targets.size()) {
+    return bad("eval_logging: " + std::to_string(eval_logging.names.size()) + " names for " +
+               std::to_string(targets.size()) + " targets");
+  }
+  for (size_t i = 0; i < targets.size(); ++i) {
+    if (targets[i].metric.empty()) return bad("targets[" + std::to_string(i) + "]: no metric name");
+    for (size_t j = 0; j < i; ++j) {
+      if (targets[j].metric == targets[i].metric) return bad("targets: metric '" + targets[i].metric + "' twice");
+      if (dict && eval_logging.NameOf(targets, j) == eval_logging.NameOf(targets, i)) {
+        return bad("eval_logging: two targets are logged as '" + eval_logging.NameOf(targets, i) + "'");
+      }
+    }
+  }
+  if (eval_logging.shape == EvalValueShape::kScalar && targets.size() != 1) {
+    return bad("eval_logging: a scalar eval_accuracy holds one target, not " + std::to_string(targets.size()) +
+               " (log them as a list or a dict)");
+  }
+  if (cadence.every < 1 || cadence.first < 1) {
+    return bad("cadence: every " + std::to_string(cadence.every) + " and first " + std::to_string(cadence.first) +
+               " must be >= 1");
+  }
+  if (cadence.EvalEpochs().empty()) {
+    return bad("no evaluation happens within max_epochs " + std::to_string(cadence.max_epochs));
+  }
+  return parallelism.Validate(slice.cores);
+}
+
 TimeBreakdown& TimeBreakdown::operator+=(const TimeBreakdown& o) {
-  compute_s += o.compute_s;
+  mxu_s += o.mxu_s;
+  vector_s += o.vector_s;
+  hbm_s += o.hbm_s;
   collectives_s += o.collectives_s;
+  halo_s += o.halo_s;
   bn_sync_s += o.bn_sync_s;
   optimizer_s += o.optimizer_s;
   input_s += o.input_s;
   idle_s += o.idle_s;
   return *this;
+}
+
+TimeBreakdown TimeBreakdown::Of(const projection::CategoryTimes& step, double steps) {
+  using projection::Category;
+  TimeBreakdown t;
+  t.mxu_s = steps * step[Category::kMxu];
+  t.vector_s = steps * step[Category::kVector];
+  t.hbm_s = steps * step[Category::kHbm];
+  t.collectives_s = steps * step[Category::kGradients];
+  t.halo_s = steps * step[Category::kHalo];
+  t.bn_sync_s = steps * step[Category::kBnSync];
+  t.optimizer_s = steps * step[Category::kOptimizer];
+  t.input_s = steps * step[Category::kInput];
+  t.idle_s = steps * step[Category::kIdle];
+  return t;
 }
 
 Result<std::map<std::string, HpValue>> Workload::Preset(std::string_view preset,
@@ -226,10 +280,14 @@ Result<Hyperparameters> ResolveHyperparameters(const std::vector<HyperparameterS
     }
     return nullptr;
   };
+  // The names, then one line per hyperparameter that has a help text.
   auto known = [&] {
-    std::string list;
-    for (const auto& s : specs) list += (list.empty() ? "" : ", ") + s.name;
-    return list;
+    std::string list, help;
+    for (const auto& s : specs) {
+      list += (list.empty() ? "" : ", ") + s.name;
+      if (!s.help.empty()) help += "\n  " + s.name + ": " + s.help;
+    }
+    return list + ")" + help;
   };
   for (const auto& s : specs) values[s.name] = s.default_value;
   for (const auto& [name, v] : preset) {
@@ -250,8 +308,7 @@ Result<Hyperparameters> ResolveHyperparameters(const std::vector<HyperparameterS
     const HyperparameterSpec* spec = find(name);
     if (spec == nullptr) {
       return Status::InvalidArgument("--set " + item + ": " + workload +
-                                     " has no hyperparameter '" + name + "' (known: " + known() +
-                                     ")");
+                                     " has no hyperparameter '" + name + "' (known: " + known());
     }
     HpValue v;
     if (!ParseAs(spec->default_value, text, &v)) {

@@ -1,24 +1,35 @@
 // The workload plugin contract: what one MLPerf v0.6 model tells the harness.
 //
 // A workload DESCRIBES itself (hyperparameters with their closed-division
-// constraints, data, model, parallelism, quality targets, evaluation cadence)
-// and EXECUTES blocks of training and evaluations when asked, reporting what
-// each cost on the emulated TPU-v3 clock. It never writes the MLPerf log,
-// never reads a clock, never decides when a run stops or whether it complies:
-// the harness owns the lifecycle (harness/run/), the clocks, the seeds, the
-// log and the verdict, as loadgen's SystemUnderTest leaves them to loadgen.
+// constraints, model, data, parallel layout, quality targets and how they are
+// logged, evaluation cadence, where its time to train ends) and EXECUTES
+// blocks of training and evaluations when asked, reporting what each cost on
+// the emulated TPU-v3 clock and the log lines of its own it wants written. It
+// never writes the MLPerf log, never reads a clock, never decides when a run
+// stops or whether it complies: the harness owns the lifecycle
+// (harness/run/), the clocks, the seeds, the log and the verdict, as
+// loadgen's SystemUnderTest leaves them to loadgen.
 //
 // The contract is shaped by the six v0.6 models, not by one of them:
 //   - several quality targets that must all be reached (Mask R-CNN: box and
-//     mask mAP) -> WorkloadDescription::targets is a list;
+//     mask mAP) -> WorkloadDescription::targets is a list, and EvalLogging
+//     says how their values are written as eval_accuracy's value (a scalar
+//     for one target; Google's [box, mask] list or NVIDIA's
+//     {"accuracy": {"BBOX", "SEGM"}} dict for Mask R-CNN);
 //   - evaluation at fixed epochs (SSD) or every N epochs with an offset
-//     (ResNet) -> EvalCadence; MiniGo maps a generation (self-play, train,
-//     evaluation games) onto an "epoch" and its win rate onto a metric;
+//     (ResNet) -> EvalCadence; MiniGo maps a generation (self-play, train)
+//     onto an "epoch" and its evaluation games' win rate onto a metric, and
+//     evaluates BESIDE training (EvalCadence::beside_training);
+//   - MLPerf keys only one model logs (MiniGo's save_model and eval_result,
+//     Mask R-CNN's num_image_candidates) -> WorkloadEvent, which the harness
+//     stamps with its emulated clock and writes through its own writer;
+//   - a time to train that ends before run_stop (MiniGo: at the model that
+//     won) -> WorkloadDescription::run_end;
 //   - spatial partitioning (SSD, Mask R-CNN), weight-update sharding
-//     (Transformer), distributed batch norm groups -> Parallelism, decided
-//     by the workload per slice and recorded by the harness;
-//   - sequence buckets and a maximum training length (GNMT, Transformer),
-//     generated or game data (MiniGo) -> DataSpec;
+//     (Transformer), distributed batch-norm groups, the gradient dtype and
+//     all-reduce -> projection::ParallelLayout, decided by the workload per
+//     slice; the harness checks it against the slice before anything runs
+//     and stores it with the run;
 //   - beam search or games as evaluation -> Session::Evaluate returns
 //     metrics and the emulated time it took; how is the workload's business.
 //
@@ -43,8 +54,12 @@
 #include <variant>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "base/status.h"
 #include "topology/system.h"
+#include "workloads/projection/layout.h"
+#include "workloads/projection/categories.h"
 
 namespace podbench::workloads {
 
@@ -81,7 +96,7 @@ struct HyperparameterSpec {
   bool tunable = true;
   bool log = true;  // written to the log under its name
   std::string rule;  // why it is constrained (quoted when a value is refused)
-  std::string help;
+  std::string help;  // one line, listed when --set names no hyperparameter
   // A string hyperparameter holding a comma-separated list of integers
   // ("30,60,80"), strictly ascending, each within [min, max]; logged as a
   // JSON list (e.g. opt_learning_rate_decay_boundary_epochs).
@@ -129,6 +144,35 @@ struct QualityTarget {
   bool Reached(double v) const { return higher_is_better ? v >= target : v <= target; }
 };
 
+// How an evaluation's metrics are written as the value of eval_accuracy.
+enum class EvalValueShape {
+  // The one target's value, as every single-metric v0.6 log writes it
+  // (ResNet: 0.7591). REQUIRES: exactly one target.
+  kScalar,
+  // The targets' values in the order `targets` lists them: Google's v0.6
+  // Mask R-CNN logs [box mAP, mask mAP].
+  kList,
+  // {name: value, ...} in `targets` order (names from EvalLogging::names),
+  // nested under EvalLogging::dict_key when that is set: NVIDIA's v0.6
+  // Mask R-CNN logs {"accuracy": {"BBOX": box mAP, "SEGM": mask mAP}}.
+  kDict,
+};
+
+struct EvalLogging {
+  EvalValueShape shape = EvalValueShape::kScalar;
+  // kDict only: the key the metrics are nested under; empty = not nested.
+  std::string dict_key;
+  // kDict only: the key of each target's value, in `targets` order; empty =
+  // the targets' metric names.
+  std::vector<std::string> names;
+
+  // The key of targets[i] in a dict. REQUIRES: i < targets.size() and names
+  // empty or of that size.
+  const std::string& NameOf(const std::vector<QualityTarget>& targets, size_t i) const {
+    return names.empty() ? targets[i].metric : names[i];
+  }
+};
+
 // When evaluations happen, in epochs (1-based, as v0.6 logs number them). A
 // block is the training between two evaluations.
 struct EvalCadence {
@@ -139,20 +183,95 @@ struct EvalCadence {
   std::vector<int64_t> at_epochs;
   // The run is aborted after this many epochs without reaching the targets.
   int64_t max_epochs = 100;
+  // False (default): training waits while the model is evaluated, and each
+  // block is logged as block_start, its epochs, the evaluation, block_stop.
+  // True: evaluation runs beside training, on resources of its own (MiniGo:
+  // the evaluation games of generation g are played while g+1 trains). The
+  // evaluation after epoch e starts when e's training ends, or when the
+  // previous evaluation ends if that is later, and training goes straight on
+  // with e+1; once an evaluation reaches every target no further training is
+  // run. No block_start/block_stop are logged, as in the v0.6 MiniGo logs.
+  bool beside_training = false;
 
   // The epochs at which evaluations happen, up to max_epochs, ascending.
   std::vector<int64_t> EvalEpochs() const;
 };
 
+// Where a run's time to train ends (run_start is always its start).
+enum class RunEnd {
+  // At run_stop, once an evaluation reaches every target (every v0.6
+  // benchmark but MiniGo).
+  kRunStop,
+  // When the training that made the winning model ended: the end of the
+  // epoch whose evaluation reached every target. v0.6 scores MiniGo so (to
+  // eval_result's metadata.timestamp, the winning model's save time), which
+  // precedes run_stop by the evaluation that found it. The workload logs
+  // that time through a WorkloadEvent with end_time_field set.
+  kWinningModel,
+};
+
+// A line a workload adds to its MLPerf log under a key the harness does not
+// write itself: MiniGo's save_model and eval_result, Mask R-CNN's
+// num_image_candidates. The workload says WHAT and WHERE in the run; the
+// harness stamps it with the emulated clock, adds the writer's file/lineno
+// metadata and writes it through its reporters, as it writes its own lines.
+// A workload never writes a log line.
+//
+// Where it is logged depends on who returns it:
+//   - WorkloadDescription::init_events: between init_start and init_stop,
+//     after the logged hyperparameters, in order;
+//   - BlockResult::events: inside epoch `epoch` of the block, right after its
+//     epoch_start (at_epoch_end false) or right before its epoch_stop (true);
+//   - EvalResult::events: right after that evaluation's eval_accuracy.
+// The harness refuses (Internal, naming the workload and key) a key it
+// writes itself (submission_*, cache_clear, init_*, run_*, block_*, epoch_*,
+// eval_start/stop/accuracy, a logged hyperparameter), a key that is not
+// letters, digits and '_', metadata that is not a dict or holds "file" or
+// "lineno", and an epoch outside the block. MiniGo's:
+//   WorkloadEvent("save_model", {{"iteration", g}}).AtEpochEnd(g)
+//   WorkloadEvent("eval_result", nullptr, {{"iteration", g}}).EndTimeIn("timestamp")
+struct WorkloadEvent {
+  WorkloadEvent() = default;
+  explicit WorkloadEvent(std::string key_, nlohmann::json value_ = nullptr,
+                         nlohmann::json metadata_ = nlohmann::json::object())
+      : key(std::move(key_)), value(std::move(value_)), metadata(std::move(metadata_)) {}
+  // BlockResult::events: logged in epoch `e`, right after its epoch_start
+  // or right before its epoch_stop.
+  WorkloadEvent& AtEpochStart(int64_t e) {
+    epoch = e;
+    at_epoch_end = false;
+    return *this;
+  }
+  WorkloadEvent& AtEpochEnd(int64_t e) {
+    epoch = e;
+    at_epoch_end = true;
+    return *this;
+  }
+  // EvalResult::events: see end_time_field.
+  WorkloadEvent& EndTimeIn(std::string field) {
+    end_time_field = std::move(field);
+    return *this;
+  }
+
+  std::string key;
+  // Any JSON value; integers and floats stay distinct, as Python's json
+  // (and so the MLPerf checkers) keeps them.
+  nlohmann::json value;
+  nlohmann::json metadata = nlohmann::json::object();  // a dict
+  // BlockResult::events only: the epoch it is logged in, and where.
+  int64_t epoch = 0;
+  bool at_epoch_end = true;
+  // EvalResult::events only, of the evaluation that reaches every target of
+  // a RunEnd::kWinningModel workload: when set, the harness writes the run's
+  // end time into metadata[end_time_field], in seconds after run_start at
+  // the log's millisecond resolution (MiniGo's eval_result "timestamp").
+  std::string end_time_field;
+};
+
 struct DataSpec {
-  std::string name;             // e.g. "imagenet", "generated"
+  std::string name;             // e.g. "imagenet", "generated_gratings"
   int64_t train_examples = 0;   // per epoch
-  int64_t eval_examples = 0;
-  bool generated = false;       // synthesised from the seed (functional mode)
-  // Sequence models: bucket boundaries (tokens) and the length above which
-  // training examples are dropped (0 = none).
-  std::vector<int64_t> sequence_buckets;
-  int64_t max_sequence_length = 0;
+  int64_t eval_examples = 0;    // per evaluation
 };
 
 struct ModelSpec {
@@ -161,14 +280,9 @@ struct ModelSpec {
   double train_flops_per_example = 0;  // forward + backward
 };
 
-// How the model is laid on the slice; chosen by the workload per slice.
-struct Parallelism {
-  int64_t replicas = 1;            // data-parallel replicas
-  int64_t spatial_partitions = 1;  // cores per replica (SSD, Mask R-CNN: 4)
-  bool weight_update_sharding = false;  // Transformer: reduce-scatter, update, all-gather
-  int64_t bn_group = 1;            // replicas per distributed batch-norm group
-};
-
+// What a run is. The harness validates it (Validate) before anything runs,
+// stores model, data and parallelism with the run (`podbench show`), logs
+// the targets' values as `eval_logging` says and times the run by `run_end`.
 struct WorkloadDescription {
   std::string benchmark;     // the v0.6 submission_benchmark value, e.g. "resnet"
   // True for the MLPerf v0.6 models: the harness checks their logs against
@@ -178,24 +292,46 @@ struct WorkloadDescription {
   int64_t global_batch = 0;
   DataSpec data;
   ModelSpec model;
-  Parallelism parallelism;
+  // How the model is laid on the slice. REQUIRES (checked by Validate):
+  // parallelism.Validate(slice.cores), i.e. replicas x cores_per_replica is
+  // the slice's cores.
+  projection::ParallelLayout parallelism;
   std::vector<QualityTarget> targets;  // all must be reached
+  EvalLogging eval_logging;
   EvalCadence cadence;
   // Functional mode: the host memory a run is estimated to need at its peak
   // (data, activations, weights, optimizer state), in bytes; 0 = not
   // estimated. The harness refuses a run that would not fit the machine.
   int64_t host_memory_bytes = 0;
+  RunEnd run_end = RunEnd::kRunStop;
+  std::vector<WorkloadEvent> init_events;  // see WorkloadEvent
+
+  // InvalidArgument naming the field unless: benchmark is set; global_batch
+  // >= 1; there is at least one target, with distinct non-empty metrics;
+  // eval_logging fits the targets (kScalar: exactly one; kDict: one distinct
+  // name per target; names and dict_key only with kDict); the cadence is well
+  // formed and evaluates at least once within max_epochs;
+  // parallelism.Validate(slice.cores) passes.
+  Status Validate(const SliceInfo& slice) const;
 };
 
 // ---------------------------------------------------------------- execution
 
-// Emulated TPU-v3 seconds, summed over the steps of a block.
+// Emulated TPU-v3 seconds, summed over the steps of a block, in the
+// projection layer's categories (workloads/projection/categories.h): the
+// time of ops bound by the MXU, the vector unit and HBM; gradient
+// summation (collectives_s), halo exchanges, batch-norm statistics, the
+// optimizer, host input the device waits for, and cores idling.
 struct TimeBreakdown {
-  double compute_s = 0, collectives_s = 0, bn_sync_s = 0, optimizer_s = 0, input_s = 0, idle_s = 0;
+  double mxu_s = 0, vector_s = 0, hbm_s = 0, collectives_s = 0, halo_s = 0, bn_sync_s = 0, optimizer_s = 0,
+         input_s = 0, idle_s = 0;
+  double compute_s() const { return mxu_s + vector_s + hbm_s; }
   double total_s() const {
-    return compute_s + collectives_s + bn_sync_s + optimizer_s + input_s + idle_s;
+    return compute_s() + collectives_s + halo_s + bn_sync_s + optimizer_s + input_s + idle_s;
   }
   TimeBreakdown& operator+=(const TimeBreakdown& o);
+  // `steps` steps of a step priced as `step`.
+  static TimeBreakdown Of(const projection::CategoryTimes& step, double steps);
 };
 
 struct BlockResult {
@@ -205,6 +341,7 @@ struct BlockResult {
   // and the run ends after this block's evaluation, aborted (a run that fails
   // to converge, not an error).
   bool diverged = false;
+  std::vector<WorkloadEvent> events;  // logged inside the block's epochs
 };
 
 struct EvalResult {
@@ -214,10 +351,13 @@ struct EvalResult {
   // computed (projected mode), and this says how, in a few words; the log
   // marks the values so (eval_accuracy metadata "modelled").
   std::string modelled;
+  std::vector<WorkloadEvent> events;      // logged after its eval_accuracy
 };
 
 // One run of a workload. Calls come from one thread, in order:
-// Initialize, then TrainBlock/Evaluate alternating per the cadence.
+// Initialize, then TrainBlock/Evaluate alternating per the cadence (also
+// when evaluation runs beside training: Evaluate(e) sees the model as
+// TrainBlock left it after epoch e; only the emulated timeline overlaps).
 class Session {
  public:
   virtual ~Session() = default;
@@ -269,15 +409,16 @@ class WorkloadRegistration {
       : name_(std::move(name)), factory_(std::move(factory)) {}
 
   // Chained configuration.
+  // One line, listed by `podbench run --help`.
   WorkloadRegistration* Summary(std::string s) { summary_ = std::move(s); return this; }
   WorkloadRegistration* Modes(std::vector<Mode> m) { modes_ = std::move(m); return this; }
+  // The names Workload::Preset accepts; `--preset` refuses any other, listing these.
   WorkloadRegistration* Presets(std::vector<std::string> p) { presets_ = std::move(p); return this; }
   // Runs a scored result needs (v0.6: 5 for vision, 10 for translation and MiniGo).
   WorkloadRegistration* ScoredRuns(int n) { scored_runs_ = n; return this; }
 
   const std::string& name() const { return name_; }
   const std::string& summary() const { return summary_; }
-  const std::vector<Mode>& modes() const { return modes_; }
   const std::vector<std::string>& presets() const { return presets_; }
   int scored_runs() const { return scored_runs_; }
   bool Supports(Mode m) const;

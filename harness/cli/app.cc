@@ -39,6 +39,7 @@ void BuildApp(CLI::App& app, CliContext& ctx) {
                        std::string("podbench ") + Version() + " (git " + GitHash() + ")");
   app.require_subcommand(1);
   app.fallthrough(false);
+  AddReproduceCommand(app, ctx);
   AddRunCommand(app, ctx);
   AddScalingCommand(app, ctx);
   AddCheckCommand(app, ctx);
@@ -50,6 +51,7 @@ void BuildApp(CLI::App& app, CliContext& ctx) {
   AddTopologyCommand(app, ctx);
   AddReportCommand(app, ctx);
   AddCalibrateCommand(app, ctx);
+  AddModelCommand(app, ctx);
 }
 
 namespace {

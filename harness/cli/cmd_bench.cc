@@ -1,5 +1,7 @@
 // podbench bench: kernel benchmarks beside oneDNN and OpenBLAS; with --db the
-// results are also saved to the results store (table kernel_bench).
+// results are also saved to the results store (tables kernel_bench and
+// kernel_bench_repetitions), tagged with --label.
+#include <algorithm>
 #include <memory>
 #include <ostream>
 #include <sstream>
@@ -11,6 +13,8 @@
 #include "harness/cli/command.h"
 #include "harness/cli/store_util.h"
 #include "kernels/bench_hook.h"
+#include "results/bench_samples.h"
+#include "results/compare.h"
 #include "results/store.h"
 
 namespace podbench::cli {
@@ -19,36 +23,39 @@ namespace {
 struct BenchOptions {
   kernels::BenchRequest request;
   std::string db;  // empty: not saved
+  std::string label;  // the benchmark set, for `podbench compare`
   OutputFormat format = OutputFormat::kText;
 };
 
-// One KernelBenchRecord per benchmark of a Google Benchmark JSON report
-// (aggregates: the median only). Names are "<family>/<shape>/<kernel>/...".
-Result<std::vector<results::KernelBenchRecord>> RecordsFromJson(const std::string& json) {
-  nlohmann::json j = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.contains("benchmarks")) {
-    return Status::Internal("the benchmark report is not Google Benchmark JSON");
-  }
+// One KernelBenchRecord per benchmark of a Google Benchmark JSON report, with
+// every repetition. Names are "<family>/<shape>/<kernel>/...".
+Result<std::vector<results::KernelBenchRecord>> RecordsFromJson(const std::string& json,
+                                                                const std::string& label) {
+  PODBENCH_ASSIGN_OR_RETURN(std::vector<results::BenchSamples> samples,
+                            results::ParseGoogleBenchmarkJson(json, "the benchmark report"));
   char host[256] = "unknown";
   gethostname(host, sizeof host - 1);
   std::vector<results::KernelBenchRecord> out;
-  for (const auto& b : j["benchmarks"]) {
-    if (b.value("run_type", "") == "aggregate" && b.value("aggregate_name", "") != "median") continue;
-    if (b.contains("error_occurred") && b["error_occurred"].get<bool>()) continue;
-    std::string name = b.value("run_name", b.value("name", ""));
+  for (const results::BenchSamples& b : samples) {
     results::KernelBenchRecord r;
     std::vector<std::string> parts;
-    std::stringstream ss(name);
+    std::stringstream ss(b.name);
     for (std::string p; std::getline(ss, p, '/');) parts.push_back(p);
-    r.kernel = parts.size() > 2 ? parts[2] : name;
-    r.shape = parts.size() > 1 ? parts[0] + "/" + parts[1] : name;
+    r.kernel = parts.size() > 2 ? parts[2] : b.name;
+    r.shape = parts.size() > 1 ? parts[0] + "/" + parts[1] : b.name;
     for (size_t i = 3; i < parts.size(); ++i) r.shape += "/" + parts[i];  // threads:N, real_time
     r.isa = r.kernel.find("__") != std::string::npos ? r.kernel.substr(r.kernel.find("__") + 2) : "peer";
-    const double scale = b.value("time_unit", "ns") == "us" ? 1e3 : b.value("time_unit", "ns") == "ms" ? 1e6 : 1.0;
-    r.median_ns = b.value("real_time", 0.0) * scale;
-    r.iterations = b.value("iterations", int64_t{0});
+    std::vector<double> times;
+    for (const results::BenchRepetition& rep : b.repetitions) {
+      times.push_back(rep.real_time_ns);
+      r.iterations += rep.iterations;
+    }
+    r.median_ns = results::Median(times);
     r.git_hash = GitHash();
     r.host = host;
+    r.label = label;
+    r.name = b.name;
+    if (!b.median_only) r.repetitions = b.repetitions;
     out.push_back(std::move(r));
   }
   return out;
@@ -60,6 +67,10 @@ int Run(BenchOptions& opt, CliContext& ctx) {
     ctx.err << "podbench bench: this podbench was built without benchmarks "
                "(configure with -DPODBENCH_BENCHMARKS=ON)\n";
     return kExitUnavailable;
+  }
+  if (opt.db.empty() && !opt.label.empty()) {
+    ctx.err << "podbench bench: --label " << opt.label << " names a set in the results store: give --db too\n";
+    return kExitUsage;
   }
   if (opt.db.empty()) {
     opt.request.json = opt.format == OutputFormat::kJson;
@@ -75,7 +86,7 @@ int Run(BenchOptions& opt, CliContext& ctx) {
   opt.request.json = true;
   int rc = runner(opt.request, json, ctx.err);
   if (rc != 0) return rc;
-  auto records = RecordsFromJson(json.str());
+  auto records = RecordsFromJson(json.str(), opt.label);
   if (!records.ok()) {
     Fail(ctx, "bench", records.status());
     return kExitUsage;
@@ -91,7 +102,8 @@ int Run(BenchOptions& opt, CliContext& ctx) {
     ctx.out << json.str();
   } else {
     for (const auto& r : *records) {
-      ctx.out << r.shape << "  " << r.kernel << "  " << r.median_ns / 1e6 << " ms\n";
+      ctx.out << r.shape << "  " << r.kernel << "  " << r.median_ns / 1e6 << " ms (median of "
+              << std::max<size_t>(1, r.repetitions.size()) << ")\n";
     }
   }
   ctx.err << "podbench bench: saved " << records->size() << " results to " << opt.db << "\n";
@@ -105,13 +117,16 @@ void AddBenchCommand(CLI::App& app, CliContext& ctx) {
   auto opt = std::make_shared<BenchOptions>();
   sub->add_option("--filter", opt->request.filter, "Only benchmarks matching this regex (default: all)");
   sub->add_option("--repetitions", opt->request.repetitions,
-                  "Repetitions of each benchmark; above 1 only median, mean and stddev are reported "
-                  "(default: 1)")
+                  "Repetitions of each benchmark; above 1 the table shows median, mean and stddev, "
+                  "JSON and --db keep every repetition too (default: 1)")
       ->check(CLI::Range(1, 1000));
   sub->add_option("--min-time", opt->request.min_time_s,
                   "Minimum seconds measured per benchmark and repetition (default: 0.2)")
       ->check(CLI::Range(0.001, 100.0));
-  sub->add_option("--db", opt->db, "Also save the results (medians) to this results database");
+  sub->add_option("--db", opt->db,
+                  "Also save the results (every repetition, and the median) to this results database");
+  sub->add_option("--label", opt->label,
+                  "Tag the saved results (a benchmark set for `podbench compare`; needs --db)");
   AddFormatOption(sub, &opt->format);
   sub->callback([opt, &ctx] { ctx.exit_code = Run(*opt, ctx); });
 }

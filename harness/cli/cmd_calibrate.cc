@@ -1,5 +1,6 @@
 // podbench calibrate: fit the system description's calibration parameters to
-// ResNet-50 at tpu-v3-32 and tpu-v3-2048 (workloads/resnet/resnet_calibration.h),
+// ResNet-50 at tpu-v3-32 and tpu-v3-2048 through the projection layer
+// (workloads/resnet/resnet_calibration.h),
 // show how the other slices then come out, and optionally write the
 // calibrated system file.
 #include <fstream>
@@ -77,9 +78,9 @@ int Run(const CalibrateOptions& opt, CliContext& ctx) {
   if (!opt.write.empty()) {
     std::string out = SetYamlValue(loaded->yaml, "mxu_efficiency", cal->mxu_efficiency);
     out = SetYamlValue(out, "op_overhead_s", cal->op_overhead_s);
-    out = SetYamlValue(out, "input_images_per_s", cal->input_images_per_s);
+    out = SetYamlValue(out, "input_bytes_per_s", cal->input_bytes_per_s);
     out = SetYamlValue(out, "startup_s", cal->startup_s);
-    out = SetYamlValue(out, "cache_fill_images_per_s", cal->cache_fill_images_per_s);
+    out = SetYamlValue(out, "cache_fill_bytes_per_s", cal->cache_fill_bytes_per_s);
     std::ofstream f(opt.write);
     f << out;
     f.close();
@@ -93,14 +94,16 @@ int Run(const CalibrateOptions& opt, CliContext& ctx) {
     j["system"] = sys.source;
     j["mxu_efficiency"] = cal->mxu_efficiency;
     j["op_overhead_s"] = cal->op_overhead_s;
-    j["input_images_per_s"] = cal->input_images_per_s;
+    j["input_bytes_per_s"] = cal->input_bytes_per_s;
     j["startup_s"] = cal->startup_s;
-    j["cache_fill_images_per_s"] = cal->cache_fill_images_per_s;
+    j["cache_fill_bytes_per_s"] = cal->cache_fill_bytes_per_s;
     j["calibration_slices"] = {"tpu-v3-32", "tpu-v3-2048"};
     for (const auto& r : rows) {
-      j["blocks"].push_back({{"slice", r.slice}, {"step_s", r.step_s}, {"compute_s", r.step.compute_s},
-                             {"collectives_s", r.step.collectives_s}, {"bn_sync_s", r.step.bn_sync_s},
-                             {"optimizer_s", r.step.optimizer_s}, {"input_s", r.step.input_s}, {"eval_s", r.eval_s},
+      nlohmann::json step;
+      for (projection::Category c : projection::AllCategories()) {
+        step[std::string(projection::CategoryName(c)) + "_s"] = r.step.time[c];
+      }
+      j["blocks"].push_back({{"slice", r.slice}, {"step_s", r.step_s}, {"step", step}, {"eval_s", r.eval_s},
                              {"block_s", r.block_s}, {"published_block_s", r.published_block_s},
                              {"error_pct", r.error_pct()}, {"first_block_extra_s", r.first_extra_s},
                              {"published_first_block_extra_s", r.published_first_extra_s}});
@@ -111,11 +114,11 @@ int Run(const CalibrateOptions& opt, CliContext& ctx) {
   ctx.out << fmt::format("calibration of {} from ResNet-50 at tpu-v3-32 and tpu-v3-2048 only\n", sys.source);
   ctx.out << fmt::format(
       "  core.mxu_efficiency      = {:.4f}\n  core.op_overhead_s       = {:.3g} s\n"
-      "  host.input_images_per_s  = {:.0f} (lower bound: tpu-v3-32 not input-bound)\n"
+      "  host.input_bytes_per_s   = {:.4g} (lower bound: tpu-v3-32 not input-bound)\n"
       "  host.startup_s           = {:.2f} s (tpu-v3-2048's first block over its median block)\n"
-      "  host.cache_fill_images_per_s = {:.0f} (tpu-v3-32's first block, after the start-up)\n\n",
-      cal->mxu_efficiency, cal->op_overhead_s, cal->input_images_per_s, cal->startup_s,
-      cal->cache_fill_images_per_s);
+      "  host.cache_fill_bytes_per_s = {:.4g} (tpu-v3-32's first block, after the start-up)\n\n",
+      cal->mxu_efficiency, cal->op_overhead_s, cal->input_bytes_per_s, cal->startup_s,
+      cal->cache_fill_bytes_per_s);
   ctx.out << fmt::format("{:<12} {:>9} {:>9} {:>8} {:>8} {:>8} {:>9} {:>8} {:>9} {:>9} {:>7} {:>7} {:>9}\n", "slice",
                          "compute", "gradsum", "bn_sync", "optim", "input", "step", "eval", "block",
                          "published", "error", "first+", "published");
@@ -123,8 +126,9 @@ int Run(const CalibrateOptions& opt, CliContext& ctx) {
     bool fit = r.slice == "tpu-v3-32" || r.slice == "tpu-v3-2048";
     ctx.out << fmt::format(
         "{:<12} {:>7.2f}ms {:>7.2f}ms {:>6.2f}ms {:>6.2f}ms {:>6.2f}ms {:>7.2f}ms {:>7.3f}s {:>8.2f}s {:>8.2f}s {:>+6.1f}% {:>6.1f}s {:>8.1f}s{}\n",
-        r.slice, r.step.compute_s * 1e3, r.step.collectives_s * 1e3, r.step.bn_sync_s * 1e3,
-        r.step.optimizer_s * 1e3, r.step.input_s * 1e3, r.step_s * 1e3, r.eval_s, r.block_s,
+        r.slice, r.step.time.compute_s() * 1e3, r.step.time[projection::Category::kGradients] * 1e3,
+        r.step.time[projection::Category::kBnSync] * 1e3, r.step.time[projection::Category::kOptimizer] * 1e3,
+        r.step.time[projection::Category::kInput] * 1e3, r.step_s * 1e3, r.eval_s, r.block_s,
         r.published_block_s, r.error_pct(), r.first_extra_s, r.published_first_extra_s, fit ? "  (fitted)" : "");
   }
   if (!opt.write.empty()) ctx.out << "\nwrote " << opt.write << "\n";

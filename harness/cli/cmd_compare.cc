@@ -1,10 +1,15 @@
-// podbench compare: compare two sets of runs, a CI regression gate.
+// podbench compare: compare two run sets or two benchmark sets, a CI
+// regression gate. Sets come from the results store, or from two Google
+// Benchmark JSON files.
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <ostream>
 #include <sstream>
 
 #include "harness/cli/command.h"
 #include "harness/cli/store_util.h"
+#include "results/bench_samples.h"
 #include "results/compare.h"
 #include "results/export.h"
 #include "results/run_set.h"
@@ -14,7 +19,7 @@ namespace podbench::cli {
 namespace {
 struct CompareCliOptions {
   std::string db = "podbench.db";
-  std::string base, cand, workload, metrics;
+  std::string base, cand, workload, metrics, only;
   results::CompareOptions compare;
   OutputFormat format = OutputFormat::kText;
 };
@@ -25,25 +30,140 @@ std::vector<std::string> SplitCommas(const std::string& s) {
   for (std::string item; std::getline(in, item, ',');) out.push_back(item);
   return out;
 }
+
+bool IsFile(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec);
+}
+
+Result<std::vector<results::BenchSamples>> ReadBenchmarkJson(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::IOError(path + ": cannot read");
+  std::stringstream text;
+  text << in.rdbuf();
+  return results::ParseGoogleBenchmarkJson(text.str(), path);
+}
+
+void Emit(const results::Comparison& c, const CompareCliOptions& opt, CliContext& ctx) {
+  switch (opt.format) {
+    case OutputFormat::kText: results::WriteComparisonText(ctx.out, c, opt.compare); break;
+    case OutputFormat::kCsv: results::WriteComparisonCsv(ctx.out, c); break;
+    case OutputFormat::kJson:
+      ctx.out << results::ComparisonToJson(c, opt.compare).dump(2) << "\n";
+      break;
+  }
+  ctx.exit_code = c.regression() ? kExitVerdict : kExitOk;
+}
+
+// BASE and CAND as Google Benchmark JSON files, as compare.py reads them.
+void CompareFiles(const CompareCliOptions& opt, CliContext& ctx) {
+  if (!IsFile(opt.base) || !IsFile(opt.cand)) {
+    const std::string& file = IsFile(opt.base) ? opt.base : opt.cand;
+    const std::string& other = IsFile(opt.base) ? opt.cand : opt.base;
+    return Fail(ctx, "compare",
+                Status::InvalidArgument(file + " is a file (Google Benchmark JSON) but " + other +
+                                        " is not: give two JSON files or two sets of the store"));
+  }
+  auto base = ReadBenchmarkJson(opt.base);
+  if (!base.ok()) return Fail(ctx, "compare", base.status());
+  auto cand = ReadBenchmarkJson(opt.cand);
+  if (!cand.ok()) return Fail(ctx, "compare", cand.status());
+  auto c = results::CompareBenchmarks(*base, *cand, opt.compare);
+  if (!c.ok()) return Fail(ctx, "compare", c.status().WithContext(opt.base + " vs " + opt.cand));
+  Emit(*c, opt, ctx);
+}
+
+// Both sides of one kind (runs or benchmarks) must be present, or neither.
+Status BothOrNeither(size_t base, size_t cand, const CompareCliOptions& opt, const char* kind) {
+  if ((base == 0) == (cand == 0)) return Status::Ok();
+  const std::string& empty = base == 0 ? opt.base : opt.cand;
+  const std::string& full = base == 0 ? opt.cand : opt.base;
+  return Status::NotFound(opt.db + ": set '" + full + "' has " + std::to_string(base + cand) + " " +
+                          kind + " but '" + empty + "' has none (--only runs|benchmarks gates one kind)");
+}
+
+void CompareStored(const CompareCliOptions& opt, CliContext& ctx) {
+  auto bf = results::ParseRunSet(opt.base);
+  if (!bf.ok()) return Fail(ctx, "compare", bf.status());
+  auto cf = results::ParseRunSet(opt.cand);
+  if (!cf.ok()) return Fail(ctx, "compare", cf.status());
+  bf->workload = cf->workload = opt.workload;
+  auto store = OpenExistingStore(opt.db, ctx, "compare");
+  if (!store) return;
+  std::vector<results::RunRecord> base, cand;
+  if (opt.only != "benchmarks") {
+    auto b = store->ListRuns(*bf);
+    if (!b.ok()) return Fail(ctx, "compare", b.status());
+    auto c = store->ListRuns(*cf);
+    if (!c.ok()) return Fail(ctx, "compare", c.status());
+    base = std::move(b).value();
+    cand = std::move(c).value();
+  }
+  // Benchmark sets are named by label or git hash; ids name runs only.
+  std::vector<results::KernelBenchRecord> base_bench, cand_bench;
+  const bool by_id = !bf->ids.empty() || !bf->id_ranges.empty() || !cf->ids.empty() ||
+                     !cf->id_ranges.empty();
+  if (opt.only != "runs" && !by_id) {
+    auto b = store->KernelBenches(*bf);
+    if (!b.ok()) return Fail(ctx, "compare", b.status());
+    auto c = store->KernelBenches(*cf);
+    if (!c.ok()) return Fail(ctx, "compare", c.status());
+    base_bench = std::move(b).value();
+    cand_bench = std::move(c).value();
+  }
+  if (base.empty() && cand.empty() && base_bench.empty() && cand_bench.empty()) {
+    const char* what = opt.only == "runs"         ? "run"
+                       : opt.only == "benchmarks" ? "benchmark"
+                                                  : "run or benchmark";
+    return Fail(ctx, "compare",
+                Status::NotFound(opt.db + ": set '" + opt.base + "' matches no " + what));
+  }
+  if (Status st = BothOrNeither(base.size(), cand.size(), opt, "runs"); !st.ok()) {
+    return Fail(ctx, "compare", st);
+  }
+  if (Status st = BothOrNeither(base_bench.size(), cand_bench.size(), opt, "benchmarks"); !st.ok()) {
+    return Fail(ctx, "compare", st);
+  }
+  results::Comparison all;
+  if (!base.empty()) {
+    auto c = results::Compare(base, cand, opt.compare);
+    if (!c.ok()) return Fail(ctx, "compare", c.status());
+    all.metrics = std::move(c->metrics);
+  }
+  if (!base_bench.empty()) {
+    auto c = results::CompareBenchmarks(results::SamplesFromRecords(base_bench),
+                                        results::SamplesFromRecords(cand_bench), opt.compare);
+    if (!c.ok()) return Fail(ctx, "compare", c.status());
+    all.benchmarks = std::move(c->benchmarks);
+  }
+  Emit(all, opt, ctx);
+}
+
 }  // namespace
 
 void AddCompareCommand(CLI::App& app, CliContext& ctx) {
   auto* sub = app.add_subcommand(
-      "compare", "Compare two run sets (Mann-Whitney U); exit 1 on a significant regression");
+      "compare",
+      "Compare two run sets or benchmark sets (Mann-Whitney U); exit 1 on a significant regression");
   auto opt = std::make_shared<CompareCliOptions>();
   sub->add_option("base", opt->base,
-                  "Baseline run set: ids (3,4,5 or 3-7), label:NAME (or NAME), git:PREFIX")
+                  "Baseline set: ids (3,4,5 or 3-7), label:NAME (or NAME), git:PREFIX; or a Google "
+                  "Benchmark JSON file")
       ->required();
-  sub->add_option("cand", opt->cand, "Candidate run set, same syntax")->required();
+  sub->add_option("cand", opt->cand, "Candidate set, same syntax (a JSON file when BASE is one)")
+      ->required();
   sub->add_option("--max-regression", opt->compare.max_regression_pct,
                   "Allowed regression of a median, in percent (default 5)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--alpha", opt->compare.alpha, "Significance level of the U test (default 0.05)")
       ->check(CLI::Range(0.0, 1.0));
   sub->add_option("--metrics", opt->metrics,
-                  "Comma-separated metrics to gate on (default time_to_train,step_time,throughput;"
+                  "Comma-separated run metrics to gate on (default time_to_train,step_time,throughput;"
                   " also host_time)");
   sub->add_option("--workload", opt->workload, "Only runs of this workload, in both sets");
+  sub->add_option("--only", opt->only,
+                  "Gate only runs or only benchmarks (default: whatever both sets hold)")
+      ->check(CLI::IsMember({"runs", "benchmarks"}));
   sub->add_option("--db", opt->db, "Results database (SQLite; default podbench.db)");
   AddFormatOption(sub, &opt->format, true);
   sub->callback([opt, &ctx] {
@@ -51,33 +171,8 @@ void AddCompareCommand(CLI::App& app, CliContext& ctx) {
     for (const auto& m : opt->compare.metrics) {
       if (auto def = results::FindMetric(m); !def.ok()) return Fail(ctx, "compare", def.status());
     }
-    auto bf = results::ParseRunSet(opt->base);
-    if (!bf.ok()) return Fail(ctx, "compare", bf.status());
-    auto cf = results::ParseRunSet(opt->cand);
-    if (!cf.ok()) return Fail(ctx, "compare", cf.status());
-    bf->workload = cf->workload = opt->workload;
-    auto store = OpenExistingStore(opt->db, ctx, "compare");
-    if (!store) return;
-    auto base = store->ListRuns(*bf);
-    if (!base.ok()) return Fail(ctx, "compare", base.status());
-    auto cand = store->ListRuns(*cf);
-    if (!cand.ok()) return Fail(ctx, "compare", cand.status());
-    for (auto [runs, spec] : {std::pair{&*base, &opt->base}, std::pair{&*cand, &opt->cand}}) {
-      if (runs->empty()) {
-        return Fail(ctx, "compare",
-                    Status::NotFound(opt->db + ": run set '" + *spec + "' matches no run"));
-      }
-    }
-    auto c = results::Compare(*base, *cand, opt->compare);
-    if (!c.ok()) return Fail(ctx, "compare", c.status());
-    switch (opt->format) {
-      case OutputFormat::kText: results::WriteComparisonText(ctx.out, *c, opt->compare); break;
-      case OutputFormat::kCsv: results::WriteComparisonCsv(ctx.out, *c); break;
-      case OutputFormat::kJson:
-        ctx.out << results::ComparisonToJson(*c, opt->compare).dump(2) << "\n";
-        break;
-    }
-    ctx.exit_code = c->regression() ? kExitVerdict : kExitOk;
+    if (IsFile(opt->base) || IsFile(opt->cand)) return CompareFiles(*opt, ctx);
+    CompareStored(*opt, ctx);
   });
 }
 

@@ -1,9 +1,12 @@
-// podbench report: a report of saved runs.
+// podbench report: a report of saved runs, as text, JSON, or an HTML page
+// with plots.
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <ostream>
 
 #include "harness/cli/command.h"
+#include "harness/cli/html_report.h"
 #include "harness/cli/store_util.h"
 #include "results/report.h"
 
@@ -11,22 +14,44 @@ namespace podbench::cli {
 
 namespace {
 struct ReportOptions {
-  std::string db = "podbench.db", output, workload;
+  std::string db = "podbench.db", output, workload, html;
   OutputFormat format = OutputFormat::kText;
 };
+
+void WriteHtml(const ReportOptions& opt, results::ResultsStore& store, CliContext& ctx) {
+  HtmlReportRequest request;
+  request.path = opt.html;
+  request.workload = opt.workload;
+  Status st = WriteHtmlReport(store, request);
+  if (!st.ok()) return Fail(ctx, "report", st);
+  std::error_code ec;
+  const std::filesystem::path abs = std::filesystem::absolute(opt.html, ec);
+  ctx.out << "HTML report: " << opt.html << " (open file://" << (ec ? opt.html : abs.string())
+          << ")\n";
+}
 }  // namespace
 
 void AddReportCommand(CLI::App& app, CliContext& ctx) {
   auto* sub = app.add_subcommand(
-      "report", "Summarise saved runs per workload, slice, mode and label (score, step time)");
+      "report", "Summarise saved runs per workload, slice, mode and label; --html: plots");
   auto opt = std::make_shared<ReportOptions>();
   sub->add_option("--db", opt->db, "Results database (SQLite; default podbench.db)");
   sub->add_option("--workload", opt->workload, "Only runs of this workload");
-  sub->add_option("-o,--output", opt->output, "Write the report here (default: standard output)");
+  auto* output = sub->add_option("-o,--output", opt->output,
+                                 "Write the summary here (default: standard output)");
+  sub->add_option("--html", opt->html,
+                  "Write the HTML report (scaling curves, step breakdown, ablations, accuracy, "
+                  "labelled sets; one self-contained file) here instead of the summary")
+      ->excludes(output);
   AddFormatOption(sub, &opt->format);
-  sub->callback([opt, &ctx] {
+  sub->callback([opt, sub, &ctx] {
+    if (!opt->html.empty() && sub->get_option("--format")->count() > 0) {
+      return Fail(ctx, "report",
+                  Status::InvalidArgument("--format sets the summary's format; --html writes HTML"));
+    }
     auto store = OpenExistingStore(opt->db, ctx, "report");
     if (!store) return;
+    if (!opt->html.empty()) return WriteHtml(*opt, *store, ctx);
     results::RunFilter f;
     f.workload = opt->workload;
     auto runs = store->ListRuns(f);

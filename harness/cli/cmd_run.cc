@@ -1,22 +1,17 @@
 // podbench run: run a workload on the emulated pod and write its MLPerf log.
 #include <unistd.h>
 
-#include <algorithm>
 #include <memory>
 #include <ostream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "base/version.h"
 #include "harness/cli/command.h"
 #include "harness/cli/store_util.h"
-#include "harness/run/lifecycle.h"
-#include "harness/run/log_check.h"
-#include "harness/run/reporters.h"
+#include "harness/run/scored_runs.h"
 #include "harness/run/settings.h"
 #include "results/store.h"
-#include "rules/score.h"
 
 namespace podbench::cli {
 
@@ -28,11 +23,6 @@ struct RunCliOptions {
   OutputFormat format = OutputFormat::kText;
 };
 
-std::string HostName() {
-  char buf[256] = {};
-  return gethostname(buf, sizeof buf - 1) == 0 ? buf : "unknown";
-}
-
 void Execute(const RunCliOptions& opt, CliContext& ctx) {
   auto settings = harness::Normalize(opt.request);
   if (!settings.ok()) return Fail(ctx, "run", settings.status());
@@ -41,35 +31,56 @@ void Execute(const RunCliOptions& opt, CliContext& ctx) {
   if (!store.ok()) return Fail(ctx, "run", store.status());
 
   const bool text = opt.format == OutputFormat::kText;
-  const bool progress = text && isatty(STDERR_FILENO) == 1;
   if (text) {
     ctx.out << fmt::format("podbench run {} on {} ({} chips), {} mode, {} run{}, seeds {}..{}\n",
                            s.request.workload, s.slice.name, s.slice.chips,
                            workloads::ModeName(s.mode), s.runs, s.runs == 1 ? "" : "s",
                            s.base_seed, s.base_seed + static_cast<uint64_t>(s.runs) - 1);
   }
+  harness::ScoredSetOptions options;
+  if (text && isatty(STDERR_FILENO) == 1) options.progress = &ctx.err;
   nlohmann::json runs_json = nlohmann::json::array();
-  std::vector<rules::RunTime> scored;  // compliant runs, as `podbench score` reads their logs
   std::string check_note;
-  int failed = 0;  // aborted or non-compliant runs
-  // Prints the summary of the runs so far; on an error, with the error (the
-  // runs before it are complete in the store, the failing one stays
-  // incomplete with what it logged).
-  auto summarize = [&](const Status* error) {
-    std::optional<double> score = rules::OlympicMean(scored);
+  options.on_run = [&](const harness::CompletedRun& run) {
+    const harness::RunSummary& sum = run.summary;
+    if (!run.not_checked_note.empty()) check_note = run.not_checked_note;
     if (text) {
-      if (error) return;
-      if (score) {
-        ctx.out << fmt::format("score: {:.3f} min ({} of {} scored runs, {})\n", *score,
-                               scored.size() >= 3 ? scored.size() - 2 : scored.size(), scored.size(),
-                               scored.size() >= 3 ? "fastest and slowest dropped" : "plain mean");
-      } else {
-        ctx.out << "score: none (" << (scored.empty() ? "no compliant run" : "aborted runs") << ")\n";
-      }
-      if (!check_note.empty()) ctx.out << "logs not checked: " << check_note << "\n";
-      ctx.out << "saved to " << s.request.db << "\n";
-      return;
+      ctx.out << fmt::format(
+          "  run {} (id {}, seed {}): {} after {} epochs, {:.3f} min emulated ({:.3f} s host), "
+          "step {:.4g} s, log {} ({})\n",
+          run.index + 1, run.id, run.seed, run.status, sum.epochs, sum.ttt_emulated_s / 60,
+          sum.ttt_host_s, sum.step_time_s, run.log_path.empty() ? "in memory" : run.log_path,
+          run.log_check);
     }
+    runs_json.push_back({{"id", run.id},
+                         {"seed", run.seed},
+                         {"status", run.status},
+                         {"epochs", sum.epochs},
+                         {"ttt_emulated_s", sum.ttt_emulated_s},
+                         {"ttt_emulated_min", sum.ttt_emulated_s / 60},
+                         {"ttt_host_s", sum.ttt_host_s},
+                         {"step_time_s", sum.step_time_s},
+                         {"throughput", sum.throughput},
+                         {"log", run.log_path},
+                         {"log_check", run.log_check}});
+  };
+  auto set = harness::RunScoredSet(s, **store, options);
+  if (!set.ok() && text) return Fail(ctx, "run", set.status());
+  // On an error the JSON summary still lists the runs before it (complete in
+  // the store; the failing one stays incomplete with what it logged).
+  const std::optional<double> score = set.ok() ? set->score_min : std::nullopt;
+  if (text) {
+    const int scored = static_cast<int>(set->runs.size()) - set->noncompliant;
+    if (score) {
+      ctx.out << fmt::format("score: {:.3f} min ({} of {} scored runs, {})\n", *score,
+                             scored >= 3 ? scored - 2 : scored, scored,
+                             scored >= 3 ? "fastest and slowest dropped" : "plain mean");
+    } else {
+      ctx.out << "score: none (" << (scored == 0 ? "no compliant run" : "aborted runs") << ")\n";
+    }
+    if (!check_note.empty()) ctx.out << "logs not checked: " << check_note << "\n";
+    ctx.out << "saved to " << s.request.db << "\n";
+  } else {
     nlohmann::json j;
     j["workload"] = s.request.workload;
     j["slice"] = s.slice.name;
@@ -79,83 +90,12 @@ void Execute(const RunCliOptions& opt, CliContext& ctx) {
     j["runs"] = runs_json;
     j["score_min"] = score ? nlohmann::json(*score) : nlohmann::json(nullptr);
     j["logs_checked"] = check_note.empty();
-    if (error) j["error"] = error->message();
+    if (!set.ok()) j["error"] = set.status().message();
     ctx.out << j.dump(2) << "\n";
-  };
-  auto fail = [&](const Status& st) {
-    summarize(&st);
-    Fail(ctx, "run", st);
-  };
-  for (int i = 0; i < s.runs; ++i) {
-    results::NewRun nr;
-    nr.label = s.request.label;
-    nr.workload = s.request.workload;
-    nr.slice = s.slice.name;
-    nr.cores = s.slice.cores;
-    nr.chips = s.slice.chips;
-    nr.mode = workloads::ModeName(s.mode);
-    nr.preset = s.request.preset;
-    nr.flags_json = s.FlagsJson();
-    nr.hyperparameters_json = s.HyperparametersJson();
-    nr.seed = s.base_seed + static_cast<uint64_t>(i);
-    nr.global_batch = s.description.global_batch;
-    nr.git_hash = GitHash();
-    nr.host = HostName();
-    nr.log_path = s.LogPath(i);
-    // The log first: a path that cannot be written stops before the run is
-    // recorded. Without --log it is kept in memory, for the check.
-    auto log = harness::LogReporter::Create(nr.log_path, s.log_format);
-    if (!log.ok()) return fail(log.status());
-    auto id = (*store)->BeginRun(nr);
-    if (!id.ok()) return fail(id.status());
-
-    std::vector<harness::RunObserver*> observers{log->get()};
-    harness::StoreReporter store_reporter(**store, *id);
-    observers.push_back(&store_reporter);
-    harness::ProgressReporter bar(ctx.err, i, s.runs);
-    if (progress) observers.push_back(&bar);
-
-    auto sum = harness::RunOnce(s, i, observers);
-    if (!sum.ok()) {
-      (void)store_reporter.Flush();  // keep what the failed run logged; the error below is what matters
-      return fail(sum.status().WithContext("run " + std::to_string(*id)));
-    }
-    const std::string log_name = nr.log_path.empty() ? "run " + std::to_string(*id) + "'s log" : nr.log_path;
-    const harness::LogVerdict checked = harness::CheckLogText((*log)->text(), s.log_format, log_name, s.description);
-    if (!checked.checked) check_note = checked.note;
-    const harness::RunVerdict verdict = harness::JudgeRun(sum->success, checked);
-    Status finished = (*store)->FinishRun(*id, harness::RunOutcomeOf(*sum, verdict.status));
-    if (!finished.ok()) return fail(finished);
-    if (verdict.status != "success") ++failed;
-    if (verdict.status != "noncompliant") {
-      rules::RunTime rt;
-      rt.converged = sum->success;
-      rt.stopped = true;
-      rt.minutes = sum->ttt_emulated_s / 60;
-      scored.push_back(rt);
-    }
-    if (text) {
-      ctx.out << fmt::format(
-          "  run {} (id {}, seed {}): {} after {} epochs, {:.3f} min emulated ({:.3f} s host), "
-          "step {:.4g} s, log {}{}\n",
-          i + 1, *id, nr.seed, verdict.status, sum->epochs, sum->ttt_emulated_s / 60, sum->ttt_host_s,
-          sum->step_time_s, nr.log_path.empty() ? "in memory" : nr.log_path, " (" + verdict.check + ")");
-    }
-    runs_json.push_back({{"id", *id},
-                         {"seed", nr.seed},
-                         {"status", verdict.status},
-                         {"epochs", sum->epochs},
-                         {"ttt_emulated_s", sum->ttt_emulated_s},
-                         {"ttt_emulated_min", sum->ttt_emulated_s / 60},
-                         {"ttt_host_s", sum->ttt_host_s},
-                         {"step_time_s", sum->step_time_s},
-                         {"throughput", sum->throughput},
-                         {"log", nr.log_path},
-                         {"log_check", verdict.check}});
+    if (!set.ok()) return Fail(ctx, "run", set.status());
   }
-  summarize(nullptr);
   // 1: a negative verdict (a run aborted, or its log fails the rules).
-  ctx.exit_code = failed > 0 ? kExitVerdict : kExitOk;
+  ctx.exit_code = set->any_failed() ? kExitVerdict : kExitOk;
 }
 
 }  // namespace
@@ -165,7 +105,9 @@ void AddRunCommand(CLI::App& app, CliContext& ctx) {
   auto opt = std::make_shared<RunCliOptions>();
   harness::RunRequest& r = opt->request;
   std::string names;
-  for (const auto* w : workloads::AllWorkloads()) names += (names.empty() ? "" : ", ") + w->name();
+  for (const auto* w : workloads::AllWorkloads()) {
+    names += (names.empty() ? "" : "; ") + w->name() + (w->summary().empty() ? "" : " (" + w->summary() + ")");
+  }
   sub->add_option("workload", r.workload, "Workload: " + (names.empty() ? "none built" : names))
       ->required();
   sub->add_option("--slice", r.slice, "Pod slice tpu-v3-N, N cores from 8 to 2048 (default tpu-v3-8)");

@@ -1,5 +1,4 @@
 // podbench scaling: per-slice scaling table against published v0.6 results.
-#include <map>
 #include <memory>
 #include <ostream>
 
@@ -29,22 +28,12 @@ void AddScalingCommand(CLI::App& app, CliContext& ctx) {
   sub->callback([opt, &ctx] {
     auto store = OpenExistingStore(opt->db, ctx, "scaling");
     if (!store) return;
-    results::RunFilter f;
-    f.workload = opt->workload;
-    f.mode = "projected";
-    auto runs = store->ListRuns(f);
-    if (!runs.ok()) return Fail(ctx, "scaling", runs.status());
-    std::map<int64_t, std::vector<results::EvalRecord>> evals;
-    for (const auto& r : *runs) {
-      auto e = store->Evals(r.id);
-      if (!e.ok()) return Fail(ctx, "scaling", e.status());
-      evals[r.id] = std::move(e).value();
-    }
-    auto rows = results::BuildScalingTable(opt->workload, *runs, evals, opt->scaling);
+    auto rows = results::ScalingFromStore(*store, opt->workload, opt->scaling);
+    if (!rows.ok()) return Fail(ctx, "scaling", rows.status());
     switch (opt->format) {
-      case OutputFormat::kText: results::WriteScalingText(ctx.out, opt->workload, rows); break;
-      case OutputFormat::kCsv: results::WriteScalingCsv(ctx.out, rows); break;
-      case OutputFormat::kJson: ctx.out << results::ScalingToJson(rows).dump(2) << "\n"; break;
+      case OutputFormat::kText: results::WriteScalingText(ctx.out, opt->workload, *rows); break;
+      case OutputFormat::kCsv: results::WriteScalingCsv(ctx.out, *rows); break;
+      case OutputFormat::kJson: ctx.out << results::ScalingToJson(*rows).dump(2) << "\n"; break;
     }
   });
 }

@@ -145,8 +145,8 @@ int Run(const TopologyOptions& opt, CliContext& ctx) {
   o << fmt::format("  grid       {} x {} chips, wraparound X {}, Y {}; {} cores a chip = {} cores\n", t.chips_x(),
                    t.chips_y(), t.wrap_x() ? "yes" : "no", t.wrap_y() ? "yes" : "no", t.cores_per_chip(),
                    t.num_cores());
-  o << fmt::format("  hosts      {} hosts ({} chips a host), input {:.2f} M images/s\n", slice->num_hosts(),
-                   sys.host.chips_per_host, slice->num_hosts() * sys.host.input_images_per_s / 1e6);
+  o << fmt::format("  hosts      {} hosts ({} chips a host), input {:.2f} GB/s of device-ready examples\n",
+                   slice->num_hosts(), sys.host.chips_per_host, slice->num_hosts() * sys.host.input_bytes_per_s / 1e9);
   o << fmt::format("  peak       {:.1f} PFLOP/s bf16\n", slice->peak_flops() / 1e15);
   o << fmt::format("  links      {} ICI links (one direction each), {:g} GB/s and {:g} us a hop; "
                    "core-to-core {:g} GB/s\n",

@@ -39,6 +39,7 @@ void AddFormatOption(CLI::App* sub, OutputFormat* format, bool allow_csv = false
 void MarkUnavailable(CLI::App* sub, CliContext& ctx, const std::string& issue);
 
 // One per subcommand (harness/cli/cmd_<name>.cc).
+void AddReproduceCommand(CLI::App& app, CliContext& ctx);
 void AddRunCommand(CLI::App& app, CliContext& ctx);
 void AddScalingCommand(CLI::App& app, CliContext& ctx);
 void AddCheckCommand(CLI::App& app, CliContext& ctx);
@@ -50,6 +51,7 @@ void AddBenchCommand(CLI::App& app, CliContext& ctx);
 void AddTopologyCommand(CLI::App& app, CliContext& ctx);
 void AddReportCommand(CLI::App& app, CliContext& ctx);
 void AddCalibrateCommand(CLI::App& app, CliContext& ctx);
+void AddModelCommand(CLI::App& app, CliContext& ctx);
 
 // Builds the whole app. Exposed for tests of the command line itself.
 void BuildApp(CLI::App& app, CliContext& ctx);

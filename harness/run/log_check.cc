@@ -6,6 +6,24 @@
 #include "rules/rule_set.h"
 
 namespace podbench::harness {
+namespace {
+
+// A checker of podbench's v0.6 rules reading `format`. The embedded rule
+// files are parsed once per process and shared.
+rules::Checker V06Checker(mllog::Format format) {
+  static const std::shared_ptr<rules::RuleSet> kRules =
+      std::make_shared<rules::RuleSet>(rules::EmbeddedSource());
+  rules::CheckOptions options;
+  options.config = rules::DefaultConfig("training", "0.6.0");
+  options.format = format;
+  return rules::Checker(kRules, options);
+}
+
+}  // namespace
+
+Result<rules::CheckResult> CheckWithV06Rules(const std::filesystem::path& path) {
+  return V06Checker(mllog::Format::kMll).CheckFile(path);
+}
 
 LogVerdict CheckLogText(const std::string& text, mllog::Format format, const std::string& name,
                         const workloads::WorkloadDescription& description) {
@@ -14,18 +32,11 @@ LogVerdict CheckLogText(const std::string& text, mllog::Format format, const std
     v.note = "'" + description.benchmark + "' is not an MLPerf v0.6 benchmark: no rules cover its log";
     return v;
   }
-  // The embedded rule files are parsed once per process and shared.
-  static const std::shared_ptr<rules::RuleSet> kRules =
-      std::make_shared<rules::RuleSet>(rules::EmbeddedSource());
-  rules::CheckOptions options;
-  options.config = rules::DefaultConfig("training", "0.6.0");
-  options.format = format;
-  rules::Checker checker(kRules, options);
   auto reader = mllog::LogReader::FromString(text, format, name);
   std::vector<mllog::Record> records;
   mllog::Record r;
   while (reader->Next(&r)) records.push_back(r);
-  rules::CheckResult result = checker.CheckRecords(records, reader->errors().size(), name);
+  rules::CheckResult result = V06Checker(format).CheckRecords(records, reader->errors().size(), name);
   v.checked = true;
   v.errors = std::move(result.errors);
   return v;

@@ -3,6 +3,7 @@
 // binary), the same files `podbench check` uses by default.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,11 @@
 #include "workloads/workload.h"
 
 namespace podbench::harness {
+
+// The verdict of podbench's v0.6 rules on any :::MLL log (the rule files are
+// parsed once per process and shared; thread-safe). IOError when it cannot be
+// read.
+Result<rules::CheckResult> CheckWithV06Rules(const std::filesystem::path& path);
 
 struct LogVerdict {
   // False when no rules cover the workload (description.mlperf_benchmark is

@@ -6,6 +6,22 @@
 
 namespace podbench::harness {
 
+results::StoredDescription StoredDescriptionOf(const workloads::WorkloadDescription& d) {
+  results::StoredDescription out;
+  out.model = d.model.name;
+  out.parameters = d.model.parameters;
+  out.train_flops_per_example = d.model.train_flops_per_example;
+  out.data = d.data.name;
+  out.train_examples = d.data.train_examples;
+  out.eval_examples = d.data.eval_examples;
+  const projection::ParallelLayout& l = d.parallelism;
+  out.layout = {l.replicas,       l.cores_per_replica,
+                projection::SplitDimName(l.split), l.weight_update_sharding,
+                l.bn_group,       projection::DTypeName(l.gradient_dtype),
+                l.allreduce};
+  return out;
+}
+
 LogReporter::LogReporter(std::string path) : path_(std::move(path)) {}
 
 Result<std::unique_ptr<LogReporter>> LogReporter::Create(const std::string& path, mllog::Format format) {
@@ -63,8 +79,11 @@ Status StoreReporter::OnFinish(const RunSummary& s) {
   PODBENCH_RETURN_IF_ERROR(Flush());
   results::StepBreakdown b;
   b.steps = s.steps;
-  b.compute_s = s.train.compute_s;
+  b.mxu_s = s.train.mxu_s;
+  b.vector_s = s.train.vector_s;
+  b.hbm_s = s.train.hbm_s;
   b.collectives_s = s.train.collectives_s;
+  b.halo_s = s.train.halo_s;
   b.bn_sync_s = s.train.bn_sync_s;
   b.optimizer_s = s.train.optimizer_s;
   b.input_s = s.train.input_s;
@@ -91,14 +110,15 @@ Status ProgressReporter::OnBlockDone(int64_t last_epoch, int64_t max_epochs) {
   constexpr int kWidth = 30;
   int filled = static_cast<int>(kWidth * std::min<int64_t>(last_epoch, max_epochs) /
                                 std::max<int64_t>(1, max_epochs));
-  out_ << fmt::format("\r  run {}/{} [{}{}] epoch {}/{}", run_ + 1, runs_, std::string(filled, '#'),
+  out_ << fmt::format("\r  {}run {}/{} [{}{}] epoch {}/{}", prefix_, run_ + 1, runs_,
+                      std::string(filled, '#'),
                       std::string(kWidth - filled, ' '), last_epoch, max_epochs)
        << std::flush;
   return Status::Ok();
 }
 
 Status ProgressReporter::OnFinish(const RunSummary&) {
-  out_ << "\r" << std::string(70, ' ') << "\r" << std::flush;
+  out_ << "\r" << std::string(70 + prefix_.size(), ' ') << "\r" << std::flush;
   return Status::Ok();
 }
 

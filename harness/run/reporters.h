@@ -15,6 +15,10 @@
 
 namespace podbench::harness {
 
+// What the results store keeps of a run's description: model, data and the
+// parallel layout (its enums by name).
+results::StoredDescription StoredDescriptionOf(const workloads::WorkloadDescription& d);
+
 // Writes the run's MLPerf log, :::MLL (v0.6) or :::MLLOG (v0.7+; keys ending
 // in _start/_stop as INTERVAL_START/INTERVAL_END events), line by line. The
 // text is kept for the harness's rule check; with a path it is also written
@@ -66,10 +70,11 @@ class StoreReporter : public RunObserver {
 results::RunOutcome RunOutcomeOf(const RunSummary& summary, std::string status);
 
 // A one-line progress bar, redrawn in place; only used on a terminal.
+// `prefix` starts the line (e.g. which workload and slice).
 class ProgressReporter : public RunObserver {
  public:
-  ProgressReporter(std::ostream& out, int run_index, int runs)
-      : out_(out), run_(run_index), runs_(runs) {}
+  ProgressReporter(std::ostream& out, int run_index, int runs, std::string prefix = "")
+      : out_(out), run_(run_index), runs_(runs), prefix_(std::move(prefix)) {}
   Status OnEvent(const RunEvent&) override { return Status::Ok(); }
   Status OnBlockDone(int64_t last_epoch, int64_t max_epochs) override;
   Status OnFinish(const RunSummary&) override;
@@ -77,6 +82,7 @@ class ProgressReporter : public RunObserver {
  private:
   std::ostream& out_;
   int run_, runs_;
+  std::string prefix_;
 };
 
 }  // namespace podbench::harness

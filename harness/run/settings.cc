@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/utf8.h"
+#include "harness/run/lifecycle.h"
 #include "topology/slice.h"
 
 namespace podbench::harness {
@@ -128,6 +130,13 @@ Result<EffectiveRunSettings> Normalize(const RunRequest& req) {
   s.workload = s.registration->Create();
   std::map<std::string, workloads::HpValue> preset;
   if (!req.preset.empty()) {
+    const std::vector<std::string>& known = s.registration->presets();
+    if (std::find(known.begin(), known.end(), req.preset) == known.end()) {
+      std::string list;
+      for (const auto& p : known) list += (list.empty() ? "" : ", ") + p;
+      return Status::InvalidArgument("--preset " + req.preset + ": " + req.workload + " has no preset '" +
+                                     req.preset + "' (presets: " + (list.empty() ? "none" : list) + ")");
+    }
     auto p = s.workload->Preset(req.preset, s.slice);
     if (!p.ok()) return p.status().WithContext("--preset " + req.preset);
     preset = *p;
@@ -137,8 +146,12 @@ Result<EffectiveRunSettings> Normalize(const RunRequest& req) {
                                       req.workload));
   PODBENCH_RETURN_IF_ERROR(s.workload->Validate(s.hp, s.slice, s.mode));
   PODBENCH_ASSIGN_OR_RETURN(s.description, s.workload->Describe(s.hp, s.slice, s.mode));
-  if (s.description.targets.empty()) {
-    return Status::Internal(req.workload + " declares no quality target");
+  // The description, its parallel layout against the slice and the log
+  // lines it adds, before anything runs.
+  const std::string context = req.workload + " on " + s.slice.name;
+  PODBENCH_RETURN_IF_ERROR(s.description.Validate(s.slice).WithContext(context));
+  for (const workloads::WorkloadEvent& e : s.description.init_events) {
+    PODBENCH_RETURN_IF_ERROR(CheckWorkloadEvent(s, e).WithContext(context));
   }
   const int64_t memory = MachineMemoryBytes();
   if (memory > 0 && s.description.host_memory_bytes > memory) {
@@ -147,10 +160,6 @@ Result<EffectiveRunSettings> Normalize(const RunRequest& req) {
         GiB(static_cast<double>(s.description.host_memory_bytes)) +
         " of host memory (its data, activations and weights) and this machine has " +
         GiB(static_cast<double>(memory)) + ": lower the sizes it is given with --set");
-  }
-  if (s.description.cadence.EvalEpochs().empty()) {
-    return Status::InvalidArgument(req.workload + ": no evaluation happens within max_epochs " +
-                                   std::to_string(s.description.cadence.max_epochs));
   }
   return s;
 }

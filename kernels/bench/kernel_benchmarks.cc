@@ -354,7 +354,9 @@ int RunBenchmarks(const BenchRequest& req, std::ostream& out, std::ostream& err)
           ->Unit(benchmark::kMillisecond)
           ->MinTime(req.min_time_s)
           ->Repetitions(req.repetitions)
-          ->ReportAggregatesOnly(req.repetitions > 1);
+          // JSON keeps every repetition beside the aggregates (what compare.py,
+          // `podbench compare` and `bench --db` read); the table shows aggregates.
+          ->ReportAggregatesOnly(req.repetitions > 1 && !req.json);
     }
   }
   for (int t : thread_counts) {

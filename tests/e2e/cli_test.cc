@@ -19,8 +19,8 @@ TEST(CliTest, VersionPrintsVersionAndGitHash) {
 }
 
 TEST(CliTest, EverySubcommandHasHelp) {
-  for (const char* cmd : {"run", "scaling", "check", "score", "runs", "show", "compare", "bench",
-                          "topology", "report"}) {
+  for (const char* cmd : {"reproduce", "run", "scaling", "check", "score", "runs", "show", "compare", "bench",
+                          "topology", "report", "calibrate", "model"}) {
     int rc = 0;
     std::string out = Podbench(std::string(cmd) + " --help", &rc);
     EXPECT_EQ(rc, 0) << cmd;

@@ -53,6 +53,8 @@ TEST_F(InputTest, NonUtf8SetStringIsRefused) {
   ExpectRefused("run toy --runs 1 --set $'opt_name=\\\\xff'", "--set 'opt_name=\\xff': not valid UTF-8");
   ExpectRefused("run resnet --mode functional --runs 1 --set $'functional_data_dir=/tmp/\\\\xc3'",
                 "--set 'functional_data_dir=/tmp/\\xc3': not valid UTF-8");
+  ExpectRefused("run transformer --preset functional --runs 1 --set $'opt_name=\\\\xe2\\\\x82'",
+                "--set 'opt_name=\\xe2\\x82': not valid UTF-8");
 }
 
 // functional_image_size and functional_train_examples at their maxima would
@@ -67,6 +69,31 @@ TEST_F(InputTest, FunctionalSizesAtTheirMaximaAreRefusedWithTheEstimate) {
                         &rc);
   EXPECT_THAT(out, HasSubstr("GiB of host memory"));
   EXPECT_THAT(out, HasSubstr("this machine has"));
+}
+
+// The Transformer's functional sizes at their maxima (Transformer big's
+// shapes, 256-token rows, a million sentences) need hundreds of GiB.
+TEST_F(InputTest, TransformerFunctionalSizesAtTheirMaximaAreRefusedWithTheEstimate) {
+  ExpectRefused("run transformer --preset functional --runs 1 --set functional_hidden=1024 "
+                "--set functional_heads=16 --set functional_filter=4096 --set functional_layers=6 "
+                "--set functional_vocab_size=32768 --set functional_packed_length=256 --set max_sequence_length=256 "
+                "--set functional_train_sentences=1048576 --set global_batch_size=256",
+                "transformer functional on tpu-v3-8 needs an estimated ");
+}
+
+// A Transformer whose loss diverges ends aborted (exit 1, stored), not with
+// an error: a run that fails to converge is a verdict.
+TEST_F(InputTest, ADivergingTransformerRunIsAbortedNotAnError) {
+  int rc = 0;
+  std::string out = Run("run transformer --preset functional --runs 1 --seed 1 --db r.db --format json "
+                        "--set functional_train_sentences=256 --set functional_eval_sentences=8 "
+                        "--set functional_hidden=16 --set functional_heads=2 --set functional_filter=32 "
+                        "--set functional_layers=1 --set functional_vocab_size=64 --set functional_packed_length=32 "
+                        "--set max_sequence_length=32 --set global_batch_size=16 --set max_epochs=2 "
+                        "--set opt_base_learning_rate=100 --set opt_learning_rate_warmup_steps=1",
+                        &rc);
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_THAT(out, HasSubstr("\"status\": \"aborted\""));
 }
 
 // global_batch_size had no upper bound: int64 overflow in the per-core

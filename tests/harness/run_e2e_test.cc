@@ -73,6 +73,21 @@ TEST_F(RunE2eTest, RunStoreShowScalingCompare) {
   EXPECT_FALSE(show["evals"].empty());
   EXPECT_GT(show["step_breakdown"]["compute_s"].get<double>(), 0);
   EXPECT_GT(show["log_events"].get<int>(), 20);
+  // What the workload described is stored with the run: model, data, layout.
+  EXPECT_EQ(show["parallel_layout"]["replicas"], 8);
+  EXPECT_EQ(show["parallel_layout"]["cores_per_replica"], 1);
+  EXPECT_EQ(show["parallel_layout"]["split"], "none");
+  EXPECT_EQ(show["parallel_layout"]["allreduce"], "torus2d");
+  EXPECT_EQ(show["model"]["name"], "logistic_regression");
+  EXPECT_EQ(show["data"]["train_examples"], 8192);
+  std::string show_text = Podbench("show 1 --db r.db", &rc);
+  EXPECT_EQ(rc, 0) << show_text;
+  EXPECT_THAT(show_text, HasSubstr("  layout        8 replicas x 1 core, no split, bn_group 1, weight-update "
+                                   "sharding off, fp32 gradients, torus2d all-reduce\n"));
+  EXPECT_THAT(show_text, HasSubstr("  model         logistic_regression: 17 parameters"));
+  nlohmann::json listed = Json("runs --db r.db --format json");
+  ASSERT_EQ(listed.size(), 15u);
+  EXPECT_EQ(listed[14]["parallel_layout"]["bn_group"], 1);
 
   nlohmann::json report = Json("report --db r.db --format json");
   ASSERT_EQ(report.size(), 3u);
@@ -104,6 +119,28 @@ TEST_F(RunE2eTest, RunStoreShowScalingCompare) {
   EXPECT_TRUE(sc[1]["published_min"].is_null());
   EXPECT_TRUE(sc[1]["error_pct"].is_null());
   EXPECT_GT(sc[1]["parallel_efficiency"].get<double>(), 0);
+}
+
+// ResNet's layout follows its hyperparameters, and `show` prints it.
+TEST_F(RunE2eTest, ShowPrintsTheParallelLayout) {
+  nlohmann::json run = Json("run resnet --mode projected --slice tpu-v3-2048 --preset google-v0.6 "
+                            "--set allreduce=ring --set weight_update_sharding=true --runs 1 --seed 1 "
+                            "--db r.db --format json");
+  ASSERT_FALSE(run.is_discarded());
+  nlohmann::json show = Json("show 1 --db r.db --format json");
+  const nlohmann::json& l = show["parallel_layout"];
+  EXPECT_EQ(l["replicas"], 2048);
+  EXPECT_EQ(l["bn_group"], 8);
+  EXPECT_EQ(l["weight_update_sharding"], true);
+  EXPECT_EQ(l["allreduce"], "ring");
+  EXPECT_EQ(l["gradient_dtype"], "fp32");
+  EXPECT_EQ(show["model"]["parameters"], 25557032);
+  EXPECT_EQ(show["data"]["name"], "imagenet");
+  int rc = 0;
+  std::string text = Podbench("show 1 --db r.db", &rc);
+  EXPECT_EQ(rc, 0) << text;
+  EXPECT_THAT(text, HasSubstr("  layout        2048 replicas x 1 core, no split, bn_group 8, weight-update "
+                              "sharding on, fp32 gradients, ring all-reduce\n"));
 }
 
 TEST_F(RunE2eTest, BadRequestsAreRefusedBeforeAnythingRuns) {

@@ -38,7 +38,7 @@ class CheckedSession : public workloads::Session {
     }
     workloads::BlockResult b;
     b.steps = 10 * epochs;
-    b.time.compute_s = static_cast<double>(epochs);
+    b.time.mxu_s = static_cast<double>(epochs);
     return b;
   }
   Result<workloads::EvalResult> Evaluate(int64_t epoch) override {
@@ -76,11 +76,12 @@ class CheckedWorkload : public workloads::Workload {
     knob(s[5], "max", 12);
     return s;
   }
-  Result<workloads::WorkloadDescription> Describe(const workloads::Hyperparameters& hp, const workloads::SliceInfo&,
-                                                  workloads::Mode) const override {
+  Result<workloads::WorkloadDescription> Describe(const workloads::Hyperparameters& hp,
+                                                  const workloads::SliceInfo& slice, workloads::Mode) const override {
     workloads::WorkloadDescription d;
     d.benchmark = "resnet";
     d.global_batch = hp.Int("global_batch_size");
+    d.parallelism.replicas = slice.cores;
     d.targets = {{"top1", 0.759, true}};
     d.cadence.every = d.cadence.first = std::max<int64_t>(1, hp.Int("every"));
     d.cadence.max_epochs = hp.Int("max");

@@ -116,5 +116,87 @@ TEST(TpuCostTest, ShallowImageStemFoldsItsTaps) {
   EXPECT_GT(Conv2dBackwardDataCost(CoreSpec{}, s).total_s(), 0);
 }
 
+
+// A 2x2 stride-2 transposed convolution (Mask R-CNN's mask head): 14x14x256
+// -> 28x28x256 is priced as the convolution it transposes (28x28x256 ->
+// 14x14x256, 2x2/2): its forward pass is that one's input gradient.
+TEST(TpuCostTest, TransposedConvolutionIsTheConvolutionItTransposes) {
+  Conv2dShape t;
+  t.n = 4;
+  t.h = t.w = 14;
+  t.c = 256;
+  t.oc = 256;
+  t.kh = t.kw = 2;
+  t.stride = 2;
+  const Conv2dShape e = TransposedConvEquivalent(t);
+  EXPECT_EQ(e.h, 28);
+  EXPECT_EQ(e.pad, 0);
+  EXPECT_EQ(e.OutH(), 14);
+  const CoreSpec spec;
+  EXPECT_DOUBLE_EQ(Conv2dTransposeForwardCost(spec, t).padded_flops, Conv2dBackwardDataCost(spec, e).padded_flops);
+  EXPECT_DOUBLE_EQ(Conv2dTransposeForwardCost(spec, t).flops, 2.0 * 4 * 14 * 14 * 4 * 256 * 256);
+  EXPECT_DOUBLE_EQ(Conv2dTransposeBackwardDataCost(spec, t).mxu_s, Conv2dForwardCost(spec, e).mxu_s);
+  // A 3x3 stride-2 one keeps its output at twice the input.
+  t.kh = t.kw = 3;
+  EXPECT_EQ(TransposedConvEquivalent(t).OutH(), 14);
+}
+
+TEST(TpuCostTest, EmbeddingLayerNormAndPoolingByHand) {
+  const CoreSpec spec;
+  // 256 tokens of 1024: rows read and written in bf16, int32 ids read.
+  const OpCost g = EmbeddingForwardCost(spec, 256, 1024);
+  EXPECT_DOUBLE_EQ(g.hbm_bytes, 256.0 * 1024 * 4 + 256 * 4);
+  EXPECT_DOUBLE_EQ(g.vector_s, 0);
+  // Its sparse gradient: one add per element; dy (bf16) read, the fp32 rows read and written.
+  const OpCost sg = EmbeddingBackwardCost(spec, 256, 1024);
+  EXPECT_DOUBLE_EQ(sg.hbm_bytes, 256.0 * 1024 * 10 + 256 * 4);
+  EXPECT_NEAR(sg.vector_s, 256.0 * 1024 / kVecPeak, 1e-18);
+  // Layer norm: 5 ops per element and an rsqrt (4 ops) per row.
+  const OpCost ln = LayerNormForwardCost(spec, 256, 1024);
+  EXPECT_NEAR(ln.vector_s, (256.0 * 1024 * 5 + 256 * 4) / kVecPeak, 1e-18);
+  EXPECT_DOUBLE_EQ(ln.hbm_bytes, 256.0 * 1024 * 4);
+  EXPECT_NEAR(LayerNormBackwardCost(spec, 256, 1024).vector_s, 256.0 * 1024 * 10 / kVecPeak, 1e-18);
+  // 3x3/2 max pool of 112x112x64 -> 56x56x64: 9 ops per output; x read, y written.
+  const OpCost mp = PoolForwardCost(spec, 112 * 112 * 64, 56 * 56 * 64, 9);
+  EXPECT_NEAR(mp.vector_s, 56.0 * 56 * 64 * 9 / kVecPeak, 1e-18);
+  EXPECT_DOUBLE_EQ(mp.hbm_bytes, 2.0 * (112 * 112 * 64 + 56 * 56 * 64));
+  EXPECT_DOUBLE_EQ(PoolBackwardCost(spec, 100, 25, true).hbm_bytes, 2.0 * 2 * 100);
+  EXPECT_DOUBLE_EQ(PoolBackwardCost(spec, 100, 25, false).hbm_bytes, 2.0 * (100 + 25));
+}
+
+TEST(TpuCostTest, DetectionOpsByHand) {
+  CoreSpec spec;
+  // SSD's evaluation NMS for one image: 8732 boxes, 81 classes, top 200 a
+  // class, 200 detections.
+  NmsShape n;
+  n.boxes = 8732;
+  n.classes = 81;
+  n.pre_nms_top_k = 200;
+  n.max_detections = 200;
+  const OpCost one = BoxDecodeNmsCost(spec, n);
+  const double halvings = 14;  // ceil(log2(8732))
+  const double merge = 14;     // ceil(log2(81 x 200))
+  const double ops = 8732 * 16.0 + 8732 * 81 * 6.0 + 81 * 8732 * 2 * halvings + 81 * 200 * 200 * 12.0 +
+                     81 * 200 * 2 * merge;
+  EXPECT_NEAR(one.vector_s, ops / kVecPeak, 1e-15);
+  EXPECT_DOUBLE_EQ(one.hbm_bytes, 4.0 * (8732 * 85 + 2 * 81 * 200 * 5 + 200 * 7));
+  n.batch = 8;
+  EXPECT_NEAR(BoxDecodeNmsCost(spec, n).vector_s, 8 * one.vector_s, 1e-15);
+  // The suppression loop's tiles: one op plus one per 256 candidates.
+  spec.op_overhead_s = 1e-6;
+  EXPECT_DOUBLE_EQ(BoxDecodeNmsCost(spec, n).overhead_s, 2e-6);
+  n.pre_nms_top_k = 1000;
+  EXPECT_DOUBLE_EQ(BoxDecodeNmsCost(spec, n).overhead_s, 5e-6);
+  // ROIAlign: 512 ROIs to 7x7x256, 2x2 samples a bin, 8 ops and 4 corner
+  // reads per sample and channel.
+  RoiAlignShape r;
+  r.rois = 512;
+  const double samples = 512.0 * 49 * 4 * 256;
+  const OpCost ra = RoiAlignForwardCost(CoreSpec{}, r);
+  EXPECT_NEAR(ra.vector_s, samples * 8 / kVecPeak, 1e-15);
+  EXPECT_DOUBLE_EQ(ra.hbm_bytes, samples * 4 * 2 + 512.0 * 49 * 256 * 2);
+  EXPECT_GT(RoiAlignBackwardCost(CoreSpec{}, r).hbm_bytes, ra.hbm_bytes);
+}
+
 }  // namespace
 }  // namespace podbench::kernels

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "results/bench_samples.h"
 #include "results/run_set.h"
 #include "results/utest.h"
 
@@ -167,6 +168,126 @@ TEST(CompareTest, UnknownMetricIsRefused) {
   auto c = Compare(Runs({1}), Runs({1}), o);
   ASSERT_FALSE(c.ok());
   EXPECT_THAT(c.status().message(), HasSubstr("unknown metric 'latency'"));
+}
+
+// ---------------------------------------------------------------- benchmark sets
+
+// Ten repetitions around `ns` with a +-1% spread, as real measurements have.
+BenchSamples Reps(const std::string& name, double ns) {
+  BenchSamples b{name, {}, false};
+  for (int i = 0; i < 10; ++i) b.repetitions.push_back({ns * (1 + 0.002 * (i - 5)), std::nullopt, 100});
+  return b;
+}
+
+TEST(CompareBenchmarksTest, TenPercentSlowerRepetitionsRegress) {
+  auto c = CompareBenchmarks({Reps("BM_a", 1000), Reps("BM_b", 50)},
+                             {Reps("BM_a", 1100), Reps("BM_b", 50)}, {});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  ASSERT_EQ(c->benchmarks.size(), 2u);
+  EXPECT_TRUE(c->metrics.empty());
+  EXPECT_EQ(c->benchmarks[0].metric.name, "BM_a");
+  EXPECT_NEAR(c->benchmarks[0].worse_pct, 10, 1e-6);
+  ASSERT_TRUE(c->benchmarks[0].utest.has_value());
+  EXPECT_LT(c->benchmarks[0].utest->p_value, 0.001);
+  EXPECT_TRUE(c->benchmarks[0].regression);
+  EXPECT_FALSE(c->benchmarks[1].regression);
+  EXPECT_TRUE(c->regression());
+}
+
+TEST(CompareBenchmarksTest, EqualRepetitionsPass) {
+  auto c = CompareBenchmarks({Reps("BM_a", 1000)}, {Reps("BM_a", 1000)}, {});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->benchmarks[0].worse_pct, 0);
+  EXPECT_GT(c->benchmarks[0].utest->p_value, 0.5);
+  EXPECT_FALSE(c->regression());
+}
+
+TEST(CompareBenchmarksTest, FasterCandidateIsNotARegression) {
+  auto c = CompareBenchmarks({Reps("BM_a", 1000)}, {Reps("BM_a", 800)}, {});
+  ASSERT_TRUE(c.ok());
+  EXPECT_NEAR(c->benchmarks[0].worse_pct, -20, 1e-6);
+  EXPECT_TRUE(c->benchmarks[0].significant);
+  EXPECT_FALSE(c->regression());
+}
+
+TEST(CompareBenchmarksTest, SignificantButWithinTheThresholdPasses) {
+  CompareOptions o;
+  o.max_regression_pct = 15;
+  auto c = CompareBenchmarks({Reps("BM_a", 1000)}, {Reps("BM_a", 1100)}, o);
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE(c->benchmarks[0].significant);
+  EXPECT_FALSE(c->regression());
+}
+
+TEST(CompareBenchmarksTest, OneSidedBenchmarksAreListedNotGated) {
+  auto c = CompareBenchmarks({Reps("BM_a", 1000), Reps("BM_old", 1)},
+                             {Reps("BM_a", 1000), Reps("BM_new", 1e9)}, {});
+  ASSERT_TRUE(c.ok());
+  ASSERT_EQ(c->benchmarks.size(), 3u);
+  EXPECT_THAT(c->benchmarks[1].note, HasSubstr("only in the baseline"));
+  EXPECT_THAT(c->benchmarks[2].note, HasSubstr("only in the candidate"));
+  EXPECT_FALSE(c->regression());
+  auto none = CompareBenchmarks({Reps("BM_a", 1)}, {Reps("BM_b", 1)}, {});
+  ASSERT_FALSE(none.ok());
+  EXPECT_THAT(none.status().message(), HasSubstr("no benchmark in common"));
+}
+
+TEST(GoogleBenchmarkJsonTest, ReadsRepetitionsAndSkipsAggregates) {
+  const char* json = R"({"context": {"date": "x"}, "benchmarks": [
+    {"name": "BM_x/8/min_time:0.010/repeats:2", "run_name": "BM_x/8/min_time:0.010/repeats:2",
+     "run_type": "iteration", "repetitions": 2, "repetition_index": 0, "iterations": 10, "real_time": 1.5, "cpu_time": 1.4, "time_unit": "us"},
+    {"name": "BM_x/8", "run_name": "BM_x/8", "run_type": "iteration", "repetitions": 2,
+     "repetition_index": 1, "iterations": 10, "real_time": 2.5, "cpu_time": 2.4, "time_unit": "us"},
+    {"name": "BM_x/8_mean", "run_name": "BM_x/8", "run_type": "aggregate", "aggregate_name": "mean",
+     "iterations": 2, "real_time": 2.0, "cpu_time": 1.9, "time_unit": "us"},
+    {"name": "BM_y", "run_name": "BM_y", "run_type": "iteration", "iterations": 1,
+     "real_time": 3, "time_unit": "ms"},
+    {"name": "BM_bad", "run_name": "BM_bad", "run_type": "iteration", "error_occurred": true,
+     "error_message": "boom", "iterations": 0, "real_time": 0, "time_unit": "ns"},
+    {"name": "BM_z_median", "run_name": "BM_z", "run_type": "aggregate", "aggregate_name": "median",
+     "iterations": 5, "real_time": 7, "time_unit": "ns"}
+  ]})";
+  auto b = ParseGoogleBenchmarkJson(json, "base.json");
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  ASSERT_EQ(b->size(), 3u);
+  EXPECT_EQ((*b)[0].name, "BM_x/8");
+  ASSERT_EQ((*b)[0].repetitions.size(), 2u);
+  EXPECT_DOUBLE_EQ((*b)[0].repetitions[1].real_time_ns, 2500);
+  EXPECT_DOUBLE_EQ(*(*b)[0].repetitions[1].cpu_time_ns, 2400);
+  EXPECT_FALSE((*b)[0].median_only);
+  EXPECT_DOUBLE_EQ((*b)[1].repetitions[0].real_time_ns, 3e6);
+  EXPECT_FALSE((*b)[1].repetitions[0].cpu_time_ns.has_value());
+  EXPECT_EQ((*b)[2].name, "BM_z");
+  EXPECT_TRUE((*b)[2].median_only);
+}
+
+TEST(GoogleBenchmarkJsonTest, NotAReportIsAnErrorNamingTheFile) {
+  for (const char* text : {"", "{}", "[1, 2]", R"({"benchmarks": []})",
+                           R"({"benchmarks": [{"name": "a", "real_time": 1, "time_unit": "fortnights"}]})"}) {
+    auto b = ParseGoogleBenchmarkJson(text, "cand.json");
+    ASSERT_FALSE(b.ok()) << text;
+    EXPECT_THAT(b.status().message(), HasSubstr("cand.json")) << text;
+  }
+}
+
+TEST(GoogleBenchmarkJsonTest, StoredRecordsPoolRepetitionsByName) {
+  KernelBenchRecord a;
+  a.kernel = "k";
+  a.shape = "gemm/m8";
+  a.name = "gemm/m8/k";
+  a.repetitions = {{1, std::nullopt, 1}, {2, std::nullopt, 1}};
+  KernelBenchRecord b = a;
+  b.repetitions = {{3, std::nullopt, 1}};
+  KernelBenchRecord old;  // saved before schema version 2: a median only
+  old.kernel = "k2";
+  old.shape = "conv/s";
+  old.median_ns = 9;
+  auto s = SamplesFromRecords({a, b, old});
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].repetitions.size(), 3u);
+  EXPECT_EQ(s[1].name, "conv/s/k2");
+  EXPECT_TRUE(s[1].median_only);
+  EXPECT_EQ(s[1].repetitions[0].real_time_ns, 9);
 }
 
 }  // namespace

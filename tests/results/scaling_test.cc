@@ -2,6 +2,8 @@
 // evaluations, and the published v0.6 figures beside them.
 #include "results/scaling.h"
 
+#include <sstream>
+
 #include <gtest/gtest.h>
 
 namespace podbench::results {
@@ -78,6 +80,44 @@ TEST(ScalingTest, RunsWithoutEvaluationsGiveNoBlockTime) {
   EXPECT_TRUE(rows[0].predicted_min.has_value());
   EXPECT_FALSE(rows[0].block_s.has_value());
   EXPECT_FALSE(rows[0].block_error_pct.has_value());
+}
+
+
+// The step by category: the runs' breakdowns summed, per step, printed as a
+// second table (schema-1 runs add an unsplit compute column).
+TEST(ScalingTest, StepByCategoryFromTheStoredBreakdowns) {
+  std::vector<RunRecord> runs = {ProjectedRun(1, "tpu-v3-2048", 1024, 77), ProjectedRun(2, "tpu-v3-2048", 1024, 78),
+                                 ProjectedRun(3, "tpu-v3-32", 16, 2500)};
+  StepBreakdown a, b;
+  a.steps = 100;
+  a.mxu_s = 1.5;
+  a.collectives_s = 0.3;
+  a.evaluation_s = 9;  // not per step
+  b.steps = 300;
+  b.mxu_s = 4.5;
+  b.halo_s = 0.4;
+  auto rows = BuildScalingTable("resnet", runs, {}, ScalingOptions{}, {{1, a}, {2, b}});
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_FALSE(rows[0].per_step.has_value());  // tpu-v3-32 has no stored breakdown
+  ASSERT_TRUE(rows[1].per_step.has_value());
+  EXPECT_DOUBLE_EQ(rows[1].per_step->mxu_s, 6.0 / 400);
+  EXPECT_DOUBLE_EQ(rows[1].per_step->collectives_s, 0.3 / 400);
+  EXPECT_DOUBLE_EQ(rows[1].per_step->halo_s, 0.4 / 400);
+  EXPECT_DOUBLE_EQ(rows[1].per_step->evaluation_s, 0);
+  std::ostringstream text;
+  WriteScalingText(text, "resnet", rows);
+  EXPECT_NE(text.str().find("step by category"), std::string::npos);
+  EXPECT_NE(text.str().find("gradients"), std::string::npos);
+  EXPECT_EQ(text.str().find("compute"), std::string::npos);
+  EXPECT_EQ(ScalingToJson(rows)[1]["step_ms"]["mxu"], 15.0);
+  EXPECT_TRUE(ScalingToJson(rows)[0]["step_ms"].is_null());
+  StepBreakdown old;
+  old.steps = 10;
+  old.unsplit_compute_s = 1;
+  rows = BuildScalingTable("resnet", runs, {}, ScalingOptions{}, {{3, old}});
+  std::ostringstream with_old;
+  WriteScalingText(with_old, "resnet", rows);
+  EXPECT_NE(with_old.str().find("compute"), std::string::npos);
 }
 
 }  // namespace

@@ -6,12 +6,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "results/export.h"
 #include "tests/results/fault_vfs.h"
 #include "tests/testing/temp_dir.h"
 
@@ -49,6 +51,39 @@ std::unique_ptr<ResultsStore> OpenOrDie(const std::filesystem::path& p, const St
   auto s = ResultsStore::Open(p, o);
   EXPECT_TRUE(s.ok()) << s.status().ToString();
   return s.ok() ? std::move(s).value() : nullptr;
+}
+
+// Turns a file this build made into the schema-4 file podbench left before
+// runs could be 'noncompliant': the runs table's status CHECK without it.
+void DowngradeToVersion4(const std::filesystem::path& db) {
+  std::string out;
+  ASSERT_EQ(::podbench::testing::RunCommand(
+                "sqlite3 " + db.string() +
+                    " \"PRAGMA writable_schema=ON; UPDATE sqlite_schema SET sql = replace(sql, "
+                    "', ''noncompliant''', '') WHERE name = 'runs'; PRAGMA writable_schema=OFF; "
+                    "PRAGMA user_version=4\"",
+                &out),
+            0)
+      << out;
+}
+
+// Turns a file this build made into the schema-1 file an old podbench would
+// have left: every later migration's additions dropped. `extra_sql` runs
+// before the version is set (e.g. rows in the old layout).
+void DowngradeToVersion1(const std::filesystem::path& db, const std::string& extra_sql = "") {
+  DowngradeToVersion4(db);
+  std::string out;
+  ASSERT_EQ(::podbench::testing::RunCommand(
+                "sqlite3 " + db.string() +
+                    " 'DROP TABLE run_description; ALTER TABLE step_breakdown DROP COLUMN mxu_s; "
+                    "ALTER TABLE step_breakdown DROP COLUMN vector_s; ALTER TABLE step_breakdown DROP COLUMN hbm_s; "
+                    "ALTER TABLE step_breakdown DROP COLUMN halo_s; DROP INDEX kernel_bench_label; "
+                    "ALTER TABLE kernel_bench DROP COLUMN label; ALTER TABLE kernel_bench DROP COLUMN name; "
+                    "DROP TABLE kernel_bench_repetitions; DROP TABLE quality_targets; " +
+                    extra_sql + " PRAGMA user_version=1'",
+                &out),
+            0)
+      << out;
 }
 
 TEST(StoreTest, NewFileGetsCurrentSchemaAndWal) {
@@ -92,8 +127,9 @@ TEST(StoreTest, RunLifecycleRoundTrips) {
   ASSERT_TRUE(store->AddEvals(*id, {{1, "accuracy", 0.93, 4.5, 0.2}}).ok());
   StepBreakdown b;
   b.steps = 10;
-  b.compute_s = 1;
+  b.mxu_s = 1;
   b.collectives_s = 0.5;
+  b.halo_s = 0.25;
   ASSERT_TRUE(store->SetBreakdown(*id, b).ok());
   RunOutcome o;
   o.status = "success";
@@ -124,21 +160,303 @@ TEST(StoreTest, RunLifecycleRoundTrips) {
   auto bd = store->Breakdown(*id);
   ASSERT_TRUE(bd.ok() && bd->has_value());
   EXPECT_EQ((*bd)->steps, 10);
-  EXPECT_DOUBLE_EQ((*bd)->total_s(), 1.5);
+  EXPECT_DOUBLE_EQ((*bd)->mxu_s, 1);
+  EXPECT_DOUBLE_EQ((*bd)->halo_s, 0.25);
+  EXPECT_DOUBLE_EQ((*bd)->total_s(), 1.75);
+}
+
+// A schema-1 file (one unsplit compute_s per run) opens migrated: its old
+// breakdown reads back as unsplit compute, and new runs store the split.
+TEST(StoreTest, MigratesASchema1BreakdownToTheSplitCategories) {
+  TempDir dir;
+  int64_t old_run = 0;
+  {
+    auto store = OpenOrDie(dir / "r.db");
+    ASSERT_NE(store, nullptr);
+    auto id = store->BeginRun(SampleRun());
+    ASSERT_TRUE(id.ok());
+    old_run = *id;
+  }
+  DowngradeToVersion1(dir / "r.db", "INSERT INTO step_breakdown VALUES(" + std::to_string(old_run) +
+                                         ", 10, 2.0, 0.5, 0, 0, 0, 0, 0);");
+  auto store = OpenOrDie(dir / "r.db");
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(*store->SchemaVersion(), kSchemaVersion);
+  auto bd = store->Breakdown(old_run);
+  ASSERT_TRUE(bd.ok() && bd->has_value()) << bd.status().ToString();
+  EXPECT_DOUBLE_EQ((*bd)->unsplit_compute_s, 2.0);
+  EXPECT_DOUBLE_EQ((*bd)->mxu_s, 0);
+  EXPECT_DOUBLE_EQ((*bd)->compute_s(), 2.0);
+  EXPECT_DOUBLE_EQ((*bd)->total_s(), 2.5);
+}
+
+StoredDescription SampleDescription() {
+  StoredDescription d;
+  d.model = "ssd_resnet34";
+  d.parameters = 20000000;
+  d.train_flops_per_example = 1.3e11;
+  d.data = "coco2017";
+  d.train_examples = 117266;
+  d.eval_examples = 5000;
+  d.layout = {64, 4, "h", true, 2, "bf16", "torus2d_bidir"};
+  return d;
+}
+
+TEST(StoreTest, TheRunsDescriptionRoundTrips) {
+  TempDir dir;
+  auto store = OpenOrDie(dir / "r.db");
+  ASSERT_NE(store, nullptr);
+  NewRun r = SampleRun();
+  r.description = SampleDescription();
+  auto id = store->BeginRun(r);
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  auto without = store->BeginRun(SampleRun());
+  ASSERT_TRUE(without.ok());
+  auto runs = store->ListRuns();
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 2u);
+  ASSERT_TRUE((*runs)[0].run.description.has_value());
+  const StoredDescription& d = *(*runs)[0].run.description;
+  EXPECT_EQ(d.model, "ssd_resnet34");
+  EXPECT_EQ(d.parameters, 20000000);
+  EXPECT_EQ(d.train_flops_per_example, 1.3e11);
+  EXPECT_EQ(d.data, "coco2017");
+  EXPECT_EQ(d.train_examples, 117266);
+  EXPECT_EQ(d.eval_examples, 5000);
+  EXPECT_EQ(d.layout.replicas, 64);
+  EXPECT_EQ(d.layout.cores_per_replica, 4);
+  EXPECT_EQ(d.layout.split, "h");
+  EXPECT_TRUE(d.layout.weight_update_sharding);
+  EXPECT_EQ(d.layout.bn_group, 2);
+  EXPECT_EQ(d.layout.gradient_dtype, "bf16");
+  EXPECT_EQ(d.layout.allreduce, "torus2d_bidir");
+  EXPECT_FALSE((*runs)[1].run.description.has_value());
+  // A layout the schema cannot hold rolls the whole run back.
+  r.description->layout.replicas = 0;
+  EXPECT_FALSE(store->BeginRun(r).ok());
+  EXPECT_EQ(store->ListRuns()->size(), 2u);
+}
+
+// A version-1 file (runs recorded before descriptions were stored) is
+// migrated when opened: its runs keep everything and read as having no
+// description; new runs record theirs.
+TEST(StoreTest, MigratesAVersion1FileForward) {
+  TempDir dir;
+  const std::string path = (dir / "r.db").string();
+  {
+    auto store = OpenOrDie(path);
+    ASSERT_NE(store, nullptr);
+    ASSERT_TRUE(store->BeginRun(SampleRun("old")).ok());
+  }
+  DowngradeToVersion1(path);
+  auto store = OpenOrDie(path);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(*store->SchemaVersion(), kSchemaVersion);
+  NewRun r = SampleRun("new");
+  r.description = SampleDescription();
+  ASSERT_TRUE(store->BeginRun(r).ok());
+  auto runs = store->ListRuns();
+  ASSERT_TRUE(runs.ok()) << runs.status().ToString();
+  ASSERT_EQ(runs->size(), 2u);
+  EXPECT_EQ((*runs)[0].run.label, "old");
+  EXPECT_EQ((*runs)[0].run.hyperparameters_json, R"({"global_batch_size": 64})");
+  EXPECT_FALSE((*runs)[0].run.description.has_value());
+  ASSERT_TRUE((*runs)[1].run.description.has_value());
+  EXPECT_EQ((*runs)[1].run.description->layout.cores_per_replica, 4);
+  // `show` and `runs --format json` say so for the old run.
+  std::ostringstream old_text, new_text;
+  WriteRunDetailText(old_text, RunDetail{(*runs)[0], {}, std::nullopt, 0});
+  WriteRunDetailText(new_text, RunDetail{(*runs)[1], {}, std::nullopt, 0});
+  EXPECT_THAT(old_text.str(), HasSubstr("  layout        - (not recorded: stored before schema version 2)\n"));
+  EXPECT_THAT(new_text.str(), HasSubstr("  layout        64 replicas x 4 cores, split along h, bn_group 2, "
+                                        "weight-update sharding on, bf16 gradients, torus2d_bidir all-reduce\n"));
+  EXPECT_TRUE(RunToJson((*runs)[0])["parallel_layout"].is_null());
+  EXPECT_EQ(RunToJson((*runs)[1])["parallel_layout"]["split"], "h");
+}
+
+KernelBenchRecord SampleBench(const std::string& label, std::vector<double> real_ns) {
+  KernelBenchRecord k;
+  k.kernel = "bf16_gemm__avx512bf16_16x32";
+  k.shape = "gemm_bf16/m512/threads:1";
+  k.isa = "avx512bf16";
+  k.median_ns = real_ns.empty() ? 1234.5 : real_ns[real_ns.size() / 2];
+  k.iterations = 100;
+  k.git_hash = "abc";
+  k.label = label;
+  k.name = "gemm_bf16/m512/podbench:bf16_gemm__avx512bf16_16x32/threads:1";
+  for (double t : real_ns) k.repetitions.push_back({t, t * 0.9, 10});
+  return k;
+}
+
+// A version-4 file, whose runs table refuses the status 'noncompliant', is
+// migrated when opened: `runs` is rebuilt with every row, and every table
+// that references it (descriptions, quality targets, breakdowns) keeps its
+// rows and its foreign keys; a non-compliant run can then be recorded.
+TEST(StoreTest, MigratesAVersion4FileToRecordNoncompliantRuns) {
+  TempDir dir;
+  const std::string path = (dir / "r.db").string();
+  int64_t old_id = 0;
+  {
+    auto store = OpenOrDie(path);
+    ASSERT_NE(store, nullptr);
+    NewRun r = SampleRun("old");
+    r.description = SampleDescription();
+    auto id = store->BeginRun(r);
+    ASSERT_TRUE(id.ok());
+    old_id = *id;
+    ASSERT_TRUE(store->SetTargets(old_id, {{"top1", 0.759, true}}).ok());
+    StepBreakdown b;
+    b.steps = 4;
+    b.mxu_s = 2;
+    ASSERT_TRUE(store->SetBreakdown(old_id, b).ok());
+    RunOutcome o;
+    o.status = "success";
+    o.ttt_emulated_s = 60;
+    ASSERT_TRUE(store->FinishRun(old_id, o).ok());
+  }
+  DowngradeToVersion4(path);
+  std::string out;
+  // The old CHECK is back: the file cannot hold the status.
+  EXPECT_NE(::podbench::testing::RunCommand("sqlite3 " + path + " \"UPDATE runs SET status = 'noncompliant'\"", &out),
+            0);
+  EXPECT_THAT(out, HasSubstr("CHECK constraint failed"));
+
+  auto store = OpenOrDie(path);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(*store->SchemaVersion(), kSchemaVersion);
+  auto old_run = store->GetRun(old_id);
+  ASSERT_TRUE(old_run.ok()) << old_run.status().ToString();
+  EXPECT_EQ(old_run->run.label, "old");
+  EXPECT_EQ(old_run->status, "success");
+  ASSERT_TRUE(old_run->run.description.has_value());
+  EXPECT_EQ(old_run->run.description->layout.cores_per_replica, 4);
+  auto targets = store->Targets(old_id);
+  ASSERT_TRUE(targets.ok());
+  ASSERT_EQ(targets->size(), 1u);
+  EXPECT_EQ((*targets)[0].metric, "top1");
+
+  auto id = store->BeginRun(SampleRun("new"));
+  ASSERT_TRUE(id.ok());
+  RunOutcome o;
+  o.status = "noncompliant";
+  o.ttt_emulated_s = 30;
+  ASSERT_TRUE(store->FinishRun(*id, o).ok());
+  auto fresh = store->GetRun(*id);
+  ASSERT_TRUE(fresh.ok());
+  EXPECT_EQ(fresh->status, "noncompliant");
+  EXPECT_EQ(RunState(*fresh), "noncompliant");
+  ASSERT_EQ(::podbench::testing::RunCommand("sqlite3 " + path + " 'PRAGMA foreign_key_check'", &out), 0);
+  EXPECT_EQ(out, "");
 }
 
 TEST(StoreTest, KernelBenchResultsRoundTrip) {
   TempDir dir;
   auto store = OpenOrDie(dir / "r.db");
   ASSERT_NE(store, nullptr);
-  ASSERT_TRUE(store->AddKernelBench({"bf16_gemm__avx512bf16_16x32", "512x512x512", "avx512bf16",
-                                     1234.5, 100, "abc", ""}).ok());
+  ASSERT_TRUE(store->AddKernelBench(SampleBench("", {})).ok());
   auto k = store->KernelBenches();
   ASSERT_TRUE(k.ok());
   ASSERT_EQ(k->size(), 1u);
   EXPECT_EQ((*k)[0].kernel, "bf16_gemm__avx512bf16_16x32");
   EXPECT_EQ((*k)[0].median_ns, 1234.5);
   EXPECT_FALSE((*k)[0].host.empty());  // filled in with this host
+  EXPECT_TRUE((*k)[0].repetitions.empty());
+}
+
+TEST(StoreTest, KernelBenchKeepsEveryRepetitionAndItsLabel) {
+  TempDir dir;
+  auto store = OpenOrDie(dir / "r.db");
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->AddKernelBench(SampleBench("base", {10, 11, 12})).ok());
+  ASSERT_TRUE(store->AddKernelBench(SampleBench("cand", {20, 21})).ok());
+  RunFilter f;
+  f.label = "cand";
+  auto k = store->KernelBenches(f);
+  ASSERT_TRUE(k.ok()) << k.status().ToString();
+  ASSERT_EQ(k->size(), 1u);
+  EXPECT_EQ((*k)[0].label, "cand");
+  EXPECT_EQ((*k)[0].Key(), "gemm_bf16/m512/podbench:bf16_gemm__avx512bf16_16x32/threads:1");
+  ASSERT_EQ((*k)[0].repetitions.size(), 2u);
+  EXPECT_EQ((*k)[0].repetitions[1].real_time_ns, 21);
+  EXPECT_DOUBLE_EQ(*(*k)[0].repetitions[1].cpu_time_ns, 21 * 0.9);
+  EXPECT_EQ((*k)[0].repetitions[1].iterations, 10);
+  f.label = "";
+  f.git_hash = "ab";
+  auto all = store->KernelBenches(f);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->size(), 2u);
+  f.git_hash = "zz";
+  EXPECT_TRUE(store->KernelBenches(f)->empty());
+}
+
+TEST(StoreTest, MigratesAVersion1FileKeepingItsBenchmarks) {
+  TempDir dir;
+  const auto path = dir / "v1.db";
+  {
+    auto store = OpenOrDie(path);
+    ASSERT_NE(store, nullptr);
+  }
+  // The kernel_bench table as schema version 1 made it, with one row.
+  DowngradeToVersion1(path, "INSERT INTO kernel_bench VALUES(1, \"k__avx2\", \"gemm/m8\", \"avx2\", 5.5, 3, "
+                            "\"abc\", \"h\", \"now\");");
+  auto store = OpenOrDie(path);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(*store->SchemaVersion(), kSchemaVersion);
+  auto k = store->KernelBenches();
+  ASSERT_TRUE(k.ok()) << k.status().ToString();
+  ASSERT_EQ(k->size(), 1u);
+  EXPECT_EQ((*k)[0].label, "");
+  EXPECT_EQ((*k)[0].Key(), "gemm/m8/k__avx2");
+  EXPECT_TRUE((*k)[0].repetitions.empty());
+  EXPECT_TRUE(store->AddKernelBench(SampleBench("new", {1, 2})).ok());
+}
+
+TEST(StoreTest, QualityTargetsRoundTrip) {
+  TempDir dir;
+  auto store = OpenOrDie(dir / "r.db");
+  ASSERT_NE(store, nullptr);
+  auto id = store->BeginRun(SampleRun());
+  ASSERT_TRUE(id.ok());
+  ASSERT_TRUE(store->SetTargets(*id, {{"box_map", 0.377, true}, {"loss", 2.5, false}}).ok());
+  ASSERT_TRUE(store->SetTargets(*id, {{"box_map", 0.377, true}, {"mask_map", 0.339, true}}).ok());
+  auto t = store->Targets(*id);
+  ASSERT_TRUE(t.ok());
+  ASSERT_EQ(t->size(), 2u);  // replaced, not appended
+  EXPECT_EQ((*t)[1].metric, "mask_map");
+  EXPECT_DOUBLE_EQ((*t)[1].target, 0.339);
+  EXPECT_TRUE((*t)[1].higher_is_better);
+  EXPECT_EQ(store->SetTargets(*id + 1, {}).code(), Status::Code::kNotFound);
+}
+
+TEST(StoreTest, BreakdownCategoriesAreEverySecondsColumn) {
+  TempDir dir;
+  auto store = OpenOrDie(dir / "r.db");
+  ASSERT_NE(store, nullptr);
+  auto id = store->BeginRun(SampleRun());
+  ASSERT_TRUE(id.ok());
+  auto none = store->BreakdownCategories(*id);
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+  StepBreakdown b;
+  b.steps = 4;
+  b.unsplit_compute_s = 1;
+  b.collectives_s = 2;
+  b.idle_s = 0.5;
+  ASSERT_TRUE(store->SetBreakdown(*id, b).ok());
+  auto c = store->BreakdownCategories(*id);
+  ASSERT_TRUE(c.ok() && c->has_value());
+  EXPECT_EQ((*c)->steps, 4);
+  double total = 0;
+  std::vector<std::string> names;
+  for (const auto& [name, s] : (*c)->seconds) {
+    names.push_back(name);
+    total += s;
+  }
+  EXPECT_DOUBLE_EQ(total, b.total_s());
+  EXPECT_THAT(names, ::testing::Contains("compute"));
+  EXPECT_THAT(names, ::testing::Contains("collectives"));
+  EXPECT_THAT(names, ::testing::Not(::testing::Contains("steps")));
+  EXPECT_THAT(names, ::testing::Not(::testing::Contains("run_id")));
 }
 
 TEST(StoreTest, UnknownRunIsNotFoundAndNamesTheFile) {

@@ -98,10 +98,16 @@ struct NormAttrs {
 };
 
 // Elementwise work: activations, residual adds, dropout, casts, gates.
+// Unfused it moves (inputs + 1) tensors forward and (inputs + 2) backward
+// (dy and the saved inputs read, dx written).
 struct ElementwiseAttrs {
   int64_t elements = 1;        // per instance
   double ops_per_element = 1;  // fp32 vector ops
   int64_t inputs = 1;          // tensors read (the output is written once)
+  // Vector ops per element of the backward pass; < 0: ops_per_element. 0:
+  // the gradient passes through unchanged (a residual add fans it out), no
+  // backward op.
+  double backward_ops_per_element = -1;
 };
 
 // Pooling: window `k` at `stride` over h x w x c (global: k = h = w).
@@ -142,8 +148,9 @@ const char* OpKindName(OpKind k);  // "conv2d", "matmul", ...
 // Where an op runs when a replica spans several cores.
 enum class Placement {
   kSplit,       // split over the replica's cores along the layout's dimension
-  kPinnedCore0, // runs whole on the replica's first core (Google pinned SSD's
-                // mining and loss there); the other cores wait
+  kPinnedCore0, // runs whole on one core of the replica, Op::pinned_core (the
+                // first unless set; Google pinned SSD's mining and loss
+                // there); the other cores wait
 };
 
 struct Op {
@@ -163,6 +170,11 @@ struct Op {
   // no op overhead of its own.
   bool fused = false;
   Placement placement = Placement::kSplit;
+  // For a kPinnedCore0 op: the core of the replica it runs on, taken modulo
+  // the replica's cores. 0 (the default) is core 0. Only Mask R-CNN's heads
+  // use others: Google ran the box head and its loss on core 2 and the mask
+  // head and its loss on core 1 (core_assignment_utils.py), concurrently.
+  int64_t pinned_core = 0;
 
   OpKind kind() const { return static_cast<OpKind>(attrs.index()); }
 };
@@ -180,10 +192,31 @@ struct Param {
   int64_t elements() const;
 };
 
+// What a host does per example of the model's unit: the projection layer
+// prices it with the system file's global host rates (host.input_bytes_per_s,
+// host.cache_fill_bytes_per_s, host.scoring_ops_per_s), so a model states
+// sizes and counts here, never a rate.
+struct HostWork {
+  // Bytes of the device-ready tensors of one training example the host
+  // produces (after decode, augmentation, label encoding and the cast) and
+  // infeeds: ResNet-50 224 x 224 x 3 bf16 plus its int32 label. The host
+  // input rate is measured in these bytes.
+  double infeed_bytes = 0;
+  // Bytes one evaluation example's results take on the way back to the host
+  // (logits, detections, decoded tokens), outfed over PCIe.
+  double outfeed_bytes = 0;
+  // Scalar host operations to score one evaluation example (top-1: an argmax
+  // over the logits; COCO: matching detections; BLEU: n-gram counts), run in
+  // `scoring_processes` host processes at once.
+  double score_ops = 0;
+  int scoring_processes = 1;
+};
+
 struct ModelGraph {
   std::string name;          // the v0.6 submission_benchmark value: "resnet", "ssd", ...
   std::string description;   // e.g. "ResNet-50 v1.5, 224x224x3, 1000 classes"
   std::string example_unit;  // e.g. "image 224x224", "packed sequence of 256 tokens"
+  HostWork host;             // per example; zero: the host side is not priced
   std::vector<Param> params;
   std::vector<Op> train;     // forward ops of a training step, in order
   std::vector<Op> eval;      // forward ops of an evaluation step, in order

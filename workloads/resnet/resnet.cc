@@ -1,7 +1,8 @@
 // "resnet": MLPerf v0.6 ResNet-50 v1.5 on the emulated TPU-v3 pod.
 //
-// Projected mode prices the full-size network on the slice
-// (resnet_projection.h) and takes the epochs to 75.9% top-1 from the
+// Both modes price the network on the slice through the shared projection
+// layer (workloads/projection/projection.h; the graph is resnet_graph.h's, at
+// the run's image size). Projected mode prices the full-size network and takes the epochs to 75.9% top-1 from the
 // convergence table of Google's v0.6 runs (google_v06.h): each run draws its
 // convergence epoch from the table's distribution with the run's seed, so
 // repeated runs vary as the published ones did. The top-1 values it reports
@@ -24,11 +25,13 @@
 #include "workloads/data/image_source.h"
 #include "workloads/data/input_pipeline.h"
 #include "workloads/data/synthetic_images.h"
-#include "workloads/resnet/resnet_functional.h"
 #include "topology/system.h"
+#include "workloads/projection/host.h"
+#include "workloads/projection/projection.h"
 #include "workloads/resnet/google_v06.h"
+#include "workloads/resnet/resnet_functional.h"
+#include "workloads/resnet/resnet_graph.h"
 #include "workloads/resnet/resnet_model.h"
-#include "workloads/resnet/resnet_projection.h"
 #include "workloads/workload.h"
 
 namespace podbench::workloads {
@@ -39,6 +42,8 @@ using resnet::GoogleV06ConfigFor;
 constexpr int64_t kTrainImages = resnet::kImageNetTrainImages;
 constexpr int64_t kEvalImages = resnet::kImageNetEvalImages;
 constexpr double kTarget = 0.759;
+// Evaluations every 4 epochs, the first after epoch 4 (Google's v0.6 runs).
+constexpr int64_t kEvalEveryEpochs = 4;
 // Functional mode's default top-1 target on the generated 12-class set
 // (hyperparameter functional_target; README "Functional ResNet" gives the
 // measured time to reach it).
@@ -201,21 +206,22 @@ class ResNetSession : public Session {
     if (ctx_.mode == Mode::kFunctional) {
       PODBENCH_ASSIGN_OR_RETURN(cfg, FunctionalNet(ctx_.hp));
     }
-    layers_ = resnet::BuildResNet(cfg);
+    graph_ = resnet::ResNetGraph(cfg);
     batch_ = ctx_.hp.Int("global_batch_size");
     per_core_ = batch_ / ctx_.slice.cores;
-    opt_.allreduce = ctx_.hp.String("allreduce");
-    opt_.weight_update_sharding = ctx_.hp.Bool("weight_update_sharding");
-    opt_.bn_group = ctx_.hp.Bool("distributed_bn") ? ctx_.description.parallelism.bn_group : 1;
-    opt_.optimizer = Sgd(ctx_.hp) ? kernels::Optimizer::kSgdMomentum : kernels::Optimizer::kLars;
-    PODBENCH_ASSIGN_OR_RETURN(step_, resnet::ProjectTrainStep(layers_, per_core_, *slice_, opt_));
-    // Evaluation: eval batch = train batch (Google's in-memory eval), the
-    // 50,000 images padded to whole steps.
+    // One core a replica; evaluation at the training batch (Google's
+    // in-memory eval), the held-out images padded to whole steps.
+    config_.layout.replicas = ctx_.slice.cores;
+    config_.layout.allreduce = ctx_.hp.String("allreduce");
+    config_.layout.weight_update_sharding = ctx_.hp.Bool("weight_update_sharding");
+    config_.layout.bn_group = ctx_.hp.Bool("distributed_bn") ? ctx_.description.parallelism.bn_group : 1;
+    config_.optimizer = Sgd(ctx_.hp) ? projection::OptimizerKind::kMomentum : projection::OptimizerKind::kLars;
+    config_.per_replica_batch = per_core_;
+    config_.eval_per_replica_batch = per_core_;
+    config_.cache_decoded_examples = ctx_.hp.Bool("cache_decoded_image");
+    PODBENCH_ASSIGN_OR_RETURN(step_, projection::ProjectTrainStep(graph_, config_, *slice_));
     if (ctx_.mode == Mode::kFunctional) return InitFunctional(cfg);
-    int64_t eval_steps = (kEvalImages + batch_ - 1) / batch_;
-    if (ctx_.hp.Bool("projected_eval")) {
-      PODBENCH_ASSIGN_OR_RETURN(eval_s_, resnet::ProjectEval(layers_, per_core_, eval_steps, *slice_));
-    }
+    if (ctx_.hp.Bool("projected_eval")) PODBENCH_RETURN_IF_ERROR(PriceEvaluation(kEvalImages, kTrainImages));
     // This run's convergence epoch, drawn from the table.
     const auto& row = resnet::ConvergenceFor(batch_);
     int total = 0;
@@ -244,8 +250,8 @@ class ResNetSession : public Session {
       // The run's first epoch: host start-up, and the decoded-image cache
       // filling (when the pipeline keeps one) if the device outpaces it.
       const int64_t first_steps = (kTrainImages + batch_ - 1) / batch_;
-      r.time.input_s += resnet::ProjectFirstEpochExtra(step_, first_steps, kTrainImages,
-                                                       ctx_.hp.Bool("cache_decoded_image"), *slice_);
+      r.time.input_s += projection::FirstEpochExtraS(graph_.host, config_, step_.step_s(), first_steps,
+                                                     kTrainImages, *slice_);
     }
     return r;
   }
@@ -274,11 +280,11 @@ class ResNetSession : public Session {
     fc.slice = ctx_.slice.name;
     fc.system = ctx_.system.get();
     fc.global_batch = batch_;
-    fc.bn_group = static_cast<int>(opt_.bn_group);
-    fc.allreduce = opt_.allreduce;
-    fc.weight_update_sharding = opt_.weight_update_sharding;
-    if (opt_.weight_update_sharding) {
-      PODBENCH_ASSIGN_OR_RETURN(topology::ShardedAllReduce pair, topology::ShardedPairOf(opt_.allreduce));
+    fc.bn_group = static_cast<int>(config_.layout.bn_group);
+    fc.allreduce = config_.layout.allreduce;
+    fc.weight_update_sharding = config_.layout.weight_update_sharding;
+    if (config_.layout.weight_update_sharding) {
+      PODBENCH_ASSIGN_OR_RETURN(topology::ShardedAllReduce pair, topology::ShardedPairOf(config_.layout.allreduce));
       fc.reduce_scatter = pair.reduce_scatter;
       fc.all_gather = pair.all_gather;
     }
@@ -308,8 +314,7 @@ class ResNetSession : public Session {
       PODBENCH_ASSIGN_OR_RETURN(sgd_boundaries_, ParseIntList("opt_learning_rate_decay_boundary_epochs",
                                                               ctx_.hp.String("opt_learning_rate_decay_boundary_epochs")));
     }
-    const int64_t eval_steps = (eval_n + batch_ - 1) / batch_;
-    PODBENCH_ASSIGN_OR_RETURN(eval_s_, resnet::ProjectEval(layers_, per_core_, eval_steps, *slice_));
+    PODBENCH_RETURN_IF_ERROR(PriceEvaluation(eval_n, train_n));
     return InitSeconds(ctx_.slice.chips);
   }
 
@@ -428,7 +433,7 @@ class ResNetSession : public Session {
   Result<BlockResult> TrainFunctional(int64_t epochs) {
     BlockResult r;
     resnet::OptimizerStep st;
-    st.optimizer = opt_.optimizer;
+    st.optimizer = Sgd(ctx_.hp) ? kernels::Optimizer::kSgdMomentum : kernels::Optimizer::kLars;
     if (Sgd(ctx_.hp)) {
       st.momentum = kSgdMomentum;
       st.weight_decay = kSgdWeightDecay;
@@ -471,13 +476,19 @@ class ResNetSession : public Session {
 
   // `r` with the emulated cost of its steps.
   BlockResult Priced(BlockResult r) const {
-    const double n = static_cast<double>(r.steps);
-    r.time.compute_s = n * step_.compute_s;
-    r.time.collectives_s = n * step_.collectives_s;
-    r.time.bn_sync_s = n * step_.bn_sync_s;
-    r.time.optimizer_s = n * step_.optimizer_s;
-    r.time.input_s = n * step_.input_s;
+    r.time = TimeBreakdown::Of(step_.time, static_cast<double>(r.steps));
     return r;
+  }
+
+  // The emulated seconds of one evaluation of `eval_examples`: its device
+  // steps, and the host's scoring where it outlasts the next block of
+  // training (an evaluation every 4 epochs of `train_examples`).
+  Status PriceEvaluation(int64_t eval_examples, int64_t train_examples) {
+    PODBENCH_ASSIGN_OR_RETURN(projection::EvalProjection e,
+                              projection::ProjectEvaluation(graph_, config_, *slice_, eval_examples));
+    const int64_t block_steps = (kEvalEveryEpochs * train_examples + batch_ - 1) / batch_;
+    eval_s_ = e.exposed_s(static_cast<double>(block_steps) * step_.step_s());
+    return Status::Ok();
   }
 
  public:
@@ -485,9 +496,9 @@ class ResNetSession : public Session {
  private:
   RunContext ctx_;
   std::optional<topology::Slice> slice_;
-  std::vector<resnet::Layer> layers_;
-  resnet::ProjectionOptions opt_;
-  resnet::StepCost step_;
+  projection::ModelGraph graph_;
+  projection::StepConfig config_;
+  projection::StepProjection step_;
   int64_t batch_ = 0, per_core_ = 0, converge_epoch_ = 0;
   double eval_s_ = 0;
   // Functional mode.
@@ -695,19 +706,22 @@ class ResNetWorkload : public Workload {
     if (functional) {
       PODBENCH_ASSIGN_OR_RETURN(net, FunctionalNet(hp));
       d.data = {hp.String("input") == "jpeg" ? "generated_gratings_jpeg" : "generated_gratings",
-                hp.Int("functional_train_examples"), hp.Int("functional_eval_examples"), true, {}, 0};
+                hp.Int("functional_train_examples"), hp.Int("functional_eval_examples")};
     } else {
-      d.data = {"imagenet", kTrainImages, kEvalImages, false, {}, 0};
+      d.data = {"imagenet", kTrainImages, kEvalImages};
     }
     auto layers = resnet::BuildResNet(net);
     d.model = {functional ? "resnet_v1.5_functional" : "resnet50_v1.5", resnet::TotalParams(layers),
                6.0 * static_cast<double>(resnet::TotalMacs(layers))};
     d.parallelism.replicas = slice.cores;
-    d.parallelism.bn_group = hp.Int("model_bn_span") / (d.global_batch / slice.cores);
+    d.parallelism.bn_group =
+        hp.Bool("distributed_bn") ? hp.Int("model_bn_span") / (d.global_batch / slice.cores) : 1;
     d.parallelism.weight_update_sharding = hp.Bool("weight_update_sharding");
+    d.parallelism.allreduce = hp.String("allreduce");
+    d.parallelism.gradient_dtype = projection::DType::kF32;  // as resnet_projection sums them
     d.targets = {{"top1", functional ? hp.Float("functional_target") : kTarget, true}};
-    d.cadence.every = 4;
-    d.cadence.first = 4;
+    d.cadence.every = kEvalEveryEpochs;
+    d.cadence.first = kEvalEveryEpochs;
     d.cadence.max_epochs = hp.Int("max_epochs");
     if (functional) d.host_memory_bytes = FunctionalHostBytes(layers, hp, slice);
     return d;

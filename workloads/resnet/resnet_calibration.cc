@@ -3,9 +3,9 @@
 #include <cmath>
 
 #include "topology/slice.h"
+#include "workloads/projection/host.h"
 #include "workloads/resnet/google_v06.h"
-#include "workloads/resnet/resnet_model.h"
-#include "workloads/resnet/resnet_projection.h"
+#include "workloads/resnet/resnet_graph.h"
 
 namespace podbench::resnet {
 
@@ -18,21 +18,22 @@ Result<BlockPrediction> PredictGoogleBlock(const topology::SystemSpec& system, c
   auto cfg = GoogleV06ConfigFor(name);
   if (!cfg) return Status::InvalidArgument("no Google v0.6 ResNet configuration for " + name);
   PODBENCH_ASSIGN_OR_RETURN(topology::Slice slice, topology::Slice::FromName(name, system));
-  static const std::vector<Layer> layers = BuildResNet(ResNetConfig::ResNet50());
-  ProjectionOptions opt;
-  opt.bn_group = cfg->bn_group;
-  PODBENCH_ASSIGN_OR_RETURN(StepCost step, ProjectTrainStep(layers, cfg->per_core_batch, slice, opt));
-  PODBENCH_ASSIGN_OR_RETURN(double eval, ProjectEval(layers, cfg->eval_batch / cfg->cores, cfg->eval_steps, slice));
+  static const projection::ModelGraph graph = ResNet50Graph();
+  PODBENCH_ASSIGN_OR_RETURN(projection::StepConfig config, ResNetPreset("google-v0.6", name, slice.num_cores()));
+  PODBENCH_ASSIGN_OR_RETURN(projection::StepProjection step, projection::ProjectTrainStep(graph, config, slice));
+  PODBENCH_ASSIGN_OR_RETURN(projection::EvalProjection eval,
+                            projection::ProjectEvaluation(graph, config, slice, kImageNetEvalImages));
   BlockPrediction p;
   p.slice = name;
-  p.step_s = step.total_s();
+  p.step_s = step.step_s();
   p.step = step;
-  p.eval_s = eval;
-  p.block_s = static_cast<double>(cfg->steps_per_eval) * p.step_s + eval;
+  const double train_s = static_cast<double>(cfg->steps_per_eval) * p.step_s;
+  p.eval_s = eval.exposed_s(train_s);
+  p.block_s = train_s + p.eval_s;
   p.published_block_s = cfg->published_block_s;
   const int64_t first_epoch_steps = (kImageNetTrainImages + cfg->global_batch - 1) / cfg->global_batch;
-  p.first_extra_s = ProjectFirstEpochExtra(step, first_epoch_steps, kImageNetTrainImages,
-                                           cfg->cache_decoded_image, slice);
+  p.first_extra_s = projection::FirstEpochExtraS(graph.host, config, p.step_s, first_epoch_steps,
+                                                 kImageNetTrainImages, slice);
   p.published_first_extra_s = cfg->published_first_block_extra_s;
   return p;
 }
@@ -40,18 +41,18 @@ Result<BlockPrediction> PredictGoogleBlock(const topology::SystemSpec& system, c
 topology::SystemSpec ApplyCalibration(topology::SystemSpec system, const Calibration& c) {
   system.core.mxu_efficiency = c.mxu_efficiency;
   system.core.op_overhead_s = c.op_overhead_s;
-  system.host.input_images_per_s = c.input_images_per_s;
+  system.host.input_bytes_per_s = c.input_bytes_per_s;
   system.host.startup_s = c.startup_s;
-  system.host.cache_fill_images_per_s = c.cache_fill_images_per_s;
+  system.host.cache_fill_bytes_per_s = c.cache_fill_bytes_per_s;
   return system;
 }
 
 Result<Calibration> CalibrateResNet(const topology::SystemSpec& input) {
   Calibration c;
   topology::SystemSpec system = input;
-  system.host.input_images_per_s = 1e300;  // not binding while fitting the core
-  system.host.startup_s = 0;                // the first block does not enter the fit
-  system.host.cache_fill_images_per_s = 1e300;
+  system.host.input_bytes_per_s = 1e300;  // not binding while fitting the core
+  system.host.startup_s = 0;               // the first block does not enter the fit
+  system.host.cache_fill_bytes_per_s = 1e300;
   auto block = [&](const char* slice, double eff, double ovh) -> Result<BlockPrediction> {
     topology::SystemSpec s = system;
     s.core.mxu_efficiency = eff;
@@ -99,13 +100,16 @@ Result<Calibration> CalibrateResNet(const topology::SystemSpec& input) {
   }
   c.op_overhead_s = 0.5 * (lo + hi);
   PODBENCH_RETURN_IF_ERROR(fit_eff(c.op_overhead_s, &c.mxu_efficiency));
-  // The input rate at which tpu-v3-32's hosts keep up, rounded up to 10.
+  // The input rate at which tpu-v3-32's hosts keep up, rounded up to 10 MB/s.
+  const double image_bytes = ResNet50Graph().host.infeed_bytes;
   {
     PODBENCH_ASSIGN_OR_RETURN(BlockPrediction p, block(kSmall, c.mxu_efficiency, c.op_overhead_s));
-    auto cfg = GoogleV06ConfigFor(kSmall);
-    const double per_host = static_cast<double>(cfg->per_core_batch) * input.host.chips_per_host * input.chip.cores;
-    c.input_images_per_s = std::ceil(per_host / p.step_s / 10) * 10;
-    system.host.input_images_per_s = c.input_images_per_s;
+    PODBENCH_ASSIGN_OR_RETURN(topology::Slice slice, topology::Slice::FromName(kSmall, system));
+    const double per_host =
+        static_cast<double>(projection::ExamplesPerHost(GoogleV06ConfigFor(kSmall)->global_batch, slice)) *
+        image_bytes;
+    c.input_bytes_per_s = std::ceil(per_host / p.step_s / 1e7) * 1e7;
+    system.host.input_bytes_per_s = c.input_bytes_per_s;
   }
   // Start-up: tpu-v3-2048 caches no decoded images, so its first block's
   // extra is the start-up alone.
@@ -126,10 +130,11 @@ Result<Calibration> CalibrateResNet(const topology::SystemSpec& input) {
     if (!(fill_extra > 0)) {
       return Status::FailedPrecondition("the tpu-v3-32 first block is no longer than the start-up alone");
     }
-    const double per_host = static_cast<double>(ImagesPerHost(kImageNetTrainImages, slice));
+    const double per_host =
+        static_cast<double>(projection::ExamplesPerHost(kImageNetTrainImages, slice)) * image_bytes;
     const int64_t steps = (kImageNetTrainImages + small->global_batch - 1) / small->global_batch;
-    c.cache_fill_images_per_s = per_host / (static_cast<double>(steps) * p.step_s + fill_extra);
-    system.host.cache_fill_images_per_s = c.cache_fill_images_per_s;
+    c.cache_fill_bytes_per_s = per_host / (static_cast<double>(steps) * p.step_s + fill_extra);
+    system.host.cache_fill_bytes_per_s = c.cache_fill_bytes_per_s;
   }
   PODBENCH_ASSIGN_OR_RETURN(c.small, block(kSmall, c.mxu_efficiency, c.op_overhead_s));
   PODBENCH_ASSIGN_OR_RETURN(c.large, block(kLarge, c.mxu_efficiency, c.op_overhead_s));

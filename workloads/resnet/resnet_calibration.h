@@ -1,43 +1,49 @@
-// Calibration of the system description from two ResNet-50 runs only.
+// Calibration of the system description from two ResNet-50 runs only,
+// through the shared projection layer (workloads/projection/projection.h):
+// the same pricing every projected workload uses.
 //
 // The procedure (`podbench calibrate`): take Google's v0.6 configuration of
-// ResNet-50 at tpu-v3-32 and tpu-v3-2048 and the published median time of a
-// 4-epoch block including its evaluation there (164.1 s and 3.95 s), and fit
-// the two calibration parameters of the core that no public source gives:
+// ResNet-50 at tpu-v3-32 and tpu-v3-2048 (resnet_graph.h's preset) and the
+// published median time of a 4-epoch block including its evaluation there
+// (164.1 s and 3.95 s), and fit the two calibration parameters of the core
+// that no public source gives:
 //   core.mxu_efficiency  the fraction of MXU peak reached on 128-aligned tiles
 //   core.op_overhead_s   the fixed cost of each op (issue, pipeline fill)
 // so that the projected block times equal the published ones, with the host
 // input pipeline taken as not binding; then
-//   host.input_images_per_s
+//   host.input_bytes_per_s
 // is set to the rate tpu-v3-32 needs not to be input-bound (its hosts feed
-// 1,024 images a step from a decoded-image cache), a lower bound, since the
-// published runs were not input-bound. Last, the two host start-up values:
-//   host.startup_s                 how much longer tpu-v3-2048's first block is
-//                                  than its median block (no decoded cache there)
-//   host.cache_fill_images_per_s   the rate at which tpu-v3-32's hosts fill their
-//                                  decoded-image cache, from how much longer its
-//                                  first block is, after the start-up
-// (both published figures are medians over the five runs' logs). Link bandwidth and hop latency keep
-// their documented values. No other slice or benchmark is looked at; nothing
-// is per slice.
+// 1,024 images a step from a decoded-image cache, 301,060 device-ready bytes
+// each), a lower bound, since the published runs were not input-bound. Last,
+// the two host start-up values:
+//   host.startup_s               how much longer tpu-v3-2048's first block is
+//                                than its median block (no decoded cache there)
+//   host.cache_fill_bytes_per_s  the rate at which tpu-v3-32's hosts fill their
+//                                decoded-image cache, from how much longer its
+//                                first block is, after the start-up
+// (both published figures are medians over the five runs' logs). Link
+// bandwidth, hop latency and host.scoring_ops_per_s keep their documented
+// values. No other slice or benchmark is looked at; nothing is per slice or
+// per model: the host rates are in bytes, which every model's per-example
+// host work is stated in.
 #pragma once
 
 #include <string>
 
 #include "base/status.h"
 #include "topology/system.h"
-#include "workloads/resnet/resnet_projection.h"
+#include "workloads/projection/projection.h"
 
 namespace podbench::resnet {
 
 struct BlockPrediction {
   std::string slice;
   double step_s = 0;
-  StepCost step;             // the step's parts
+  projection::StepProjection step;  // the step's parts
   double eval_s = 0;
   double block_s = 0;        // steps_per_eval steps + one evaluation
   double published_block_s = 0;
-  // The first block's extra time over a steady one (ProjectFirstEpochExtra),
+  // The first block's extra time over a steady one (FirstEpochExtraS),
   // and the published median of the same.
   double first_extra_s = 0;
   double published_first_extra_s = 0;
@@ -52,9 +58,9 @@ Result<BlockPrediction> PredictGoogleBlock(const topology::SystemSpec& system, c
 struct Calibration {
   double mxu_efficiency = 0;
   double op_overhead_s = 0;
-  double input_images_per_s = 0;
+  double input_bytes_per_s = 0;
   double startup_s = 0;
-  double cache_fill_images_per_s = 0;
+  double cache_fill_bytes_per_s = 0;
   BlockPrediction small, large;  // the two calibration slices after the fit
   int iterations = 0;
 };

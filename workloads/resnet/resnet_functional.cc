@@ -14,7 +14,6 @@
 #include "kernels/ops/pooling.h"
 #include "kernels/ops/softmax_xent.h"
 #include "topology/system.h"
-#include "workloads/resnet/resnet_projection.h"
 
 namespace podbench::resnet {
 

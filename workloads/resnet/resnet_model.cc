@@ -153,6 +153,19 @@ std::vector<Layer> BuildResNet(const ResNetConfig& cfg) {
   return layers;
 }
 
+kernels::Conv2dShape ConvShapeOf(const Layer& l, int64_t batch) {
+  kernels::Conv2dShape s;
+  s.n = batch;
+  s.h = l.in_h;
+  s.w = l.in_w;
+  s.c = l.in_c;
+  s.oc = l.out_c;
+  s.kh = s.kw = l.kernel;
+  s.stride = l.stride;
+  s.pad = l.pad;
+  return s;
+}
+
 int64_t TotalParams(const std::vector<Layer>& layers) {
   int64_t n = 0;
   for (const Layer& l : layers) n += l.params();

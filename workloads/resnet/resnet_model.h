@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "kernels/conv/conv2d.h"
 
 namespace podbench::resnet {
 
@@ -57,6 +58,12 @@ struct Layer {
 
 // The layers in execution order. REQUIRES: config.Validate().ok().
 std::vector<Layer> BuildResNet(const ResNetConfig& config);
+
+// The kernels' convolution shape of conv layer `l` for `batch` images: the
+// one mapping from the layer list to kernels/, for running (functional mode)
+// and, through resnet_graph.h, for pricing.
+// REQUIRES: l.kind == LayerKind::kConv.
+kernels::Conv2dShape ConvShapeOf(const Layer& l, int64_t batch);
 
 int64_t TotalParams(const std::vector<Layer>& layers);
 int64_t TotalMacs(const std::vector<Layer>& layers);

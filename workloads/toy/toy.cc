@@ -25,6 +25,7 @@
 #include "topology/collectives.h"
 #include "topology/logical.h"
 #include "topology/slice.h"
+#include "workloads/projection/op_cost.h"
 #include "workloads/workload.h"
 
 namespace podbench::workloads {
@@ -74,9 +75,7 @@ class ToySession : public Session {
     }
     r.steps = steps_per_epoch * trained;
     const double n = static_cast<double>(r.steps);
-    r.time.compute_s = n * step_.compute_s;
-    r.time.collectives_s = n * step_.collectives_s;
-    r.time.optimizer_s = n * step_.optimizer_s;
+    r.time = TimeBreakdown::Of(step_, n);
     return r;
   }
 
@@ -102,21 +101,24 @@ class ToySession : public Session {
   // gradient all-reduce over the whole slice (topology::CollectiveTime), and
   // the momentum-SGD update (kernels::OptimizerCost). The input is generated
   // in memory: free.
-  Result<TimeBreakdown> StepCost() const {
+  Result<projection::CategoryTimes> StepCost() const {
     const kernels::CoreSpec& core = ctx_.system->core;
     const int64_t rows = batch_ / ctx_.slice.cores * kPricedRowsPerExample;
-    kernels::OpCost layer = kernels::MatMulCost(core, rows, kPricedWidth, kPricedWidth);
-    layer += kernels::MatMulCost(core, rows, kPricedWidth, kPricedWidth);
-    layer += kernels::MatMulCost(core, kPricedWidth, kPricedWidth, rows);
-    TimeBreakdown t;
-    t.compute_s = static_cast<double>(kPricedLayers) * layer.total_s();
+    projection::CategoryTimes t;
+    // Each pass of every layer goes to the unit that bounds it.
+    for (const kernels::OpCost& pass : {kernels::MatMulCost(core, rows, kPricedWidth, kPricedWidth),
+                                        kernels::MatMulCost(core, rows, kPricedWidth, kPricedWidth),
+                                        kernels::MatMulCost(core, kPricedWidth, kPricedWidth, rows)}) {
+      t[projection::BoundCategory(pass)] += static_cast<double>(kPricedLayers) * pass.total_s();
+    }
     if (ctx_.slice.cores > 1) {
       PODBENCH_ASSIGN_OR_RETURN(topology::Slice slice, topology::Slice::FromName(ctx_.slice.name, *ctx_.system));
-      PODBENCH_ASSIGN_OR_RETURN(t.collectives_s,
+      PODBENCH_ASSIGN_OR_RETURN(t[projection::Category::kGradients],
                                 topology::CollectiveTime(kGradientAllReduce, 4.0 * kPricedParameters,
                                                          topology::LogicalTopology::WholeSlice(slice)));
     }
-    t.optimizer_s = kernels::OptimizerCost(core, kPricedParameters, kernels::Optimizer::kSgdMomentum).total_s();
+    t[projection::Category::kOptimizer] =
+        kernels::OptimizerCost(core, kPricedParameters, kernels::Optimizer::kSgdMomentum).total_s();
     return t;
   }
 
@@ -198,7 +200,7 @@ class ToySession : public Session {
   RunContext ctx_;
   int64_t train_n_ = 0, batch_ = 0;
   double lr_ = 0;
-  TimeBreakdown step_;
+  projection::CategoryTimes step_;  // one training step
   double eval_s_ = 0;
   std::mt19937_64 rng_;
   std::vector<double> train_x_, eval_x_, weights_;
@@ -266,9 +268,13 @@ class ToyWorkload : public Workload {
     d.benchmark = "toy";
     d.mlperf_benchmark = false;  // a test vehicle: no v0.6 rules cover its log
     d.global_batch = hp.Int("global_batch_size");
-    d.data = {"generated", hp.Int("toy_train_examples"), kEvalExamples, true, {}, 0};
+    d.data = {"generated", hp.Int("toy_train_examples"), kEvalExamples};
     d.model = {"logistic_regression", kFeatures + 1, kPricedFlopsPerExample};
+    // Data parallel over every core; StepCost prices the fp32 gradient
+    // all-reduce over the whole slice.
     d.parallelism.replicas = slice.cores;
+    d.parallelism.allreduce = kGradientAllReduce;
+    d.parallelism.gradient_dtype = projection::DType::kF32;
     d.targets = {{"accuracy", kTarget, true}};
     d.cadence.every = 1;
     d.cadence.first = 1;

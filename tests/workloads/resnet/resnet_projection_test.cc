@@ -1,7 +1,6 @@
-// Projected ResNet-50: the calibration, the fidelity against Google's v0.6
-// block times, and the ablations of the seed papers' techniques.
-#include "workloads/resnet/resnet_projection.h"
-
+// Projected ResNet-50 through the shared projection layer: the
+// calibration, the fidelity against Google's v0.6 block times, and the
+// ablations of the seed papers' techniques.
 #include <cmath>
 #include <iostream>
 
@@ -11,23 +10,49 @@
 #include "kernels/cost/tpu_cost.h"
 #include "topology/slice.h"
 #include "topology/system.h"
+#include "workloads/projection/host.h"
+#include "workloads/projection/projection.h"
 #include "workloads/resnet/google_v06.h"
 #include "workloads/resnet/resnet_calibration.h"
+#include "workloads/resnet/resnet_graph.h"
 
 namespace podbench::resnet {
 namespace {
+
+using projection::Category;
+using projection::ProjectionOptions;
+using projection::StepConfig;
+using projection::StepProjection;
 
 const std::vector<Layer>& Net() {
   static const std::vector<Layer> layers = BuildResNet(ResNetConfig::ResNet50());
   return layers;
 }
 
-StepCost Step(const std::string& slice_name, int64_t per_core, const ProjectionOptions& opt) {
+const projection::ModelGraph& Graph() {
+  static const projection::ModelGraph g = ResNet50Graph();
+  return g;
+}
+
+// One replica a core on `slice_name`, LARS, the 2-D torus, local BN.
+StepConfig Config(const std::string& slice_name, int64_t per_core) {
   auto slice = topology::Slice::FromName(slice_name, topology::DefaultSystem());
   EXPECT_TRUE(slice.ok());
-  auto step = ProjectTrainStep(Net(), per_core, *slice, opt);
+  StepConfig c;
+  c.layout.replicas = slice->num_cores();
+  c.optimizer = projection::OptimizerKind::kLars;
+  c.per_replica_batch = per_core;
+  c.eval_per_replica_batch = per_core;
+  return c;
+}
+
+StepProjection Step(const std::string& slice_name, const StepConfig& config, const ProjectionOptions& opt = {},
+                    const topology::SystemSpec& sys = topology::DefaultSystem()) {
+  auto slice = topology::Slice::FromName(slice_name, sys);
+  EXPECT_TRUE(slice.ok());
+  auto step = projection::ProjectTrainStep(Graph(), config, *slice, opt);
   EXPECT_TRUE(step.ok()) << step.status().ToString();
-  return *step;
+  return step.ok() ? *step : StepProjection{};
 }
 
 // The committed system file holds what `podbench calibrate` fits today: a
@@ -39,9 +64,9 @@ TEST(ResNetCalibrationTest, CommittedSystemFileIsCalibrated) {
   ASSERT_TRUE(cal.ok()) << cal.status().ToString();
   EXPECT_NEAR(cal->mxu_efficiency, sys.core.mxu_efficiency, 1e-4 * sys.core.mxu_efficiency);
   EXPECT_NEAR(cal->op_overhead_s, sys.core.op_overhead_s, 1e-3 * sys.core.op_overhead_s);
-  EXPECT_EQ(cal->input_images_per_s, sys.host.input_images_per_s);
+  EXPECT_EQ(cal->input_bytes_per_s, sys.host.input_bytes_per_s);
   EXPECT_NEAR(cal->startup_s, sys.host.startup_s, 0.01);
-  EXPECT_NEAR(cal->cache_fill_images_per_s, sys.host.cache_fill_images_per_s, 0.01);
+  EXPECT_NEAR(cal->cache_fill_bytes_per_s, sys.host.cache_fill_bytes_per_s, 1e-5 * sys.host.cache_fill_bytes_per_s);
   EXPECT_NEAR(cal->small.error_pct(), 0, 0.1);
   EXPECT_NEAR(cal->large.error_pct(), 0, 0.1);
   EXPECT_GT(cal->mxu_efficiency, 0.3);
@@ -58,28 +83,36 @@ TEST(ResNetCalibrationTest, FirstBlockExtrasOfTheCalibrationSlices) {
   EXPECT_NEAR(cal->large.first_extra_s, 5.33, 0.01);
   EXPECT_NEAR(cal->small.first_extra_s, 68.12, 0.01);
   EXPECT_DOUBLE_EQ(cal->startup_s, 5.33);
-  // 4 hosts each read 320,292 images: 313 steps of ~130.6 ms (40.9 s)
-  // plus the 62.8 s the fill adds.
-  EXPECT_NEAR(cal->cache_fill_images_per_s, 320292 / (313 * cal->small.step_s + 68.12 - 5.33), 1e-6);
+  // 4 hosts each read 320,292 images of 301,060 device-ready bytes: 313
+  // steps of ~130.6 ms (40.9 s) plus the 62.8 s the fill adds.
+  EXPECT_DOUBLE_EQ(Graph().host.infeed_bytes, 224.0 * 224 * 3 * 2 + 4);
+  EXPECT_NEAR(cal->cache_fill_bytes_per_s, 320292.0 * 301060 / (313 * cal->small.step_s + 68.12 - 5.33),
+              1e-6 * cal->cache_fill_bytes_per_s);
 }
 
 TEST(ResNetProjectionTest, FirstEpochExtraIsStartupPlusCacheFillBeyondTheDevice) {
   topology::SystemSpec sys = topology::DefaultSystem();
   sys.host.startup_s = 2;
-  sys.host.cache_fill_images_per_s = 1000;
+  sys.host.cache_fill_bytes_per_s = 1000;
   auto slice = topology::Slice::FromName("tpu-v3-32", sys);  // 16 chips, 4 hosts
   ASSERT_TRUE(slice.ok());
   ASSERT_EQ(slice->num_hosts(), 4);
-  StepCost step;
-  step.compute_s = 0.1;
-  // Without a decoded-image cache only the start-up is extra.
-  EXPECT_DOUBLE_EQ(ProjectFirstEpochExtra(step, 10, 4000, false, *slice), 2);
-  // With it: 1,000 images a host at 1,000/s = 1 s, the device's 10 steps
-  // take 1 s: nothing beyond the start-up; at 20,000 images, 5 s - 1 s.
-  EXPECT_DOUBLE_EQ(ProjectFirstEpochExtra(step, 10, 4000, true, *slice), 2);
-  EXPECT_DOUBLE_EQ(ProjectFirstEpochExtra(step, 10, 20000, true, *slice), 2 + 4);
-  // Shards round up: 4,001 images give one host 1,001.
-  EXPECT_NEAR(ProjectFirstEpochExtra(step, 1, 4001, true, *slice), 2 + 1.001 - 0.1, 1e-12);
+  projection::HostWork work;
+  work.infeed_bytes = 1;  // one byte an example: the fill rate is 1,000 examples/s
+  StepConfig plain, cached;
+  cached.cache_decoded_examples = true;
+  // Without a decoded-example cache only the start-up is extra.
+  EXPECT_DOUBLE_EQ(projection::FirstEpochExtraS(work, plain, 0.1, 10, 4000, *slice), 2);
+  // With it: 1,000 examples a host at 1,000/s = 1 s, the device's 10 steps
+  // take 1 s: nothing beyond the start-up; at 20,000 examples, 5 s - 1 s.
+  EXPECT_DOUBLE_EQ(projection::FirstEpochExtraS(work, cached, 0.1, 10, 4000, *slice), 2);
+  EXPECT_DOUBLE_EQ(projection::FirstEpochExtraS(work, cached, 0.1, 10, 20000, *slice), 2 + 4);
+  // Shards round up: 4,001 examples give one host 1,001.
+  EXPECT_NEAR(projection::FirstEpochExtraS(work, cached, 0.1, 1, 4001, *slice), 2 + 1.001 - 0.1, 1e-12);
+  // A functional-size image is priced at its own bytes: 32x32 is 1/49 of 224x224.
+  ResNetConfig small;
+  small.image_size = 32;
+  EXPECT_DOUBLE_EQ(ResNetGraph(small).host.infeed_bytes, 32.0 * 32 * 3 * 2 + 4);
 }
 
 TEST(ResNetCalibrationTest, ImpossibleSystemsAreRefusedNotFitted) {
@@ -103,86 +136,90 @@ TEST(ResNetFidelityTest, EveryBlockWithin15PercentOfPublished) {
 }
 
 TEST(ResNetAblationTest, TwoDimensionalGradientSummationBeatsTheRing) {
-  ProjectionOptions two_d, ring;
-  ring.allreduce = "ring";
-  StepCost a = Step("tpu-v3-2048", 16, two_d);
-  StepCost b = Step("tpu-v3-2048", 16, ring);
-  EXPECT_LT(a.collectives_s, b.collectives_s);
-  EXPECT_EQ(a.compute_s, b.compute_s);
+  StepConfig two_d = Config("tpu-v3-2048", 16), ring = two_d;
+  ring.layout.allreduce = "ring";
+  StepProjection a = Step("tpu-v3-2048", two_d);
+  StepProjection b = Step("tpu-v3-2048", ring);
+  EXPECT_LT(a.time[Category::kGradients], b.time[Category::kGradients]);
+  EXPECT_EQ(a.time.compute_s(), b.time.compute_s());
   // On the full pod the 2-D torus saves well over a third of the ring's time.
-  EXPECT_GT(b.collectives_s / a.collectives_s, 1.5);
+  EXPECT_GT(b.time[Category::kGradients] / a.time[Category::kGradients], 1.5);
 }
 
 TEST(ResNetAblationTest, DistributedBatchNormCostsSyncOnlyWithGroups) {
-  ProjectionOptions local, grouped;
-  grouped.bn_group = 8;
-  EXPECT_EQ(Step("tpu-v3-2048", 16, local).bn_sync_s, 0);
-  StepCost g = Step("tpu-v3-2048", 16, grouped);
-  EXPECT_GT(g.bn_sync_s, 0);
+  StepConfig local = Config("tpu-v3-2048", 16), grouped = local;
+  grouped.layout.bn_group = 8;
+  EXPECT_EQ(Step("tpu-v3-2048", local).time[Category::kBnSync], 0);
+  StepProjection g = Step("tpu-v3-2048", grouped);
+  EXPECT_GT(g.time[Category::kBnSync], 0);
   // 53 BN layers, three latency-bound all-reduces each: well under the compute.
-  EXPECT_LT(g.bn_sync_s, 0.2 * g.compute_s);
-  grouped.bn_group = 3;  // does not divide 2048 replicas into chip rectangles
+  EXPECT_LT(g.time[Category::kBnSync], 0.2 * g.time.compute_s());
+  grouped.layout.bn_group = 3;  // does not divide 2048 replicas into chip rectangles
   auto slice = topology::Slice::FromName("tpu-v3-2048", topology::DefaultSystem());
-  EXPECT_FALSE(ProjectTrainStep(Net(), 16, *slice, grouped).ok());
+  EXPECT_FALSE(projection::ProjectTrainStep(Graph(), grouped, *slice).ok());
 }
 
 TEST(ResNetAblationTest, WeightUpdateShardingSplitsTheOptimizer) {
-  ProjectionOptions plain, sharded;
-  sharded.weight_update_sharding = true;
-  StepCost a = Step("tpu-v3-2048", 16, plain);
-  StepCost b = Step("tpu-v3-2048", 16, sharded);
+  StepConfig plain = Config("tpu-v3-2048", 16), sharded = plain;
+  sharded.layout.weight_update_sharding = true;
+  StepProjection a = Step("tpu-v3-2048", plain);
+  StepProjection b = Step("tpu-v3-2048", sharded);
   // 1/2048 of the parameters each: what is left is mostly the per-op overhead.
-  EXPECT_LT(b.optimizer_s, a.optimizer_s / 20);
+  EXPECT_LT(b.time[Category::kOptimizer], a.time[Category::kOptimizer] / 20);
   // The 2-D reduce-scatter and all-gather move what the 2-D all-reduce
   // moves (plus two on-chip shard copies); the layer norms add one small,
   // latency-bound all-reduce. The step still gets faster.
-  EXPECT_GT(b.collectives_s, a.collectives_s);
-  EXPECT_LT(b.collectives_s, a.collectives_s * 1.1);
-  EXPECT_LT(b.total_s(), a.total_s());
+  EXPECT_GT(b.time[Category::kGradients], a.time[Category::kGradients]);
+  EXPECT_LT(b.time[Category::kGradients], a.time[Category::kGradients] * 1.1);
+  EXPECT_LT(b.step_s(), a.step_s());
   // With the 1-D ring the sharded pair is the 1-D one.
-  plain.allreduce = sharded.allreduce = "ring";
-  StepCost c = Step("tpu-v3-2048", 16, plain);
-  StepCost d = Step("tpu-v3-2048", 16, sharded);
-  EXPECT_GT(d.collectives_s, c.collectives_s);
-  EXPECT_LT(d.collectives_s, c.collectives_s * 1.5);
-  EXPECT_GT(d.collectives_s, b.collectives_s * 1.5);
+  plain.layout.allreduce = sharded.layout.allreduce = "ring";
+  StepProjection c = Step("tpu-v3-2048", plain);
+  StepProjection d = Step("tpu-v3-2048", sharded);
+  EXPECT_GT(d.time[Category::kGradients], c.time[Category::kGradients]);
+  EXPECT_LT(d.time[Category::kGradients], c.time[Category::kGradients] * 1.5);
+  EXPECT_GT(d.time[Category::kGradients], b.time[Category::kGradients] * 1.5);
 }
 
 TEST(ResNetProjectionTest, FusionRemovesElementwiseHbmTraffic) {
-  ProjectionOptions fused, unfused;
+  ProjectionOptions unfused;
   unfused.fuse_elementwise = false;
-  EXPECT_LT(Step("tpu-v3-32", 128, fused).compute_s, Step("tpu-v3-32", 128, unfused).compute_s);
+  const StepConfig c = Config("tpu-v3-32", 128);
+  EXPECT_LT(Step("tpu-v3-32", c).time.compute_s(), Step("tpu-v3-32", c, unfused).time.compute_s());
 }
 
 TEST(ResNetProjectionTest, StepGrowsWithPerCoreBatchAndInputCanBind) {
-  ProjectionOptions opt;
-  StepCost s16 = Step("tpu-v3-2048", 16, opt);
-  StepCost s128 = Step("tpu-v3-2048", 128, opt);
-  EXPECT_GT(s128.compute_s, 6 * s16.compute_s);
-  EXPECT_EQ(s16.input_s, 0);
+  StepProjection s16 = Step("tpu-v3-2048", Config("tpu-v3-2048", 16));
+  StepProjection s128 = Step("tpu-v3-2048", Config("tpu-v3-2048", 128));
+  EXPECT_GT(s128.time.compute_s(), 6 * s16.time.compute_s());
+  EXPECT_EQ(s16.time[Category::kInput], 0);
   topology::SystemSpec slow_hosts = topology::DefaultSystem();
-  slow_hosts.host.input_images_per_s = 1000;
-  auto slice = topology::Slice::FromName("tpu-v3-32", slow_hosts);
-  auto st = ProjectTrainStep(Net(), 128, *slice, opt);
-  ASSERT_TRUE(st.ok());
+  slow_hosts.host.input_bytes_per_s = 1000 * Graph().host.infeed_bytes;  // 1,000 images/s
+  StepProjection st = Step("tpu-v3-32", Config("tpu-v3-32", 128), {}, slow_hosts);
   // 1,024 images a host at 1,000 images/s: the host needs 1.024 s a step.
-  EXPECT_NEAR(st->total_s(), 1.024, 1e-9);
+  EXPECT_NEAR(st.step_s(), 1.024, 1e-9);
+  EXPECT_NEAR(st.time[Category::kInput], 1.024 - st.time.device_s(), 1e-9);
 }
 
-TEST(ResNetProjectionTest, LayerTableCoversEveryLayer) {
-  auto rows = ProjectLayers(Net(), 16, topology::DefaultSystem().core);
-  ASSERT_EQ(rows.size(), Net().size());
-  EXPECT_EQ(rows.front().name, "stem.conv");
-  EXPECT_EQ(rows.front().backward_s > 0, true);
-  for (const auto& r : rows) {
+TEST(ResNetProjectionTest, OpTableCoversEveryLayer) {
+  StepProjection st = Step("tpu-v3-2048", Config("tpu-v3-2048", 16));
+  ASSERT_EQ(st.ops.size(), Net().size());
+  EXPECT_EQ(st.ops.front().name, "stem.conv");
+  EXPECT_GT(st.ops.front().backward_s, 0);
+  int64_t params = 0;
+  for (const auto& r : st.ops) {
     EXPECT_GE(r.forward_s, 0) << r.name;
     EXPECT_GT(r.mxu_utilisation, 0) << r.name;
+    params += r.params;
   }
+  EXPECT_EQ(params, 25557032);
+  EXPECT_EQ(Graph().TotalParams(), 25557032);
+  EXPECT_NEAR(Graph().ForwardMacs(), 4.09e9, 0.01e9);
 }
 
-// One row per convolution of `rows` (ProjectLayers at `batch`), then totals:
+// One row per convolution of `rows` (the op table at `batch`), then totals:
 // the table docs/kernels.md quotes.
-std::string ConvTable(const std::vector<LayerTime>& rows, int64_t batch, const kernels::CoreSpec& core) {
+std::string ConvTable(const std::vector<projection::OpRow>& rows, int64_t batch, const kernels::CoreSpec& core) {
   std::string t = fmt::format(
       "ResNet-50 v1.5 convolutions, batch {} per core, TPU-v3 core ({:.1f} TFLOP/s bf16, {:.0f} GB/s HBM)\n",
       batch, core.mxu_peak_flops() / 1e12, core.hbm_bandwidth / 1e9);
@@ -192,7 +229,7 @@ std::string ConvTable(const std::vector<LayerTime>& rows, int64_t batch, const k
   for (size_t i = 0; i < rows.size(); ++i) {
     if (Net()[i].kind != LayerKind::kConv) continue;
     const kernels::Conv2dShape s = ConvShapeOf(Net()[i], batch);
-    const LayerTime& r = rows[i];
+    const projection::OpRow& r = rows[i];
     t += fmt::format("{:<28} {:>9} {:>5} {:>5} {:>1}/{:<1} {:>8.2f} {:>5.0f}% {:>6} {:>9.1f} {:>9.1f} {:>9.1f}\n",
                      r.name, fmt::format("{}x{}", s.h, s.w), s.c, s.oc, s.kh, s.stride,
                      kernels::Conv2dFlops(s) / 1e9, 100 * r.mxu_utilisation, r.bound, r.forward_s * 1e6,
@@ -207,7 +244,7 @@ std::string ConvTable(const std::vector<LayerTime>& rows, int64_t batch, const k
 }
 
 // ResNet-50's convolutions as the kernels see them (ConvShapeOf) and as the
-// projection prices them (ProjectLayers), with the default CoreSpec.
+// projection layer prices them (its op table), with the default CoreSpec.
 TEST(ResNetProjectionTest, ConvolutionsOfResNet50) {
   std::vector<size_t> convs;
   for (size_t i = 0; i < Net().size(); ++i) {
@@ -227,8 +264,10 @@ TEST(ResNetProjectionTest, ConvolutionsOfResNet50) {
   EXPECT_GT(flops, 7.6e9);
   EXPECT_LT(flops, 8.4e9);
 
-  const kernels::CoreSpec core;
-  const auto rows = ProjectLayers(Net(), 32, core);
+  topology::SystemSpec sys = topology::DefaultSystem();
+  sys.core = kernels::CoreSpec{};
+  const kernels::CoreSpec& core = sys.core;
+  const auto rows = Step("tpu-v3-32", Config("tpu-v3-32", 32), {}, sys).ops;
   ASSERT_EQ(rows.size(), Net().size());
   EXPECT_NEAR(rows[convs[0]].mxu_utilisation, 147.0 * 64 / (256 * 128), 1e-12);  // 7x7x3 folded
   auto filter_only_s = [&](size_t i) {

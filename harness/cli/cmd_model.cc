@@ -1,0 +1,203 @@
+// podbench model: a full-size model of the zoo (workloads/model_zoo.h) priced
+// on a slice by the projection layer (workloads/projection/projection.h):
+// one row per op, then the training and evaluation steps by category.
+// Without a name it lists the zoo.
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/cli/command.h"
+#include "topology/slice.h"
+#include "topology/system.h"
+#include "workloads/model_zoo.h"
+#include "workloads/projection/overrides.h"
+#include "workloads/projection/projection.h"
+
+namespace podbench::cli {
+namespace {
+
+using projection::Category;
+
+struct ModelOptions {
+  std::string name;  // empty: list the zoo
+  std::string slice = "tpu-v3-32";
+  std::string preset;  // empty: the model's first preset
+  std::vector<std::string> set;
+  std::string system;  // empty: built-in
+  OutputFormat format = OutputFormat::kText;
+};
+
+std::string Us(double s) { return fmt::format("{:.1f}", s * 1e6); }
+
+nlohmann::json StepJson(const projection::StepProjection& s, bool train) {
+  nlohmann::json j;
+  j["step_s"] = s.step_s();
+  j["global_examples"] = s.global_examples;
+  j["examples_per_s"] = s.examples_per_s();
+  if (train) j["host_input_s"] = s.host_input_s;
+  for (Category c : projection::AllCategories()) j["categories"][projection::CategoryName(c)] = s.time[c];
+  j["ops"] = nlohmann::json::array();
+  for (const projection::OpRow& r : s.ops) {
+    nlohmann::json o = {{"name", r.name},
+                        {"kind", projection::OpKindName(r.kind)},
+                        {"shape", r.shape},
+                        {"placement", r.placement == projection::Placement::kSplit ? "split" : "core0"},
+                        {"fused", r.fused},
+                        {"params", r.params},
+                        {"flops", r.flops},
+                        {"forward_s", r.forward_s},
+                        {"halo_s", r.halo_s},
+                        {"bound", r.bound},
+                        {"mxu_utilisation", r.mxu_utilisation}};
+    if (train) o["backward_s"] = r.backward_s;
+    j["ops"].push_back(std::move(o));
+  }
+  return j;
+}
+
+void WriteOps(std::ostream& o, const projection::StepProjection& s, bool train) {
+  o << fmt::format("{:<30} {:<14} {:<34} {:>10} {:>9} {:>9} {:>9} {:>8} {:>6} {:>5}\n", "op", "kind", "shape",
+                   "params", "GFLOP", "fwd_us", train ? "bwd_us" : "", "halo_us", "bound", "place");
+  for (const projection::OpRow& r : s.ops) {
+    o << fmt::format("{:<30} {:<14} {:<34} {:>10} {:>9.3f} {:>9} {:>9} {:>8} {:>6} {:>5}\n", r.name,
+                     std::string(projection::OpKindName(r.kind)) + (r.fused ? "*" : ""), r.shape, r.params,
+                     r.flops / 1e9, Us(r.forward_s), train ? Us(r.backward_s) : "", Us(r.halo_s), r.bound,
+                     r.placement == projection::Placement::kSplit ? "split" : "core0");
+  }
+}
+
+void WriteSummary(std::ostream& o, const char* what, const projection::StepProjection& s) {
+  o << fmt::format("{}: {:.3f} ms, {} examples, {:.4g} examples/s\n", what, s.step_s() * 1e3, s.global_examples,
+                   s.examples_per_s());
+  for (Category c : projection::AllCategories()) {
+    const double v = s.time[c];
+    o << fmt::format("  {:<10} {:>10.3f} ms {:>6.1f}%\n", projection::CategoryName(c), v * 1e3,
+                     s.step_s() > 0 ? 100 * v / s.step_s() : 0.0);
+  }
+}
+
+int ListModels(const ModelOptions& opt, CliContext& ctx) {
+  const auto& models = workloads::AllModels();
+  if (opt.format == OutputFormat::kJson) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& m : models) {
+      j.push_back({{"name", m.name}, {"summary", m.summary}, {"presets", m.presets}, {"source", m.source}});
+    }
+    ctx.out << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  ctx.out << "models (podbench model NAME --slice S --preset P):\n";
+  for (const auto& m : models) {
+    std::string presets;
+    for (const auto& p : m.presets) presets += (presets.empty() ? "" : ", ") + p;
+    ctx.out << fmt::format("  {:<12} {}  [presets: {}]\n", m.name, m.summary, presets);
+  }
+  return kExitOk;
+}
+
+int Run(const ModelOptions& opt, CliContext& ctx) {
+  auto fail = [&](const std::string& msg) {
+    ctx.err << "podbench model: " << msg << "\n";
+    return kExitUsage;
+  };
+  if (opt.name.empty()) return ListModels(opt, ctx);
+  const workloads::ModelEntry* m = workloads::FindModel(opt.name);
+  if (m == nullptr) {
+    std::string known;
+    for (const auto& e : workloads::AllModels()) known += (known.empty() ? "" : ", ") + e.name;
+    return fail("unknown model '" + opt.name + "' (known: " + known + ")");
+  }
+  auto loaded = topology::LoadSystemOrDefault(opt.system);
+  if (!loaded.ok()) return fail(loaded.status().message());
+  auto slice = topology::Slice::FromName(opt.slice, *loaded->spec);
+  if (!slice.ok()) return fail("--slice " + opt.slice + ": " + slice.status().message());
+  const std::string preset = opt.preset.empty() && !m->presets.empty() ? m->presets.front() : opt.preset;
+  auto config = m->preset(preset, opt.slice, slice->num_cores());
+  if (!config.ok()) return fail("--preset " + preset + ": " + config.status().message());
+  projection::ProjectionOptions options;
+  for (const std::string& item : opt.set) {
+    Status st = projection::ApplyOverride(item, slice->num_cores(), &*config, &options);
+    if (!st.ok()) return fail(st.message());
+  }
+  const projection::ModelGraph graph = m->graph();
+  auto train = projection::ProjectTrainStep(graph, *config, *slice, options);
+  if (!train.ok()) return fail(train.status().message());
+  auto eval = projection::ProjectEvalStep(graph, *config, *slice, options);
+  if (!eval.ok()) return fail(eval.status().message());
+
+  const projection::ParallelLayout& l = config->layout;
+  if (opt.format == OutputFormat::kJson) {
+    nlohmann::json j;
+    j["model"] = m->name;
+    j["description"] = graph.description;
+    j["example_unit"] = graph.example_unit;
+    j["parameters"] = graph.TotalParams();
+    j["trainable_parameters"] = graph.TrainableParams();
+    j["forward_macs_per_example"] = graph.ForwardMacs();
+    j["slice"] = slice->name();
+    j["preset"] = preset;
+    j["set"] = opt.set;
+    j["system"] = loaded->source();
+    j["modelled"] = true;  // emulated TPU-v3 times from the cost model, not measurements
+    j["layout"] = {{"replicas", l.replicas},
+                   {"cores_per_replica", l.cores_per_replica},
+                   {"split", projection::SplitDimName(l.split)},
+                   {"weight_update_sharding", l.weight_update_sharding},
+                   {"bn_group", l.bn_group},
+                   {"gradient_dtype", projection::DTypeName(l.gradient_dtype)},
+                   {"allreduce", l.allreduce}};
+    j["optimizer"] = projection::OptimizerName(config->optimizer);
+    j["per_replica_batch"] = config->per_replica_batch;
+    j["eval_per_replica_batch"] = config->eval_per_replica_batch;
+    j["train"] = StepJson(*train, true);
+    j["eval"] = StepJson(*eval, false);
+    ctx.out << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::ostream& o = ctx.out;
+  o << fmt::format("{}: {} (example: {})\n", m->name, graph.description, graph.example_unit);
+  o << fmt::format("  {} parameters ({} trainable), {:.4g} GMAC forward per example\n", graph.TotalParams(),
+                   graph.TrainableParams(), graph.ForwardMacs() / 1e9);
+  o << fmt::format("slice {} ({} chips, {} cores), preset {}{}, system {}\n", slice->name(), slice->num_chips(),
+                   slice->num_cores(), preset, opt.set.empty() ? "" : " with --set", loaded->source());
+  o << fmt::format(
+      "layout: {} replicas of {} core(s) (split {}), bn_group {}, weight-update sharding {}, {} gradients over {}; "
+      "optimizer {}; {} examples a replica per step ({} global), {} per evaluation step\n",
+      l.replicas, l.cores_per_replica, projection::SplitDimName(l.split), l.bn_group,
+      l.weight_update_sharding ? "on" : "off", projection::DTypeName(l.gradient_dtype), l.allreduce,
+      projection::OptimizerName(config->optimizer), config->per_replica_batch, train->global_examples,
+      config->eval_per_replica_batch);
+  o << "(modelled: emulated TPU-v3 times from the cost model, not measurements; fwd/bwd are wall time on a "
+       "replica, GFLOP the replica's step; * = fused)\n\n";
+  o << "training step, per op\n";
+  WriteOps(o, *train, true);
+  o << "\n";
+  WriteSummary(o, "training step", *train);
+  o << fmt::format("  (host input work per step {:.3f} ms before overlap)\n\n", train->host_input_s * 1e3);
+  WriteSummary(o, "evaluation step", *eval);
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddModelCommand(CLI::App& app, CliContext& ctx) {
+  auto opt = std::make_shared<ModelOptions>();
+  auto* sub = app.add_subcommand(
+      "model", "Price a full-size model on a slice: per op, and the training and evaluation steps by category");
+  sub->add_option("name", opt->name, "Model (resnet, ...); none: list the models");
+  sub->add_option("--slice", opt->slice, "Pod slice tpu-v3-N (default tpu-v3-32)");
+  sub->add_option("--preset", opt->preset, "Step configuration preset (default: the model's first, google-v0.6)");
+  sub->add_option("--set", opt->set,
+                  "Override a layout or pricing field: key=value (repeatable), e.g. cores_per_replica=4, "
+                  "weight_update_sharding=true, allreduce=ring, bn_group=8, gradient_dtype=bf16, "
+                  "per_replica_batch=32, optimizer=adam, overlap.gradients_with_backward=true");
+  sub->add_option("--system", opt->system, "System description YAML (default: the built-in, calibrated TPU-v3)");
+  AddFormatOption(sub, &opt->format);
+  sub->callback([opt, &ctx] { ctx.exit_code = Run(*opt, ctx); });
+}
+
+}  // namespace podbench::cli

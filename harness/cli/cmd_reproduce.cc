@@ -1,0 +1,443 @@
+// podbench reproduce: Google's MLPerf v0.6 submission reproduced on the
+// emulated TPU-v3 pod. Every registered workload with a google-v0.6 preset,
+// on every slice of the system its preset has values for, in projected mode
+// with the v0.6 number of scored runs (the same run loop as `podbench run`);
+// then the fidelity table against the published results (the same table as
+// `podbench scaling`), the published logs' verdicts and scores where they are
+// at hand (the same rules and scoring as `check` and `score`), the HTML
+// report (as `report --html`) and a JSON summary, all in --out.
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "base/version.h"
+#include "harness/cli/command.h"
+#include "harness/cli/html_report.h"
+#include "harness/cli/store_util.h"
+#include "harness/run/log_check.h"
+#include "harness/run/scored_runs.h"
+#include "harness/run/settings.h"
+#include "results/scaling.h"
+#include "rules/score.h"
+#include "topology/slice.h"
+#include "topology/system.h"
+
+namespace podbench::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kPreset = "google-v0.6";
+constexpr const char* kDefaultPublished = "../shared/fixtures/logs/v0.6/Google";
+
+struct ReproduceOptions {
+  std::string workloads, slices;  // comma-separated; empty = all
+  std::string db;                 // empty = <out>/podbench.db
+  std::string out = "reproduce";
+  std::string published;          // empty = kDefaultPublished when it exists
+  uint64_t seed = 1;
+  OutputFormat format = OutputFormat::kText;
+};
+
+std::vector<std::string> SplitList(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, ',');) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+// One workload and the slices its google-v0.6 preset has values for.
+struct Target {
+  const workloads::WorkloadRegistration* registration = nullptr;
+  std::vector<workloads::SliceInfo> slices;
+};
+
+// Every workload with the preset and projected mode (or those --workloads
+// names), each with every slice of the system (or of --slices) its preset
+// accepts.
+Result<std::vector<Target>> Plan(const ReproduceOptions& opt, const topology::SystemSpec& system) {
+  std::vector<const workloads::WorkloadRegistration*> eligible;
+  std::string names;
+  for (const auto* r : workloads::AllWorkloads()) {
+    const auto& p = r->presets();
+    if (std::find(p.begin(), p.end(), kPreset) == p.end() || !r->Supports(workloads::Mode::kProjected)) {
+      continue;
+    }
+    eligible.push_back(r);
+    names += (names.empty() ? "" : ", ") + r->name();
+  }
+  std::vector<const workloads::WorkloadRegistration*> chosen = eligible;
+  if (!opt.workloads.empty()) {
+    chosen.clear();
+    for (const std::string& w : SplitList(opt.workloads)) {
+      auto it = std::find_if(eligible.begin(), eligible.end(),
+                             [&](const auto* r) { return r->name() == w; });
+      if (it == eligible.end()) {
+        return Status::InvalidArgument("--workloads " + w + ": no projected workload with a " + kPreset +
+                                       " preset has this name (those with one: " +
+                                       (names.empty() ? "none" : names) + ")");
+      }
+      chosen.push_back(*it);
+    }
+  }
+  std::vector<workloads::SliceInfo> slices;
+  if (opt.slices.empty()) {
+    for (const auto& [cores, grid] : system.pod.slices) {
+      PODBENCH_ASSIGN_OR_RETURN(workloads::SliceInfo s,
+                                harness::ParseSlice(system.name + "-" + std::to_string(cores), system));
+      slices.push_back(s);
+    }
+  } else {
+    for (const std::string& name : SplitList(opt.slices)) {
+      auto slice = topology::Slice::FromName(name, system);
+      if (!slice.ok()) return slice.status().WithContext("--slices " + name);
+      slices.push_back({name, slice->num_cores(), slice->num_chips()});
+    }
+  }
+  std::vector<Target> plan;
+  for (const auto* r : chosen) {
+    Target t{r, {}};
+    auto workload = r->Create();
+    for (const workloads::SliceInfo& s : slices) {
+      if (workload->Preset(kPreset, s).ok()) t.slices.push_back(s);
+    }
+    if (!t.slices.empty()) plan.push_back(std::move(t));
+  }
+  if (plan.empty()) {
+    return Status::InvalidArgument("no workload's " + std::string(kPreset) +
+                                   " preset has values for the slices asked for (--slices " +
+                                   opt.slices + ")");
+  }
+  return plan;
+}
+
+// The published logs of one benchmark on one slice: podbench's v0.6 rules'
+// verdicts and the v0.6 score (`podbench check` and `podbench score`).
+struct PublishedLogs {
+  int logs = 0, pass = 0;
+  std::optional<double> score_min;
+  std::vector<std::string> failing;  // file: keys
+};
+
+bool SameBenchmark(const std::string& folder, const std::string& benchmark) {
+  return folder == benchmark || (folder == "mask" && benchmark == "maskrcnn");
+}
+
+Result<std::map<std::pair<std::string, std::string>, PublishedLogs>> CheckPublished(
+    const fs::path& dir, const std::map<std::string, std::string>& benchmark_of) {
+  PODBENCH_ASSIGN_OR_RETURN(std::vector<rules::BenchmarkScore> scores, rules::ScoreDirs({dir}));
+  std::map<std::pair<std::string, std::string>, PublishedLogs> out;  // (workload, slice)
+  for (const rules::BenchmarkScore& s : scores) {
+    for (const auto& [workload, benchmark] : benchmark_of) {
+      if (!SameBenchmark(s.benchmark, benchmark)) continue;
+      PublishedLogs& p = out[{workload, s.platform}];
+      p.score_min = s.score_minutes;
+      for (const rules::RunTime& run : s.runs) {
+        PODBENCH_ASSIGN_OR_RETURN(rules::CheckResult r, harness::CheckWithV06Rules(run.file));
+        ++p.logs;
+        if (r.pass) {
+          ++p.pass;
+        } else {
+          std::string keys;
+          for (const auto& k : r.error_keys) keys += (keys.empty() ? "" : ", ") + k;
+          p.failing.push_back(fs::path(run.file).filename().string() + ": " + keys);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+nlohmann::json Opt(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+std::string Txt(const std::optional<double>& v, const char* spec) {
+  return v ? fmt::format(fmt::runtime(spec), *v) : std::string("-");
+}
+
+std::string FidelityLine(const std::string& what, const results::Fidelity& f) {
+  return fmt::format("  {:<12} time to train: median |err| {}%, worst {}% ({} slices); block: "
+                     "median |err| {}%, worst {}%\n",
+                     what, Txt(f.score.median_abs_pct, "{:.1f}"), Txt(f.score.worst_pct, "{:+.1f}"),
+                     f.score.n, Txt(f.block.median_abs_pct, "{:.1f}"), Txt(f.block.worst_pct, "{:+.1f}"));
+}
+
+double SecondsSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// One invocation: the plan, then the scored sets, then the fidelity table,
+// then the files in --out. Each step returns an error for Execute to report.
+class Reproduction {
+ public:
+  Reproduction(const ReproduceOptions& opt, CliContext& ctx)
+      : opt_(opt), ctx_(ctx), text_(opt.format == OutputFormat::kText) {}
+
+  Status Prepare() {
+    PODBENCH_ASSIGN_OR_RETURN(topology::LoadedSystem system, topology::LoadSystemOrDefault(""));
+    PODBENCH_ASSIGN_OR_RETURN(plan_, Plan(opt_, *system.spec));
+    // The published logs are optional unless asked for by name.
+    published_ = opt_.published.empty() ? fs::path(kDefaultPublished) : fs::path(opt_.published);
+    std::error_code ec;
+    have_published_ = fs::is_directory(published_, ec);
+    if (!opt_.published.empty() && !have_published_) {
+      return Status::NotFound("--published " + opt_.published + ": no such folder");
+    }
+    out_dir_ = opt_.out;
+    log_dir_ = out_dir_ / "logs";
+    fs::create_directories(log_dir_, ec);
+    if (ec) return Status::IOError(log_dir_.string() + ": cannot create (" + ec.message() + ")");
+    db_ = opt_.db.empty() ? (out_dir_ / "podbench.db").string() : opt_.db;
+    PODBENCH_ASSIGN_OR_RETURN(store_, results::ResultsStore::Open(db_));
+    return Status::Ok();
+  }
+
+  // One scored set per workload and slice, as `podbench run` makes it.
+  Status RunSets() {
+    size_t total = 0, done = 0;
+    for (const Target& t : plan_) total += t.slices.size();
+    if (text_) {
+      ctx_.out << fmt::format(
+          "podbench reproduce: Google's MLPerf v0.6 submission on the emulated TPU-v3 pod "
+          "(projected mode, preset {}, base seed {}): {} workload{}, {} scored sets\n",
+          kPreset, opt_.seed, plan_.size(), plan_.size() == 1 ? "" : "s", total);
+    }
+    for (const Target& t : plan_) {
+      const std::string& w = t.registration->name();
+      for (const workloads::SliceInfo& slice : t.slices) {
+        ++done;
+        harness::RunRequest req;
+        req.workload = w;
+        req.slice = slice.name;
+        req.mode = "projected";
+        req.preset = kPreset;
+        req.seed = opt_.seed;
+        req.db = db_;
+        req.log = (log_dir_ / (w + "-" + slice.name + ".log")).string();
+        auto settings = harness::Normalize(req);
+        if (!settings.ok()) return settings.status().WithContext(w + " " + slice.name);
+        benchmark_of_[w] = settings->description.benchmark;
+        harness::ScoredSetOptions so;
+        if (text_ && isatty(STDERR_FILENO) == 1) {
+          so.progress = &ctx_.err;
+          so.progress_prefix = fmt::format("[{}/{}] {} {} ", done, total, w, slice.name);
+        }
+        const auto set_start = std::chrono::steady_clock::now();
+        auto set = harness::RunScoredSet(*settings, *store_, so);
+        if (!set.ok()) return set.status().WithContext(w + " " + slice.name);
+        Record(w, slice.name, *set, SecondsSince(set_start), done, total);
+      }
+    }
+    return Status::Ok();
+  }
+
+  // The fidelity table of this invocation's runs, with the published logs beside it.
+  Status Fidelity() {
+    std::map<std::pair<std::string, std::string>, PublishedLogs> logs;
+    if (have_published_) {
+      auto checked = CheckPublished(published_, benchmark_of_);
+      if (!checked.ok()) return checked.status().WithContext("--published");
+      logs = std::move(checked).value();
+    }
+    std::vector<results::ScalingRow> all_rows;
+    table_ = fmt::format("{:<12} {:<12} {:>5} {:>4} {:>9} {:>8} {:>7} {:>8} {:>9} {:>7} {:>9} {:>9}\n",
+                         "workload", "slice", "chips", "runs", "pred_min", "pub_min", "err%", "block_s",
+                         "pub_blk_s", "err%", "pub_logs", "pub_score");
+    workloads_json_ = nlohmann::json::array();
+    for (const Target& t : plan_) {
+      const std::string& w = t.registration->name();
+      results::ScalingOptions so;
+      so.preset = kPreset;
+      PODBENCH_ASSIGN_OR_RETURN(std::vector<results::ScalingRow> rows,
+                                results::ScalingFromStore(*store_, w, so, ids_[w]));
+      std::vector<results::ScalingRow> mine;
+      for (const auto& r : rows) {
+        if (r.runs > 0) mine.push_back(r);
+      }
+      nlohmann::json slices = nlohmann::json::array();
+      for (const results::ScalingRow& r : mine) {
+        auto p = logs.find({w, r.slice});
+        const PublishedLogs* pl = p == logs.end() ? nullptr : &p->second;
+        table_ += fmt::format("{:<12} {:<12} {:>5} {:>4} {:>9} {:>8} {:>7} {:>8} {:>9} {:>7} {:>9} {:>9}\n",
+                              w, r.slice, r.chips, r.runs, Txt(r.predicted_min, "{:.3f}"),
+                              Txt(r.published_min, "{:.2f}"), Txt(r.error_pct, "{:+.1f}"),
+                              Txt(r.block_s, "{:.2f}"), Txt(r.published_block_s, "{:.2f}"),
+                              Txt(r.block_error_pct, "{:+.1f}"),
+                              pl ? fmt::format("{}/{} ok", pl->pass, pl->logs) : "-",
+                              pl ? Txt(pl->score_min, "{:.2f}") : "-");
+        nlohmann::json j = results::ScalingToJson({r})[0];
+        j["set"] = set_json_[{w, r.slice}];
+        j["published_logs"] = pl ? nlohmann::json{{"logs", pl->logs},
+                                                  {"pass", pl->pass},
+                                                  {"failing", pl->failing},
+                                                  {"score_min", Opt(pl->score_min)}}
+                                 : nlohmann::json(nullptr);
+        slices.push_back(std::move(j));
+        for (const std::string& failing : pl ? pl->failing : std::vector<std::string>{}) {
+          failing_logs_ += "  " + r.slice + "/" + benchmark_of_[w] + "/" + failing + "\n";
+        }
+      }
+      const results::Fidelity f = results::SummarizeFidelity(mine);
+      summaries_ += FidelityLine(w, f);
+      workloads_json_.push_back({{"workload", w},
+                                 {"benchmark", benchmark_of_[w]},
+                                 {"scored_runs", t.registration->scored_runs()},
+                                 {"slices", slices},
+                                 {"fidelity", results::FidelityToJson(f)}});
+      all_rows.insert(all_rows.end(), mine.begin(), mine.end());
+    }
+    overall_ = results::SummarizeFidelity(all_rows);
+    summaries_ += FidelityLine("overall", overall_);
+    return Status::Ok();
+  }
+
+  // The HTML report of the database and the JSON summary, in --out; then the output.
+  Status Finish(std::chrono::steady_clock::time_point start) {
+    const fs::path report = out_dir_ / "report.html";
+    HtmlReportRequest hr;
+    hr.path = report.string();
+    hr.title = "podbench reproduce: Google's MLPerf v0.6 submission on the emulated TPU-v3 pod";
+    hr.preamble = "Written by podbench reproduce from " + db_ + ": every workload with a " + kPreset +
+                  " preset, projected on every slice its preset covers, with the v0.6 number of "
+                  "scored runs; logs in " + log_dir_.string() + ".";
+    PODBENCH_RETURN_IF_ERROR(WriteHtmlReport(*store_, hr));
+    const double host_s = SecondsSince(start);
+    nlohmann::json summary;
+    summary["podbench"] = std::string(Version()) + " (git " + GitHash() + ")";
+    summary["preset"] = kPreset;
+    summary["mode"] = "projected";
+    summary["seed"] = opt_.seed;
+    summary["db"] = db_;
+    summary["logs"] = log_dir_.string();
+    summary["report"] = report.string();
+    summary["published_logs"] =
+        have_published_ ? nlohmann::json(published_.string()) : nlohmann::json(nullptr);
+    summary["workloads"] = workloads_json_;
+    summary["fidelity"] = results::FidelityToJson(overall_);
+    summary["any_failed"] = any_failed_;
+    summary["host_time_s"] = host_s;
+    const fs::path summary_path = out_dir_ / "reproduce.json";
+    std::ofstream f(summary_path, std::ios::out | std::ios::trunc);
+    f << summary.dump(2) << "\n";
+    f.close();
+    if (!f) return Status::IOError(summary_path.string() + ": cannot write the summary");
+    if (!text_) {
+      ctx_.out << summary.dump(2) << "\n";
+      return Status::Ok();
+    }
+    ctx_.out << "\nfidelity against Google's published MLPerf v0.6 results (error = (predicted - "
+                "published) / published; pub_logs: published logs passing podbench's v0.6 rules, "
+                "pub_score: their v0.6 score)\n"
+             << table_ << "\nerrors per workload\n" << summaries_;
+    if (have_published_) {
+      ctx_.out << "published logs: " << published_.string() << "\n";
+      if (!failing_logs_.empty()) {
+        ctx_.out << "published logs that fail podbench's v0.6 rules (log: failing keys; "
+                    "`podbench check` shows why)\n"
+                 << failing_logs_;
+      }
+    } else {
+      ctx_.out << "published logs: " << kDefaultPublished
+               << " is not here (give --published DIR): no verdicts or scores of them\n";
+    }
+    std::error_code ec;
+    const fs::path abs = fs::absolute(report, ec);
+    ctx_.out << fmt::format("saved: {} (database), {}/ (logs), {} (summary)\nreport: {} (open file://{})\n",
+                            db_, log_dir_.string(), summary_path.string(), report.string(),
+                            ec ? report.string() : abs.string());
+    ctx_.out << fmt::format("host time: {:.2f} s\n", host_s);
+    return Status::Ok();
+  }
+
+  bool any_failed() const { return any_failed_; }
+
+ private:
+  void Record(const std::string& w, const std::string& slice, const harness::ScoredSet& set, double host_s,
+              size_t done, size_t total) {
+    int pass = 0;
+    nlohmann::json runs = nlohmann::json::array();
+    for (const harness::CompletedRun& r : set.runs) {
+      ids_[w].push_back(r.id);
+      if (r.status != "noncompliant" && r.not_checked_note.empty()) ++pass;  // an aborted run's log fails on its target alone
+      runs.push_back({{"id", r.id},
+                      {"seed", r.seed},
+                      {"status", r.status},
+                      {"ttt_emulated_min", r.summary.ttt_emulated_s / 60},
+                      {"log", r.log_path},
+                      {"log_check", r.log_check}});
+    }
+    any_failed_ = any_failed_ || set.any_failed();
+    set_json_[{w, slice}] = {{"runs", runs}, {"logs_pass", pass}, {"host_s", host_s}};
+    if (!text_) return;
+    ctx_.out << fmt::format("  [{}/{}] {:<12} {:<12} {} runs, {} of {} logs pass the v0.6 rules, "
+                            "score {} min ({:.2f} s host)\n",
+                            done, total, w, slice, set.runs.size(), pass, set.runs.size(),
+                            Txt(set.score_min, "{:.3f}"), host_s);
+    for (const harness::CompletedRun& r : set.runs) {
+      if (r.status != "success") ctx_.out << "    run " << r.id << ": " << r.status << ", " << r.log_check << "\n";
+    }
+  }
+
+  const ReproduceOptions& opt_;
+  CliContext& ctx_;
+  const bool text_;
+  std::vector<Target> plan_;
+  fs::path published_, out_dir_, log_dir_;
+  bool have_published_ = false;
+  std::string db_;
+  std::unique_ptr<results::ResultsStore> store_;
+  std::map<std::string, std::vector<int64_t>> ids_;     // workload -> run ids made here
+  std::map<std::string, std::string> benchmark_of_;     // workload -> v0.6 benchmark name
+  std::map<std::pair<std::string, std::string>, nlohmann::json> set_json_;  // (workload, slice)
+  bool any_failed_ = false;
+  std::string table_, summaries_, failing_logs_;
+  nlohmann::json workloads_json_;
+  results::Fidelity overall_;
+};
+
+void Execute(const ReproduceOptions& opt, CliContext& ctx) {
+  const auto start = std::chrono::steady_clock::now();
+  Reproduction r(opt, ctx);
+  if (Status st = r.Prepare(); !st.ok()) return Fail(ctx, "reproduce", st);
+  if (Status st = r.RunSets(); !st.ok()) return Fail(ctx, "reproduce", st);
+  if (Status st = r.Fidelity(); !st.ok()) return Fail(ctx, "reproduce", st);
+  if (Status st = r.Finish(start); !st.ok()) return Fail(ctx, "reproduce", st);
+  ctx.exit_code = r.any_failed() ? kExitVerdict : kExitOk;
+}
+
+}  // namespace
+
+void AddReproduceCommand(CLI::App& app, CliContext& ctx) {
+  auto* sub = app.add_subcommand(
+      "reproduce",
+      "Reproduce Google's MLPerf v0.6 results: every workload with a google-v0.6 preset, projected, "
+      "fidelity table, HTML report");
+  auto opt = std::make_shared<ReproduceOptions>();
+  sub->add_option("--workloads", opt->workloads,
+                  "Comma-separated workloads (default: every one with a google-v0.6 preset)");
+  sub->add_option("--slices", opt->slices,
+                  "Comma-separated slices, e.g. tpu-v3-32,tpu-v3-2048 (default: every slice the "
+                  "preset has values for)");
+  sub->add_option("--db", opt->db, "Results database (default: OUT/podbench.db)");
+  sub->add_option("--out", opt->out,
+                  "Folder for the logs, the database, reproduce.json and report.html (default: reproduce)");
+  sub->add_option("--published", opt->published,
+                  std::string("Google's published v0.6 logs (an <org> folder with results/<slice>/<benchmark>/; "
+                              "default: ") + kDefaultPublished + " when present)");
+  sub->add_option("--seed", opt->seed, "Base seed; run i of each set uses seed+i (default 1)");
+  AddFormatOption(sub, &opt->format);
+  sub->callback([opt, &ctx] { Execute(*opt, ctx); });
+}
+
+}  // namespace podbench::cli

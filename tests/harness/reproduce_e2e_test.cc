@@ -1,0 +1,149 @@
+// `podbench reproduce` through the real binary: every slice of the
+// google-v0.6 preset, projected, scored runs, checked logs, the fidelity
+// table, the published logs beside it (when ../shared is here), and the
+// files it leaves in --out.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/testing/shared_dir.h"
+#include "tests/testing/temp_dir.h"
+
+namespace podbench::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+class ReproduceE2eTest : public ::testing::Test {
+ protected:
+  std::string Run(const std::string& args, int* rc) {
+    std::string out;
+    *rc = RunCommand("cd " + dir_.path().string() + " && " + PodbenchBinary().string() + " " + args + " 2>&1",
+                     &out);
+    return out;
+  }
+  TempDir dir_;
+};
+
+TEST_F(ReproduceE2eTest, EveryPublishedSliceWithScoredRunsCheckedLogsAndTheFidelityTable) {
+  const auto shared = SharedDir();
+  const std::string published =
+      shared ? " --published " + (*shared / "fixtures/logs/v0.6/Google").string() : "";
+  int rc = 0;
+  const std::string out = Run("reproduce --workloads resnet --out out --format json" + published, &rc);
+  ASSERT_EQ(rc, 0) << out;
+  const nlohmann::json j = nlohmann::json::parse(out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << out;
+  EXPECT_EQ(j["preset"], "google-v0.6");
+  EXPECT_EQ(j["mode"], "projected");
+  EXPECT_EQ(j["any_failed"], false);
+  EXPECT_GT(j["host_time_s"].get<double>(), 0);
+  ASSERT_EQ(j["workloads"].size(), 1u);
+  const nlohmann::json& w = j["workloads"][0];
+  EXPECT_EQ(w["workload"], "resnet");
+  EXPECT_EQ(w["scored_runs"], 5);
+  // The slices come from the preset: Google's six.
+  std::vector<std::string> slices;
+  for (const auto& s : w["slices"]) {
+    slices.push_back(s["slice"]);
+    EXPECT_EQ(s["runs"], 5) << s["slice"];
+    EXPECT_EQ(s["set"]["logs_pass"], 5) << s["slice"];
+    EXPECT_LT(std::abs(s["error_pct"].get<double>()), 15) << s["slice"];
+    EXPECT_LT(std::abs(s["block_error_pct"].get<double>()), 15) << s["slice"];
+    if (shared) {
+      ASSERT_TRUE(s["published_logs"].is_object()) << s["slice"];
+      EXPECT_EQ(s["published_logs"]["logs"], 5) << s["slice"];
+      EXPECT_NEAR(s["published_logs"]["score_min"].get<double>(), s["published_min"].get<double>(), 0.05)
+          << s["slice"];
+    } else {
+      EXPECT_TRUE(s["published_logs"].is_null());
+    }
+  }
+  EXPECT_THAT(slices, ::testing::ElementsAre("tpu-v3-32", "tpu-v3-128", "tpu-v3-256", "tpu-v3-512",
+                                             "tpu-v3-1024", "tpu-v3-2048"));
+  EXPECT_EQ(w["fidelity"]["score"]["n"], 6);
+  EXPECT_LT(w["fidelity"]["score"]["median_abs_error_pct"].get<double>(), 15);
+  EXPECT_EQ(j["fidelity"], w["fidelity"]);  // one workload: overall = it
+
+  // Everything saved in --out.
+  const fs::path o = dir_ / "out";
+  EXPECT_TRUE(fs::exists(o / "podbench.db"));
+  EXPECT_TRUE(fs::exists(o / "logs" / "resnet-tpu-v3-32_0.log"));
+  EXPECT_TRUE(fs::exists(o / "logs" / "resnet-tpu-v3-2048_4.log"));
+  std::ifstream summary(o / "reproduce.json");
+  EXPECT_EQ(nlohmann::json::parse(summary), j);
+  std::ifstream report(o / "report.html");
+  std::stringstream html;
+  html << report.rdbuf();
+  EXPECT_THAT(html.str(), HasSubstr("data-plot=\"resnet-scaling-score\""));
+  const std::string runs = Run("runs --db out/podbench.db --format json", &rc);
+  ASSERT_EQ(rc, 0) << runs;
+  EXPECT_EQ(nlohmann::json::parse(runs).size(), 30u);
+}
+
+TEST_F(ReproduceE2eTest, TextHasTheTableErrorsReportAndHostTimeButNoProgressBarOffATerminal) {
+  int rc = 0;
+  const std::string out = Run("reproduce --slices tpu-v3-32,tpu-v3-2048 --out o --published /nonexistent", &rc);
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_THAT(out, HasSubstr("--published /nonexistent: no such folder"));
+  const std::string text = Run("reproduce --slices tpu-v3-32,tpu-v3-2048 --out o", &rc);
+  ASSERT_EQ(rc, 0) << text;
+  EXPECT_THAT(text, HasSubstr("2 scored sets"));
+  EXPECT_THAT(text, HasSubstr("fidelity against Google's published MLPerf v0.6 results"));
+  EXPECT_THAT(text, ::testing::ContainsRegex("resnet +tpu-v3-2048 +1024 +5 "));
+  EXPECT_THAT(text, HasSubstr("overall"));
+  EXPECT_THAT(text, HasSubstr("report: o/report.html"));
+  EXPECT_THAT(text, ::testing::ContainsRegex("host time: [0-9.]+ s"));
+  EXPECT_THAT(text, Not(HasSubstr("\r")));
+  EXPECT_THAT(text, Not(HasSubstr("tpu-v3-128")));
+}
+
+TEST_F(ReproduceE2eTest, BadSelectionsAreRefusedBeforeAnythingRuns) {
+  int rc = 0;
+  std::string out = Run("reproduce --workloads toy --out a", &rc);
+  EXPECT_EQ(rc, 2);
+  EXPECT_THAT(out, HasSubstr("--workloads toy: no projected workload with a google-v0.6 preset"));
+  out = Run("reproduce --slices tpu-v3-6 --out a", &rc);
+  EXPECT_EQ(rc, 2);
+  EXPECT_THAT(out, HasSubstr("--slices tpu-v3-6"));
+  out = Run("reproduce --slices tpu-v3-8 --out a", &rc);
+  EXPECT_EQ(rc, 2);
+  EXPECT_THAT(out, HasSubstr("no workload's google-v0.6 preset has values for the slices asked for"));
+  EXPECT_FALSE(fs::exists(dir_ / "a"));
+}
+
+TEST_F(ReproduceE2eTest, ReportHtmlWritesOneFileAndRefusesBadRequests) {
+  int rc = 0;
+  std::string out = Run("report --html r.html --db missing.db", &rc);
+  EXPECT_EQ(rc, 2);
+  EXPECT_THAT(out, HasSubstr("missing.db: no such results database"));
+  Run("run toy --runs 1 --seed 1 --db t.db", &rc);
+  ASSERT_EQ(rc, 0);
+  out = Run("report --html no/such/folder/r.html --db t.db", &rc);
+  EXPECT_EQ(rc, 2);
+  EXPECT_THAT(out, HasSubstr("no/such/folder/r.html: cannot create the HTML report"));
+  out = Run("report --html r.html --format json --db t.db", &rc);
+  EXPECT_EQ(rc, 2);
+  EXPECT_THAT(out, HasSubstr("--html writes HTML"));
+  out = Run("report --html r.html -o r.txt --db t.db", &rc);
+  EXPECT_EQ(rc, 2);
+  out = Run("report --html r.html --db t.db", &rc);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_THAT(out, HasSubstr("HTML report: r.html (open file://"));
+  std::ifstream in(dir_ / "r.html");
+  std::stringstream html;
+  html << in.rdbuf();
+  EXPECT_THAT(html.str(), HasSubstr("<!DOCTYPE html>"));
+  EXPECT_THAT(html.str(), HasSubstr("data-plot=\"toy-accuracy-accuracy\""));
+  EXPECT_THAT(html.str(), HasSubstr("target &gt;= 0.92"));  // the target stored with the run
+}
+
+}  // namespace
+}  // namespace podbench::testing

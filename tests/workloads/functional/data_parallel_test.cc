@@ -1,0 +1,173 @@
+// The shared data-parallel machinery: gradient sums over 8 emulated cores in
+// fp32 and bf16, weight-update sharding that tiles the parameters and
+// matches the replicated update, collectives inside a step, bad configs.
+#include <atomic>
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "kernels/bf16.h"
+#include "workloads/functional/data_parallel.h"
+
+namespace podbench::functional {
+namespace {
+
+DataParallelConfig Config(int cores, bool sharded = false, topology::DType dtype = topology::DType::kF32) {
+  DataParallelConfig c;
+  c.cores = cores;
+  c.slice = cores > 1 ? "tpu-v3-" + std::to_string(cores) : "";
+  c.weight_update_sharding = sharded;
+  c.gradient_dtype = dtype;
+  return c;
+}
+
+float Grad(int core, int64_t i) { return 0.001f * static_cast<float>((i * 7 + core * 13) % 101) - 0.05f; }
+
+void FillGradients(DataParallel& dp) {
+  ASSERT_TRUE(dp.OnEveryCore([&](int c) {
+                  float* g = dp.gradient(c);
+                  for (int64_t i = 0; i < dp.parameters(); ++i) g[i] = Grad(c, i);
+                  return Status::Ok();
+                }).ok());
+}
+
+TEST(DataParallelTest, SumsGradientsOverEightCores) {
+  for (const char* algo : {"torus2d", "ring"}) {
+    DataParallelConfig cfg = Config(8);
+    cfg.allreduce = algo;
+    auto dp = DataParallel::Create(cfg, 1000);
+    ASSERT_TRUE(dp.ok()) << dp.status().ToString();
+    FillGradients(**dp);
+    ASSERT_TRUE((*dp)->SumGradients().ok());
+    EXPECT_EQ((*dp)->shard(0), (std::pair<int64_t, int64_t>{0, 1000}));
+    EXPECT_EQ((*dp)->shard(3), (std::pair<int64_t, int64_t>{0, 0}));
+    const float* s = (*dp)->summed_gradient(0);
+    for (int64_t i = 0; i < 1000; ++i) {
+      double want = 0;
+      for (int c = 0; c < 8; ++c) want += Grad(c, i);
+      EXPECT_NEAR(s[i], want, 1e-6) << algo << " element " << i;
+    }
+  }
+}
+
+TEST(DataParallelTest, Bf16SummationRoundsAsTheLinksWould) {
+  auto f32 = DataParallel::Create(Config(8), 512);
+  auto b16 = DataParallel::Create(Config(8, false, topology::DType::kBF16), 512);
+  ASSERT_TRUE(f32.ok() && b16.ok());
+  FillGradients(**f32);
+  FillGradients(**b16);
+  ASSERT_TRUE((*f32)->SumGradients().ok());
+  ASSERT_TRUE((*b16)->SumGradients().ok());
+  int differ = 0;
+  for (int64_t i = 0; i < 512; ++i) {
+    const float a = (*f32)->summed_gradient(0)[i], b = (*b16)->summed_gradient(0)[i];
+    EXPECT_EQ(b, kernels::RoundToBf16(b)) << "the bf16 sum is a bf16 value";
+    EXPECT_NEAR(a, b, 0.02 * std::abs(a) + 1e-3) << i;
+    differ += a != b;
+  }
+  EXPECT_GT(differ, 100);  // it really is a different (rounded) summation
+}
+
+TEST(DataParallelTest, WeightUpdateShardingTilesAndMatchesTheReplicatedUpdate) {
+  const int64_t n = 1003;
+  for (auto dtype : {topology::DType::kF32, topology::DType::kBF16}) {
+    auto plain = DataParallel::Create(Config(8, false, dtype), n);
+    auto sharded = DataParallel::Create(Config(8, true, dtype), n);
+    ASSERT_TRUE(plain.ok() && sharded.ok()) << sharded.status().ToString();
+    EXPECT_TRUE((*sharded)->sharded());
+    std::vector<float> w0(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) w0[static_cast<size_t>(i)] = 0.01f * static_cast<float>(i % 17);
+    (*plain)->SetWeights(w0);
+    (*sharded)->SetWeights(w0);
+    int64_t covered = 0, at = 0;
+    for (int c = 0; c < 8; ++c) {
+      auto [b, e] = (*sharded)->shard(c);
+      EXPECT_EQ(b, at);
+      covered += e - b;
+      at = e;
+    }
+    EXPECT_EQ(covered, n);
+    std::atomic<int> calls{0};
+    auto sgd = [&](int, int64_t b, int64_t e, float* w, const float* g) {
+      ++calls;
+      for (int64_t i = b; i < e; ++i) w[i] -= 0.5f * g[i];
+    };
+    for (int step = 0; step < 3; ++step) {
+      for (auto* dp : {plain->get(), sharded->get()}) {
+        FillGradients(*dp);
+        ASSERT_TRUE(dp->SumGradients().ok());
+        ASSERT_TRUE(dp->ApplyUpdate(sgd).ok());
+      }
+    }
+    EXPECT_EQ(calls.load(), 3 * (1 + 8));
+    for (int c = 0; c < 8; ++c) {
+      for (int64_t i = 0; i < n; ++i) {
+        // fp32: the same sums; bf16: each transfer rounds, and the
+        // reduce-scatter rounds partial sums in another order than the
+        // all-reduce, so they agree to bf16 precision only.
+        const double tol = dtype == topology::DType::kF32 ? 1e-6 : 2e-3;
+        ASSERT_NEAR((*sharded)->weights(c)[i], (*plain)->weights(0)[i], tol)
+            << "core " << c << " element " << i << (dtype == topology::DType::kF32 ? " fp32" : " bf16");
+      }
+    }
+  }
+}
+
+TEST(DataParallelTest, CollectiveInsideAStepAndErrorsInCoreOrder) {
+  auto dp = DataParallel::Create(Config(8), 10);
+  ASSERT_TRUE(dp.ok());
+  topology::CoreBuffers stats(topology::DType::kF32, 4, 0, 8);
+  std::vector<float> seen(8);
+  Status s = (*dp)->OnEveryCore([&](int c) {
+    for (uint64_t i = 0; i < 4; ++i) stats.Set(c, i, static_cast<float>(c + 1));
+    PODBENCH_RETURN_IF_ERROR((*dp)->CollectiveInStep(c, "ring", (*dp)->whole_slice(), stats));
+    seen[static_cast<size_t>(c)] = stats.Get(c, 2);
+    return Status::Ok();
+  });
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  for (float v : seen) EXPECT_EQ(v, 36.f);  // 1 + ... + 8
+  s = (*dp)->OnEveryCore([&](int c) {
+    return c >= 5 ? Status::Internal("core " + std::to_string(c) + " failed") : Status::Ok();
+  });
+  EXPECT_EQ(s.message(), "core 5 failed");
+}
+
+TEST(DataParallelTest, AllReduceOfSmallPerCoreVectors) {
+  auto dp = DataParallel::Create(Config(8), 10);
+  ASSERT_TRUE(dp.ok());
+  topology::CoreBuffers norms(topology::DType::kF32, 3, 0, 8);
+  for (int c = 0; c < 8; ++c) {
+    for (uint64_t i = 0; i < 3; ++i) norms.Set(c, i, static_cast<float>(c * (i + 1)));
+  }
+  ASSERT_TRUE((*dp)->AllReduce(norms).ok());
+  for (int c = 0; c < 8; ++c) EXPECT_EQ(norms.Get(c, 2), 3.f * 28.f);  // 3 x (0 + ... + 7)
+}
+
+TEST(DataParallelTest, OneCoreNeedsNoSlice) {
+  auto dp = DataParallel::Create(Config(1, false, topology::DType::kBF16), 8);
+  ASSERT_TRUE(dp.ok()) << dp.status().ToString();
+  (*dp)->gradient(0)[0] = 1.00390625f;  // not a bf16 value: rounds to 1
+  ASSERT_TRUE((*dp)->SumGradients().ok());
+  EXPECT_EQ((*dp)->summed_gradient(0)[0], 1.f);
+}
+
+TEST(DataParallelTest, RefusesBadConfigs) {
+  EXPECT_FALSE(DataParallel::Create(Config(0), 10).ok());
+  EXPECT_FALSE(DataParallel::Create(Config(8), 0).ok());
+  DataParallelConfig c = Config(8);
+  c.slice = "tpu-v3-32";
+  auto r = DataParallel::Create(c, 10);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("tpu-v3-32"), std::string::npos);
+  c = Config(8);
+  c.allreduce = "no_such_algorithm";
+  EXPECT_FALSE(DataParallel::Create(c, 10).ok());
+  c.allreduce = "all_gather";  // not an all-reduce
+  EXPECT_FALSE(DataParallel::Create(c, 10).ok());
+  c = Config(8, true);
+  c.allreduce = "reduce_scatter";  // has no sharded pair
+  EXPECT_FALSE(DataParallel::Create(c, 10).ok());
+}
+
+}  // namespace
+}  // namespace podbench::functional

@@ -1,0 +1,159 @@
+// The full-size GNMT graph against published and hand-derived figures, the
+// beam-search evaluation, and the google-v0.6 preset tables.
+//
+// Published figure: the MLPerf v0.6 reference GNMT (PyTorch) has 160,671,297
+// parameters with its 32,320-token vocabulary, as NVIDIA's v0.6 submission
+// prints it ("Number of parameters: 160671297",
+// fixtures/logs/v0.6/NVIDIA/results/dgx1_ngc19.05_pytorch/gnmt/result_0.txt).
+// Google's TensorFlow model differs in three documented ways, reconciled
+// exactly below: its first decoder cell also reads the previous attention (an
+// attention_kernel [1024, 4096]); each LSTM has one bias where PyTorch has two
+// (9 LSTMs: 2 bidirectional, 3 encoder, 4 decoder); its output projection has
+// no bias.
+// No FLOPs figure is published; the forward pass is derived by hand below and
+// checked against the 2N-per-token rule (Kaplan et al. 2020: a forward pass
+// costs about one multiply-add per weight a token passes through).
+#include "workloads/gnmt/gnmt_graph.h"
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/testing/shared_dir.h"
+#include "workloads/gnmt/gnmt_google_v06.h"
+
+namespace podbench::gnmt {
+namespace {
+
+using ::testing::HasSubstr;
+
+projection::ModelGraph Graph(const GnmtGraphOptions& o = {}) {
+  auto g = BuildGnmtGraph(o);
+  EXPECT_TRUE(g.ok()) << g.status().ToString();
+  return g.ok() ? *g : projection::ModelGraph{};
+}
+
+const projection::Op* FindOp(const std::vector<projection::Op>& ops, const std::string& name) {
+  for (const auto& op : ops) {
+    if (op.name == name) return &op;
+  }
+  return nullptr;
+}
+
+constexpr int64_t kReferenceParams = 160671297;
+constexpr int64_t u = 1024, V = 32320;
+constexpr int64_t kGoogleParams = kReferenceParams + u * 4 * u - 9 * 4 * u - V;
+
+// Google's model by hand: [input + hidden, 4u] kernels and a 4u bias per LSTM.
+constexpr int64_t Lstm(int64_t input) { return (input + u) * 4 * u + 4 * u; }
+constexpr int64_t kHandParams = V * u                          // shared embedding
+                                + 2 * Lstm(u) + Lstm(2 * u) + 2 * Lstm(u)  // encoder
+                                + Lstm(2 * u) + 3 * Lstm(2 * u)         // decoder
+                                + 2 * u * u + u + 1 + u                 // attention: memory, query, v, g, b
+                                + u * V;                                // output projection
+
+TEST(GnmtGraphTest, ParametersMatchTheReferenceReconciledWithGooglesModel) {
+  const projection::ModelGraph g = Graph();
+  EXPECT_EQ(kGoogleParams, kHandParams);
+  EXPECT_EQ(g.TotalParams(), kGoogleParams);
+  EXPECT_EQ(g.TotalParams(), 164796417);
+  EXPECT_EQ(g.TrainableParams(), g.TotalParams());
+  int declared = 0;
+  for (const auto& p : g.params) declared += p.name == "embedding_share";
+  EXPECT_EQ(declared, 1);
+}
+
+TEST(GnmtGraphTest, ReferenceCountIsTheOneNvidiaLogged) {
+  PODBENCH_REQUIRE_SHARED(shared);
+  std::ifstream in(shared / "fixtures/logs/v0.6/NVIDIA/results/dgx1_ngc19.05_pytorch/gnmt/result_0.txt");
+  ASSERT_TRUE(in) << "the NVIDIA v0.6 GNMT log is missing from ../shared";
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_THAT(text.str(), HasSubstr("Number of parameters: " + std::to_string(kReferenceParams)));
+  EXPECT_THAT(text.str(), HasSubstr("Size of vocabulary: " + std::to_string(V)));
+}
+
+TEST(GnmtGraphTest, ForwardMacsMatchTheHandCount) {
+  const double t = 48;
+  const double encoder = t * (2 * (2.0 * u * 4 * u) + 3.0 * u * 4 * u + 2 * (2.0 * u * 4 * u));
+  const double decoder = t * 4 * (3.0 * u * 4 * u);
+  const double attention = t * u * u /*memory*/ + t * u * u /*query*/ + 2 * t * t * u /*scores, context*/;
+  const double projection = t * u * V;
+  const projection::ModelGraph g = Graph();
+  EXPECT_DOUBLE_EQ(g.ForwardMacs(), encoder + decoder + attention + projection);
+  EXPECT_DOUBLE_EQ(g.ForwardMacs(), 6324486144.0);
+  // One multiply-add per non-embedding weight and token, per side: within 1%
+  // (the rest is the attention's scores and context).
+  const double weights_per_pair = t * double(kHandParams - V * u);
+  EXPECT_NEAR(g.ForwardMacs(), weights_per_pair, 0.01 * weights_per_pair);
+}
+
+TEST(GnmtGraphTest, EvaluationIsABeamSearchDecode) {
+  const projection::ModelGraph g = Graph();
+  const auto& enc = std::get<projection::LstmAttrs>(FindOp(g.eval, "enc.layer1")->attrs);
+  EXPECT_EQ(enc.steps, 160);
+  EXPECT_EQ(enc.input, 2048);
+  const auto* dec = FindOp(g.eval, "dec.layer0");
+  EXPECT_EQ(std::get<projection::LstmAttrs>(dec->attrs).steps, 160);
+  EXPECT_EQ(std::get<projection::LstmAttrs>(dec->attrs).input, 2048);
+  EXPECT_EQ(dec->instances, 5);
+  const auto* att = FindOp(g.eval, "dec.attention");
+  EXPECT_EQ(att->sequential_steps, 160);
+  EXPECT_EQ(att->instances, 5);
+  EXPECT_TRUE(std::get<projection::AttentionAttrs>(att->attrs).additive);
+  EXPECT_EQ(std::get<projection::AttentionAttrs>(att->attrs).tk, 160);
+  const auto* proj = FindOp(g.eval, "projection");
+  EXPECT_EQ(proj->dtype, projection::DType::kF32);
+  EXPECT_EQ(proj->sequential_steps, 160);
+  const double s = 160, beams = 5;
+  const double encoder = s * (2 * (2.0 * u * 4 * u) + 3.0 * u * 4 * u + 2 * (2.0 * u * 4 * u));
+  const double per_step = 4 * (3.0 * u * 4 * u) + u * u + 2 * s * u + u * double(V);
+  EXPECT_DOUBLE_EQ(g.EvalMacs(), encoder + beams * s * u * u + beams * s * per_step);
+}
+
+TEST(GnmtGraphTest, EmbeddingGradientIsSparseAndTheProjectionIsFp32) {
+  const projection::ModelGraph g = Graph();
+  const auto& emb = g.params[size_t(g.FindParam("embedding_share"))];
+  EXPECT_TRUE(emb.sparse_gradient);
+  EXPECT_FALSE(g.params[size_t(g.FindParam("output_projection"))].sparse_gradient);
+  EXPECT_EQ(FindOp(g.train, "projection")->dtype, projection::DType::kF32);
+  EXPECT_EQ(FindOp(g.train, "dec.layer0")->params.size(), 4u);  // input, attention, recurrent kernels, bias
+}
+
+TEST(GnmtGraphTest, RefusesEmptySizes) {
+  GnmtGraphOptions o;
+  o.beam = 0;
+  EXPECT_THAT(BuildGnmtGraph(o).status().message(), HasSubstr("beam 0"));
+}
+
+TEST(GnmtGoogleV06Test, TablesAreConsistent) {
+  ASSERT_EQ(GnmtGoogleV06Slices().size(), 5u);
+  for (const auto& s : GnmtGoogleV06Slices()) {
+    SCOPED_TRACE(std::string(s.slice));
+    EXPECT_EQ(s.per_core_batch * s.cores, s.global_batch);
+    EXPECT_EQ(s.steps_per_epoch, kGnmtTrainPairsPerEpoch / s.global_batch);
+    EXPECT_EQ(s.eval_steps, (kGnmtEvalSentences + s.infer_batch - 1) / s.infer_batch);
+    EXPECT_EQ(s.infer_batch % s.cores, 0);
+  }
+}
+
+TEST(GnmtGoogleV06Test, PresetSetsGooglesLayout) {
+  auto c = GoogleV06Preset("google-v0.6", "tpu-v3-1024", 1024);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->layout.replicas, 1024);
+  EXPECT_EQ(c->optimizer, projection::OptimizerKind::kAdam);
+  EXPECT_EQ(c->per_replica_batch, 8);
+  EXPECT_EQ(c->eval_per_replica_batch, 4);
+  c = GoogleV06Preset("google-v0.6", "tpu-v3-32", 32);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->per_replica_batch, 128);
+  EXPECT_EQ(c->eval_per_replica_batch, 16);
+  EXPECT_THAT(GoogleV06Preset("google-v0.6", "tpu-v3-2048", 2048).status().message(),
+              HasSubstr("has no values for tpu-v3-2048"));
+}
+
+}  // namespace
+}  // namespace podbench::gnmt

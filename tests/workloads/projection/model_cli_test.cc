@@ -1,0 +1,92 @@
+// `podbench model` end to end: the op table and the step by category for a
+// zoo model, what-if layouts through --set, and bad input refused with exit
+// code 2 naming the input.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/testing/temp_dir.h"
+
+namespace podbench::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+nlohmann::json ModelJson(const std::string& args) {
+  int rc = 0;
+  std::string out = Podbench("model " + args + " --format json", &rc);
+  EXPECT_EQ(rc, 0) << out;
+  return rc == 0 ? nlohmann::json::parse(out) : nlohmann::json();
+}
+
+double CategorySum(const nlohmann::json& step) {
+  double s = 0;
+  for (const auto& [name, v] : step["categories"].items()) s += v.get<double>();
+  return s;
+}
+
+TEST(ModelCliTest, ListsTheZooAndPricesResNetPerOp) {
+  int rc = 0;
+  std::string list = Podbench("model", &rc);
+  ASSERT_EQ(rc, 0) << list;
+  EXPECT_THAT(list, HasSubstr("resnet"));
+  std::string out = Podbench("model resnet --slice tpu-v3-2048 --preset google-v0.6", &rc);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_THAT(out, HasSubstr("25557032 parameters"));
+  EXPECT_THAT(out, HasSubstr("stage4.block2.conv3"));
+  EXPECT_THAT(out, HasSubstr("training step: "));
+  EXPECT_THAT(out, HasSubstr("bn_sync"));
+  EXPECT_THAT(out, HasSubstr("evaluation step: "));
+  EXPECT_THAT(out, HasSubstr("modelled"));
+
+  nlohmann::json j = ModelJson("resnet --slice tpu-v3-2048");
+  EXPECT_EQ(j["layout"]["replicas"], 2048);
+  EXPECT_EQ(j["layout"]["bn_group"], 8);
+  EXPECT_EQ(j["parameters"], 25557032);
+  EXPECT_NEAR(CategorySum(j["train"]), j["train"]["step_s"].get<double>(), 1e-12);
+  EXPECT_NEAR(CategorySum(j["eval"]), j["eval"]["step_s"].get<double>(), 1e-12);
+  EXPECT_GT(j["train"]["categories"]["bn_sync"].get<double>(), 0);
+  EXPECT_EQ(j["train"]["ops"].size(), 175u);
+  EXPECT_EQ(j["eval"]["ops"].size(), 174u);  // no loss
+}
+
+TEST(ModelCliTest, SetChangesTheLayout) {
+  nlohmann::json base = ModelJson("resnet --slice tpu-v3-2048");
+  nlohmann::json split = ModelJson("resnet --slice tpu-v3-2048 --set cores_per_replica=4 --set bn_group=2");
+  EXPECT_EQ(split["layout"]["replicas"], 512);
+  EXPECT_EQ(split["layout"]["split"], "h");
+  EXPECT_GT(split["train"]["categories"]["halo"].get<double>(), 0);
+  EXPECT_EQ(base["train"]["categories"]["halo"].get<double>(), 0);
+  nlohmann::json wus = ModelJson("resnet --slice tpu-v3-2048 --set weight_update_sharding=true");
+  EXPECT_LT(wus["train"]["categories"]["optimizer"].get<double>(),
+            base["train"]["categories"]["optimizer"].get<double>() / 20);
+  nlohmann::json bf16 = ModelJson("resnet --slice tpu-v3-2048 --set gradient_dtype=bf16");
+  EXPECT_LT(bf16["train"]["categories"]["gradients"].get<double>(),
+            base["train"]["categories"]["gradients"].get<double>());
+}
+
+TEST(ModelCliTest, BadInputExitsTwoNamingIt) {
+  struct Case {
+    const char* args;
+    const char* says;
+  };
+  for (const Case& c : {Case{"model nosuch", "unknown model 'nosuch' (known: gnmt, maskrcnn, minigo, resnet, ssd, transformer)"},
+                        Case{"model resnet --slice tpu-v3-7", "--slice tpu-v3-7"},
+                        Case{"model resnet --slice tpu-v3-8", "--preset google-v0.6"},
+                        Case{"model resnet --preset mine", "--preset mine"},
+                        Case{"model resnet --set colour=blue", "unknown key 'colour'"},
+                        Case{"model resnet --set cores_per_replica=3", "--set cores_per_replica=3"},
+                        Case{"model resnet --set bn_group=3", "bn_group 3"},
+                        Case{"model resnet --set allreduce=butterfly", "allreduce 'butterfly'"},
+                        Case{"model resnet --slice tpu-v3-2048 --set cores_per_replica=64",
+                             "has 56 rows to split over cores_per_replica 64"},
+                        Case{"model resnet --system /nonexistent.yaml", "/nonexistent.yaml"}}) {
+    int rc = 0;
+    std::string out = Podbench(c.args, &rc);
+    EXPECT_EQ(rc, 2) << c.args << ": " << out;
+    EXPECT_THAT(out, HasSubstr(c.says)) << c.args;
+  }
+}
+
+}  // namespace
+}  // namespace podbench::testing

@@ -1,0 +1,167 @@
+#include "workloads/gnmt/gnmt_graph.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "workloads/gnmt/gnmt_google_v06.h"
+#include "workloads/projection/graph_builder.h"
+
+namespace podbench::gnmt {
+namespace {
+
+using projection::DType;
+using projection::OpWriter;
+
+constexpr const char* kSharedEmbedding = "embedding_share";
+constexpr double kDropoutOps = 3;  // compare, select, scale
+
+// One LSTM layer (one direction) over `steps`: its input kernels
+// ([width, 4 x units] each, named), the recurrent kernel and the bias.
+void WriteLstm(OpWriter& w, const std::string& n, int64_t steps, int64_t units,
+               const std::vector<std::pair<std::string, int64_t>>& input_kernels) {
+  std::vector<std::string> params;
+  int64_t input = 0;
+  for (const auto& [role, width] : input_kernels) {
+    params.push_back(w.Param(n + "/" + role, {width, 4 * units}));
+    input += width;
+  }
+  params.push_back(w.Param(n + "/kernel", {units, 4 * units}));
+  params.push_back(w.Param(n + "/bias", {4 * units}, /*norm_or_bias=*/true));
+  w.Add(n, projection::LstmAttrs{steps, input, units}, std::move(params));
+}
+
+// An embedding lookup of `tokens` ids into the shared table, and dropout.
+void WriteEmbedding(OpWriter& w, const std::string& n, const GnmtGraphOptions& o, int64_t tokens) {
+  const bool saved = w.defaults.needs_input_grad;
+  w.defaults.needs_input_grad = false;  // token ids
+  // Only lookups read this table: its gradient touches the looked-up rows
+  // (Google's cross_replica_sum densifies it).
+  w.Add(n, projection::EmbeddingAttrs{tokens, o.vocab, o.units},
+        {w.Param(kSharedEmbedding, {o.vocab, o.units}, false, /*sparse_gradient=*/true)});
+  w.defaults.needs_input_grad = saved;
+  w.Fused(n + ".dropout", tokens * o.units, kDropoutOps);
+}
+
+void WriteEncoder(OpWriter& w, const GnmtGraphOptions& o, int64_t t) {
+  const int64_t u = o.units;
+  WriteEmbedding(w, "enc.embed", o, t);
+  WriteLstm(w, "enc.layer0.fw", t, u, {{"input_kernel", u}});
+  WriteLstm(w, "enc.layer0.bw", t, u, {{"input_kernel", u}});
+  w.Fused("enc.layer1.dropout", t * 2 * u, kDropoutOps);
+  WriteLstm(w, "enc.layer1", t, u, {{"input_kernel", 2 * u}});
+  for (int l = 2; l <= 3; ++l) {
+    const std::string n = "enc.layer" + std::to_string(l);
+    w.Fused(n + ".dropout", t * u, kDropoutOps);
+    WriteLstm(w, n, t, u, {{"input_kernel", u}});
+    w.Fused(n + ".residual", t * u, 1, 2);
+  }
+}
+
+// The decoder over `steps` (one op per layer carries its steps; the
+// attention's query and scores are per step, as they feed the next one).
+// `source` is the encoder length the attention reads.
+void WriteDecoder(OpWriter& w, const GnmtGraphOptions& o, int64_t steps, int64_t source, bool step_embedding) {
+  const int64_t u = o.units;
+  if (step_embedding) {  // decoding: each step looks up the token chosen by the last
+    const int64_t saved = w.defaults.sequential_steps;
+    w.defaults.sequential_steps = steps;
+    WriteEmbedding(w, "dec.embed", o, 1);
+    w.defaults.sequential_steps = saved;
+  } else {
+    WriteEmbedding(w, "dec.embed", o, steps);
+  }
+  WriteLstm(w, "dec.layer0", steps, u, {{"input_kernel", u}, {"attention_kernel", u}});
+  const int64_t saved = w.defaults.sequential_steps;
+  w.defaults.sequential_steps = steps;
+  w.Dense("dec.attention.query", 1, u, u, /*bias=*/false);
+  w.Add("dec.attention", projection::AttentionAttrs{1, 1, source, u, /*causal=*/false, /*additive=*/true},
+        {w.Param("dec.attention/v", {u}), w.Param("dec.attention/g", {}, /*norm_or_bias=*/true),
+         w.Param("dec.attention/b", {u}, true)});
+  w.defaults.sequential_steps = saved;
+  for (int l = 1; l <= 3; ++l) {
+    const std::string n = "dec.layer" + std::to_string(l);
+    w.Fused(n + ".dropout", steps * 2 * u, kDropoutOps);  // [output, attention]
+    WriteLstm(w, n, steps, u, {{"input_kernel", 2 * u}});
+    if (l >= 2) w.Fused(n + ".residual", steps * u, 1, 2);
+  }
+}
+
+// The fp32 output projection of `rows` decoder outputs.
+void WriteProjection(OpWriter& w, const GnmtGraphOptions& o, int64_t rows) {
+  w.defaults.dtype = DType::kF32;
+  w.Add("projection", projection::MatMulAttrs{rows, o.units, o.vocab, false},
+        {w.Param("output_projection", {o.units, o.vocab})});
+}
+
+Status Validate(const GnmtGraphOptions& o) {
+  const std::pair<const char*, int64_t> sizes[] = {{"vocab", o.vocab},
+                                                   {"units", o.units},
+                                                   {"train_length", o.train_length},
+                                                   {"decode_length", o.decode_length},
+                                                   {"beam", o.beam}};
+  for (const auto& [name, v] : sizes) {
+    if (v < 1) {
+      return Status::InvalidArgument(std::string("gnmt graph: ") + name + " " + std::to_string(v) + " must be >= 1");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<projection::ModelGraph> BuildGnmtGraph(const GnmtGraphOptions& o) {
+  PODBENCH_RETURN_IF_ERROR(Validate(o));
+  projection::ModelGraph g;
+  g.name = "gnmt";
+  g.description = "GNMT, 4+4 LSTM layers of " + std::to_string(o.units) +
+                  " (bidirectional first encoder layer), normalized Bahdanau attention, shared vocabulary of " +
+                  std::to_string(o.vocab);
+  g.example_unit = "sentence pair of up to " + std::to_string(o.train_length) + "+" +
+                   std::to_string(o.train_length) + " tokens (eval: one sentence, beam " + std::to_string(o.beam) +
+                   ")";
+
+  const int64_t t = o.train_length;
+  OpWriter train(&g, &g.train);
+  WriteEncoder(train, o, t);
+  train.Dense("dec.memory", t, o.units, o.units, /*bias=*/false);  // the attention's keys
+  WriteDecoder(train, o, t, t, /*step_embedding=*/false);
+  WriteProjection(train, o, t);
+  train.Add("loss", projection::SoftmaxXentAttrs{t, o.vocab});
+
+  const int64_t s = o.decode_length;
+  OpWriter eval(&g, &g.eval);
+  WriteEncoder(eval, o, s);
+  eval.defaults.instances = o.beam;  // the encoder output is tiled over the beams before the memory layer
+  eval.Dense("dec.memory", s, o.units, o.units, false);
+  WriteDecoder(eval, o, s, s, /*step_embedding=*/true);
+  eval.defaults.sequential_steps = s;
+  WriteProjection(eval, o, 1);
+  // Log-softmax, length and coverage penalties and the beam's top-k.
+  eval.Elementwise("beam_search", o.vocab, 8);
+  return g;
+}
+
+namespace {
+projection::ModelGraph DefaultGraph() {
+  Result<projection::ModelGraph> g = BuildGnmtGraph(GnmtGraphOptions{});
+  // The defaults are valid (gnmt_graph_test); an empty graph fails the zoo's checks.
+  return g.ok() ? std::move(g).value() : projection::ModelGraph{};
+}
+}  // namespace
+
+workloads::ModelEntry GnmtModel() {
+  workloads::ModelEntry e;
+  e.name = "gnmt";
+  e.summary = "GNMT, 4+4 LSTM layers of 1024, bidirectional first layer, normalized Bahdanau attention, 32k BPE";
+  e.source =
+      "parameters: the MLPerf v0.6 reference GNMT, 160,671,297 as NVIDIA's v0.6 log prints it "
+      "(fixtures/logs/v0.6/NVIDIA/.../gnmt/result_0.txt), reconciled with Google's TF variant; no published "
+      "FLOPs: derived by hand";
+  e.graph = &DefaultGraph;
+  e.preset = &GoogleV06Preset;
+  e.presets = {"google-v0.6"};
+  return e;
+}
+
+}  // namespace podbench::gnmt

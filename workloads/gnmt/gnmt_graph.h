@@ -1,0 +1,56 @@
+// The full-size GNMT of MLPerf v0.6 as a projection graph, and its model-zoo
+// entry ("gnmt").
+//
+// The network, as Google's v0.6 submission defines it (nmt/model.py,
+// model_helper.py, nmt.py; ../shared/reference/google-v0.6-implementation.md
+// section 5):
+//   - one embedding table shared by source and target (embedding_share);
+//   - encoder: a bidirectional LSTM layer, then 3 LSTM layers (the first reads
+//     the 2048-wide concatenation, the last two add residuals), 1024 units,
+//     one [input, 4 x 1024] and one [1024, 4 x 1024] kernel and one bias per
+//     layer and direction;
+//   - normalized Bahdanau attention: memory (keys) layer and query layer
+//     1024x1024 without bias, v, g (scalar) and b;
+//   - decoder: 4 LSTM layers; the first reads the embedding and the previous
+//     attention, the others the previous output and the attention (2048
+//     wide), the last two with residuals;
+//   - an output projection [1024, vocab] without bias, and the loss, both in
+//     fp32;
+//   - training on sentence pairs of up to 48 tokens. The LSTM loops stop at
+//     the batch's longest sentence; the graph prices the full 48 (an upper
+//     bound, which a projected workload may scale by its length buckets);
+//   - evaluation: beam-5 decode of one sentence, the source padded to 160 and
+//     up to 160 decode steps, each of the beams an instance.
+//
+// Vocabulary: 32,320 BPE tokens, vocab.bpe.32000 of the MLPerf v0.6 GNMT as
+// the reference implementation loads it (NVIDIA's v0.6 log: "Size of
+// vocabulary: 32320"). Google's code reads the same file and adds only the
+// special tokens it lacks.
+#pragma once
+
+#include <cstdint>
+
+#include "base/status.h"
+#include "workloads/model_zoo.h"
+#include "workloads/projection/graph.h"
+
+namespace podbench::gnmt {
+
+inline constexpr int64_t kGnmtVocab = 32320;
+
+struct GnmtGraphOptions {
+  int64_t vocab = kGnmtVocab;
+  int64_t units = 1024;
+  int64_t train_length = 48;    // src_max_len = tgt_max_len
+  int64_t decode_length = 160;  // src_max_len_infer = tgt_max_len_infer
+  int64_t beam = 5;
+};
+
+// The graph. InvalidArgument naming the option unless every size is >= 1.
+Result<projection::ModelGraph> BuildGnmtGraph(const GnmtGraphOptions& options = {});
+
+// The zoo entry: the graph with the default options and the `google-v0.6`
+// preset (gnmt_google_v06.h).
+workloads::ModelEntry GnmtModel();
+
+}  // namespace podbench::gnmt

@@ -1,0 +1,261 @@
+#include "workloads/maskrcnn/maskrcnn_graph.h"
+
+#include <algorithm>
+#include <array>
+#include <string>
+#include <utility>
+
+#include "workloads/maskrcnn/maskrcnn_google_v06.h"
+#include "workloads/projection/graph_builder.h"
+
+namespace podbench::maskrcnn {
+namespace {
+
+using projection::DType;
+using projection::FeatureMap;
+using projection::OpWriter;
+using projection::Placement;
+using projection::PoolAttrs;
+
+constexpr int64_t kFpnChannels = 256;
+constexpr int64_t kAnchorsPerLocation = 3;
+constexpr int64_t kMaxGtInstances = 100;  // ground-truth boxes and masks padded per image
+constexpr int64_t kBoxHeadWidth = 1024;   // fast_rcnn_mlp_head_dim
+constexpr int64_t kMaskResolution = 28;   // mrcnn_resolution
+
+// The cores Google pinned the heads to under partitioning (training only).
+constexpr int64_t kMaskTargetsCore = 0, kMaskHeadCore = 1, kBoxHeadCore = 2;
+
+struct Stage {
+  int blocks;
+  int64_t width, stride;
+};
+constexpr std::array<Stage, 4> kStages = {{{3, 64, 1}, {4, 128, 2}, {6, 256, 2}, {3, 512, 2}}};
+
+// The ResNet-50 backbone; returns C2..C5. conv0 and res2 are frozen (neither
+// their weights nor their input get a gradient), so is every batch norm.
+std::array<FeatureMap, 4> WriteBackbone(OpWriter& w, const MaskRcnnGraphOptions& o) {
+  w.frozen_norms = true;
+  w.train_norms = false;
+  w.trainable = false;
+  w.defaults.needs_input_grad = false;
+  FeatureMap x;
+  if (o.space_to_depth) {
+    // The host's space-to-depth image, padded on the device by 2 before and
+    // 1 after, through the 4x4 transform of the 7x7 kernel.
+    projection::ConvAttrs a;
+    a.h = o.image_height / 2 + 3;
+    a.w = o.image_width / 2 + 3;
+    a.c = 12;
+    a.oc = 64;
+    a.kh = a.kw = 4;
+    a.space_to_depth = true;
+    w.Add("conv0", a, {w.Param("conv0/kernel", {7, 7, 3, 64})});
+    x = FeatureMap{a.OutH(), a.OutW(), 64};
+  } else {
+    x = w.Conv("conv0", FeatureMap{o.image_height, o.image_width, 3}, 64, 7, 2, 3, /*bias=*/false);
+  }
+  w.BatchNorm("conv0.bn", x);
+  w.Fused("conv0.relu", x.elements(), 1);
+  x = w.Pool("pool0", PoolAttrs::kMax, x, 3, 2, 1);
+
+  std::array<FeatureMap, 4> c;
+  for (size_t s = 0; s < kStages.size(); ++s) {
+    const Stage& st = kStages[s];
+    const int64_t out = 4 * st.width;
+    const bool grads = s >= 1;  // res3 onwards is trained and backpropagates
+    w.trainable = grads;
+    for (int b = 0; b < st.blocks; ++b) {
+      const std::string n = "res" + std::to_string(s + 2) + ".block" + std::to_string(b);
+      const int64_t stride = b == 0 ? st.stride : 1;
+      // The convolutions that read res2's output need no input gradient.
+      const bool reads_frozen = s == 1 && b == 0;
+      auto first_conv = [&](const std::string& name, int64_t oc, int64_t k, int64_t conv_stride) {
+        w.defaults.needs_input_grad = grads && !reads_frozen;
+        const FeatureMap y = w.Conv(name, x, oc, k, conv_stride, 0, /*bias=*/false);
+        w.defaults.needs_input_grad = grads;
+        w.BatchNorm(name + ".bn", y);
+        return y;
+      };
+      if (b == 0) first_conv(n + ".shortcut", out, 1, stride);
+      FeatureMap y = first_conv(n + ".conv1", st.width, 1, o.stride_in_1x1 ? stride : 1);
+      w.Fused(n + ".conv1.relu", y.elements(), 1);
+      y = w.ConvBn(n + ".conv2", y, st.width, 3, o.stride_in_1x1 ? 1 : stride, 1, /*relu=*/true);
+      y = w.ConvBn(n + ".conv3", y, out, 1, 1, 0, /*relu=*/false);
+      w.Fused(n + ".add_relu", y.elements(), 2, 2);
+      x = y;
+    }
+    c[s] = x;
+  }
+  return c;
+}
+
+// FPN P2..P6 from C2..C5.
+std::array<FeatureMap, 5> WriteFpn(OpWriter& w, const std::array<FeatureMap, 4>& c) {
+  std::array<FeatureMap, 5> p;
+  for (int l = 3; l >= 0; --l) {
+    const std::string lvl = std::to_string(l + 2);
+    // C2 comes from the frozen res2: its lateral needs no input gradient.
+    w.defaults.needs_input_grad = l > 0;
+    p[size_t(l)] = w.Conv("fpn.lateral" + lvl, c[size_t(l)], kFpnChannels, 1, 1, 0, /*bias=*/true);
+    w.defaults.needs_input_grad = true;
+    if (l < 3) w.Fused("fpn.topdown" + lvl, p[size_t(l)].elements(), 1, 2);  // upsampled P(l+1) + lateral
+  }
+  for (int l = 0; l < 4; ++l) {
+    const std::string lvl = std::to_string(l + 2);
+    p[size_t(l)] = w.Conv("fpn.output" + lvl, p[size_t(l)], kFpnChannels, 3, 1, 1, /*bias=*/true);
+  }
+  p[4] = w.Pool("fpn.p6", PoolAttrs::kMax, p[3], 1, 2, 0);
+  return p;
+}
+
+// The shared RPN head on every level and the proposals (top `pre_nms` per
+// level, NMS 0.7, `post_nms` kept); returns the anchors of all levels.
+int64_t WriteRpn(OpWriter& w, const std::array<FeatureMap, 5>& p, int64_t pre_nms, int64_t post_nms) {
+  int64_t anchors = 0;
+  for (size_t l = 0; l < p.size(); ++l) {
+    const std::string n = "rpn.p" + std::to_string(l + 2);
+    const FeatureMap h = w.Conv(n + ".conv", p[l], kFpnChannels, 3, 1, 1, true, "rpn.conv");
+    w.Fused(n + ".relu", h.elements(), 1);
+    w.Conv(n + ".class", h, kAnchorsPerLocation, 1, 1, 0, true, "rpn.class");
+    w.Conv(n + ".box", h, 4 * kAnchorsPerLocation, 1, 1, 0, true, "rpn.box");
+    anchors += h.h * h.w * kAnchorsPerLocation;
+  }
+  const projection::OpDefaults saved = w.defaults;
+  w.defaults.dtype = DType::kF32;
+  w.defaults.needs_input_grad = false;  // proposals are stop_gradient'ed
+  for (size_t l = 0; l < p.size(); ++l) {
+    const int64_t boxes = p[l].h * p[l].w * kAnchorsPerLocation;
+    const int64_t top = std::min(boxes, pre_nms);
+    w.Add("rpn.proposals.p" + std::to_string(l + 2),
+          projection::NmsAttrs{boxes, 1, top, std::min(top, post_nms), 0.7});
+  }
+  w.defaults = saved;
+  return anchors;
+}
+
+// ROIAlign on the FPN levels, then the box head (2 x FC 1024 with ReLU, class
+// and box outputs) over `rois` per image.
+void WriteBoxHead(OpWriter& w, int64_t rois, int64_t classes) {
+  w.Add("rcnn.roi_align", projection::RoiAlignAttrs{rois, 7, kFpnChannels, 1});
+  w.Dense("rcnn.fc6", rois, 7 * 7 * kFpnChannels, kBoxHeadWidth, true);
+  w.Fused("rcnn.fc6.relu", rois * kBoxHeadWidth, 1);
+  w.Dense("rcnn.fc7", rois, kBoxHeadWidth, kBoxHeadWidth, true);
+  w.Fused("rcnn.fc7.relu", rois * kBoxHeadWidth, 1);
+  w.Dense("rcnn.class", rois, kBoxHeadWidth, classes, true);
+  w.Dense("rcnn.box", rois, kBoxHeadWidth, 4 * classes, true);
+}
+
+// ROIAlign 14x14, then the mask head over `rois` per image (each ROI an
+// instance of the 14x14 convolutions).
+void WriteMaskHead(OpWriter& w, int64_t rois, int64_t classes) {
+  w.Add("mask.roi_align", projection::RoiAlignAttrs{rois, 14, kFpnChannels, 1});
+  const int64_t saved = w.defaults.instances;
+  w.defaults.instances = rois;
+  FeatureMap x{14, 14, kFpnChannels};
+  for (int i = 0; i < 4; ++i) {
+    const std::string n = "mask.conv" + std::to_string(i + 1);
+    x = w.Conv(n, x, kFpnChannels, 3, 1, 1, /*bias=*/true);
+    w.Fused(n + ".relu", x.elements(), 1);
+  }
+  x = w.ConvTranspose("mask.deconv", x, kFpnChannels, 2);
+  w.Fused("mask.deconv.relu", x.elements(), 1);
+  x = w.Conv("mask.logits", x, classes, 1, 1, 0, /*bias=*/true);
+  w.defaults.instances = saved;
+  // The class's mask of each ROI (a one-hot einsum in mask_post_processing).
+  w.Fused("mask.select_class", rois * kMaskResolution * kMaskResolution * classes, 1, 2);
+}
+
+Status Validate(const MaskRcnnGraphOptions& o) {
+  auto side = [](const char* what, int64_t v) {
+    return v > 0 && v % 32 == 0 ? Status::Ok()
+                                : Status::InvalidArgument(std::string("maskrcnn graph: ") + what + " " +
+                                                          std::to_string(v) + " must be a positive multiple of 32");
+  };
+  PODBENCH_RETURN_IF_ERROR(side("image_height", o.image_height));
+  PODBENCH_RETURN_IF_ERROR(side("image_width", o.image_width));
+  if (o.num_classes < 2) {
+    return Status::InvalidArgument("maskrcnn graph: num_classes " + std::to_string(o.num_classes) + " must be >= 2");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<projection::ModelGraph> BuildMaskRcnnGraph(const MaskRcnnGraphOptions& o) {
+  PODBENCH_RETURN_IF_ERROR(Validate(o));
+  projection::ModelGraph g;
+  g.name = "maskrcnn";
+  const std::string size = std::to_string(o.image_height) + "x" + std::to_string(o.image_width);
+  g.description = "Mask R-CNN ResNet-50-FPN, " + size + "x3, " + std::to_string(o.num_classes) +
+                  " classes, frozen BN, conv0 and res2 frozen";
+  g.example_unit = "image " + size;
+
+  OpWriter train(&g, &g.train);
+  const std::array<FeatureMap, 5> p = WriteFpn(train, WriteBackbone(train, o));
+  const int64_t anchors = WriteRpn(train, p, /*pre_nms=*/2000, /*post_nms=*/1000);
+  train.defaults.dtype = DType::kF32;
+  // RPN losses over every anchor (score, and box where labelled), then the
+  // proposals' labels: IoU of 1000 proposals + the ground truth against it,
+  // balanced sampling of 512 ROIs.
+  train.Elementwise("rpn.loss", anchors * 5, 8, 3);
+  train.Elementwise("rcnn.proposal_labels", (1000 + kMaxGtInstances) * kMaxGtInstances, 12, 2).needs_input_grad =
+      false;
+  train.defaults.dtype = DType::kBf16;
+  train.defaults.placement = Placement::kPinnedCore0;
+  train.defaults.pinned_core = kBoxHeadCore;
+  WriteBoxHead(train, kTrainRoisPerImage, o.num_classes);
+  train.defaults.dtype = DType::kF32;
+  train.Add("rcnn.class_loss", projection::SoftmaxXentAttrs{kTrainRoisPerImage, o.num_classes});
+  train.Elementwise("rcnn.box_loss", kTrainRoisPerImage * 4, 6, 3);
+  train.defaults.pinned_core = kMaskTargetsCore;
+  // Targets: each foreground ROI's ground-truth mask cropped and resized to
+  // 28x28 (get_mask_targets).
+  train.Add("mask.targets", projection::RoiAlignAttrs{kMaskedRoisPerImage, kMaskResolution, 1, 1})
+      .needs_input_grad = false;
+  train.defaults.dtype = DType::kBf16;
+  train.defaults.pinned_core = kMaskHeadCore;
+  WriteMaskHead(train, kMaskedRoisPerImage, o.num_classes);
+  train.defaults.dtype = DType::kF32;
+  train.Elementwise("mask.loss", kMaskedRoisPerImage * kMaskResolution * kMaskResolution, 6, 3);
+
+  OpWriter eval(&g, &g.eval);
+  const std::array<FeatureMap, 5> pe = WriteFpn(eval, WriteBackbone(eval, o));
+  WriteRpn(eval, pe, /*pre_nms=*/1000, /*post_nms=*/1000);
+  WriteBoxHead(eval, kEvalRoisPerImage, o.num_classes);
+  eval.defaults.dtype = DType::kF32;
+  eval.Elementwise("eval.class_softmax", kEvalRoisPerImage * o.num_classes, 4);
+  // The best 1000 (box, class) pairs, per-class NMS at 0.5, 100 kept
+  // (post_processing.py generate_detections_per_image_op).
+  eval.Add("eval.detections", projection::NmsAttrs{kEvalRoisPerImage, o.num_classes - 1, kEvalRoisPerImage,
+                                                    kEvalDetectionsPerImage, 0.5});
+  eval.defaults.dtype = DType::kBf16;
+  WriteMaskHead(eval, kEvalDetectionsPerImage, o.num_classes);
+  eval.defaults.dtype = DType::kF32;
+  eval.Elementwise("eval.mask_sigmoid", kEvalDetectionsPerImage * kMaskResolution * kMaskResolution, 4);
+  return g;
+}
+
+namespace {
+projection::ModelGraph DefaultGraph() {
+  Result<projection::ModelGraph> g = BuildMaskRcnnGraph(MaskRcnnGraphOptions{});
+  // The defaults are valid (maskrcnn_graph_test); an empty graph fails the zoo's checks.
+  return g.ok() ? std::move(g).value() : projection::ModelGraph{};
+}
+}  // namespace
+
+workloads::ModelEntry MaskRcnnModel() {
+  workloads::ModelEntry e;
+  e.name = "maskrcnn";
+  e.summary = "Mask R-CNN ResNet-50-FPN, 832x1344, 512 ROIs (128 masked), frozen BN, conv0+res2 frozen";
+  e.source =
+      "parameters: torchvision maskrcnn_resnet50_fpn (44,401,393; its frozen BN scale/shift are buffers) + "
+      "53,120 frozen BN scale/shift; backbone+RPN conv FLOPs: detectron2 tests/test_model_analysis.py "
+      "(117 G multiply-adds at 800x800, its R-50 striding the 1x1)";
+  e.graph = &DefaultGraph;
+  e.preset = &GoogleV06Preset;
+  e.presets = {"google-v0.6"};
+  return e;
+}
+
+}  // namespace podbench::maskrcnn

@@ -1,0 +1,59 @@
+// The full-size Mask R-CNN (ResNet-50-FPN) of MLPerf v0.6 as a projection
+// graph, and its model-zoo entry ("maskrcnn").
+//
+// The network, as Google's v0.6 submission defines it (mask_rcnn/
+// {mask_rcnn_params.py, mask_rcnn_architecture.py, fpn.py, resnet.py,
+// mask_rcnn_model.py}; ../shared/reference/google-v0.6-implementation.md
+// section 3), per image of 832x1344 (the tf.cond's other branch, 1344x832, has
+// the same work):
+//   - ResNet-50 with the stride on each bottleneck's 3x3 convolution, conv0 as
+//     the host's space-to-depth image (416x672x12) through a 4x4 convolution.
+//     Batch norm is frozen everywhere (inference mode, scale and shift not
+//     trained); conv0 and res2's 10 convolutions are not trained either;
+//   - FPN P2-P5 (1x1 laterals and 3x3 outputs, with bias; nearest-neighbour
+//     top-down adds) and P6 (P5 subsampled by 2);
+//   - RPN, one head shared by the 5 levels: 3x3/256 with ReLU, 1x1 to 3
+//     scores and 12 box deltas (3 anchors per location). Proposals per level:
+//     top 2000, NMS 0.7, 1000 kept, then the best 1000 over all levels;
+//   - training: 512 sampled ROIs (25% foreground); ROIAlign 7x7 -> box head
+//     (FC 1024, FC 1024, 91 classes, 91x4 boxes) on core 2 of a partitioned
+//     replica; the up to 128 foreground ROIs: mask targets cropped on core 0,
+//     ROIAlign 14x14 -> mask head (4 conv 3x3/256, a 2x2 stride-2 deconv,
+//     1x1 to 28x28x91) and its loss on core 1 (core_assignment_utils.py);
+//   - evaluation: 1000 proposals through the box head, per-class NMS (0.5) to
+//     100 detections, the mask head on those 100.
+#pragma once
+
+#include <cstdint>
+
+#include "base/status.h"
+#include "workloads/model_zoo.h"
+#include "workloads/projection/graph.h"
+
+namespace podbench::maskrcnn {
+
+inline constexpr int64_t kMaskRcnnClasses = 91;        // COCO category ids and background
+inline constexpr int64_t kTrainRoisPerImage = 512;     // batch_size_per_im
+inline constexpr int64_t kMaskedRoisPerImage = 128;    // 512 x fg_fraction 0.25
+inline constexpr int64_t kEvalRoisPerImage = 1000;     // test_rpn_post_nms_topn
+inline constexpr int64_t kEvalDetectionsPerImage = 100;
+
+struct MaskRcnnGraphOptions {
+  int64_t image_height = 832, image_width = 1344;  // image_size, padded
+  bool space_to_depth = true;                      // conv0 on the host's space-to-depth image
+  // Google's ResNet strides each bottleneck's 3x3 convolution. Detectron2's
+  // R-50 (MSRA weights; the published FLOPs the graph test checks) strides
+  // the first 1x1 instead.
+  bool stride_in_1x1 = false;
+  int64_t num_classes = kMaskRcnnClasses;
+};
+
+// The graph. InvalidArgument naming the option unless both image sides are
+// positive multiples of 32 (P5 is 1/32 of the image) and num_classes >= 2.
+Result<projection::ModelGraph> BuildMaskRcnnGraph(const MaskRcnnGraphOptions& options = {});
+
+// The zoo entry: the graph with the default options and the `google-v0.6`
+// preset (maskrcnn_google_v06.h).
+workloads::ModelEntry MaskRcnnModel();
+
+}  // namespace podbench::maskrcnn

@@ -1,0 +1,47 @@
+#include "workloads/projection/host.h"
+
+#include <algorithm>
+
+namespace podbench::projection {
+
+namespace {
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+}  // namespace
+
+int64_t ExamplesPerHost(int64_t examples, const topology::Slice& slice) {
+  return CeilDiv(examples, slice.num_hosts());
+}
+
+double HostInputSeconds(const HostWork& work, int64_t global_examples, const topology::Slice& slice) {
+  const topology::HostSpec& host = slice.system().host;
+  const double pipeline =
+      static_cast<double>(ExamplesPerHost(global_examples, slice)) * work.infeed_bytes / host.input_bytes_per_s;
+  const double pcie = static_cast<double>(CeilDiv(global_examples, slice.num_chips())) * work.infeed_bytes /
+                      host.pcie_bandwidth_bytes_per_s_per_chip;
+  return std::max(pipeline, pcie);
+}
+
+double FirstEpochExtraS(const HostWork& work, const StepConfig& config, double step_s, int64_t steps,
+                        int64_t train_examples, const topology::Slice& slice) {
+  const topology::HostSpec& host = slice.system().host;
+  double extra = host.startup_s;
+  if (config.cache_decoded_examples) {
+    const double fill_s = static_cast<double>(ExamplesPerHost(train_examples, slice)) * work.infeed_bytes /
+                          host.cache_fill_bytes_per_s;
+    extra += std::max(0.0, fill_s - static_cast<double>(steps) * step_s);
+  }
+  return extra;
+}
+
+double OutfeedSeconds(const HostWork& work, int64_t global_examples, const topology::Slice& slice) {
+  return static_cast<double>(CeilDiv(global_examples, slice.num_chips())) * work.outfeed_bytes /
+         slice.system().host.pcie_bandwidth_bytes_per_s_per_chip;
+}
+
+double HostScoringSeconds(const HostWork& work, int64_t eval_examples, const topology::Slice& slice) {
+  const topology::HostSpec& host = slice.system().host;
+  const int processes = std::clamp(work.scoring_processes, 1, std::max(1, host.vcpus));
+  return static_cast<double>(eval_examples) * work.score_ops / (host.scoring_ops_per_s * processes);
+}
+
+}  // namespace podbench::projection

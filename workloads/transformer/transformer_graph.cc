@@ -1,0 +1,172 @@
+#include "workloads/transformer/transformer_graph.h"
+
+#include <string>
+#include <utility>
+
+#include "workloads/projection/graph_builder.h"
+#include "workloads/transformer/transformer_google_v06.h"
+
+namespace podbench::transformer {
+namespace {
+
+using projection::DType;
+using projection::OpWriter;
+
+constexpr const char* kSharedEmbedding = "shared_embedding";
+
+// Dropout (a compare, a select, a scale per element) and the residual add.
+constexpr double kDropoutResidualOps = 4;
+
+// One attention sublayer: layer norm and Q over `m` query rows, K and V over
+// `kv_rows` rows (0: computed before, as the decoder's cached cross-attention
+// keys), attention of `m` queries over `tk` keys, output projection, dropout
+// and residual.
+void WriteAttention(OpWriter& w, const std::string& n, const TransformerGraphOptions& o, int64_t m,
+                    int64_t kv_rows, int64_t tk, bool causal) {
+  const int64_t d = o.d_model;
+  w.LayerNorm(n + ".ln", m, d);
+  w.Dense(n + ".q", m, d, d, /*bias=*/false);
+  if (kv_rows > 0) {
+    w.Dense(n + ".k", kv_rows, d, d, false);
+    w.Dense(n + ".v", kv_rows, d, d, false);
+  }
+  w.Add(n + ".attention", projection::AttentionAttrs{o.heads, m, tk, d / o.heads, causal, /*additive=*/false});
+  w.Dense(n + ".o", m, d, d, false);
+  w.Fused(n + ".dropout_residual", m * d, kDropoutResidualOps, 2);
+}
+
+// The feed-forward sublayer over `m` rows.
+void WriteFeedForward(OpWriter& w, const std::string& n, const TransformerGraphOptions& o, int64_t m) {
+  w.LayerNorm(n + ".ln", m, o.d_model);
+  w.Dense(n + ".in", m, o.d_model, o.filter, /*bias=*/true);
+  w.Fused(n + ".relu_dropout", m * o.filter, kDropoutResidualOps);
+  w.Dense(n + ".out", m, o.filter, o.d_model, true);
+  w.Fused(n + ".dropout_residual", m * o.d_model, kDropoutResidualOps, 2);
+}
+
+// The embedding lookup of `tokens` ids into the shared table, scaled, with
+// positions and dropout added.
+void WriteEmbedding(OpWriter& w, const std::string& n, const TransformerGraphOptions& o, int64_t tokens) {
+  const bool saved = w.defaults.needs_input_grad;
+  w.defaults.needs_input_grad = false;  // token ids
+  // The softmax reads this table too, so its gradient is dense.
+  w.Add(n, projection::EmbeddingAttrs{tokens, o.vocab, o.d_model},
+        {w.Param(kSharedEmbedding, {o.vocab, o.d_model})});
+  w.defaults.needs_input_grad = saved;
+  w.Fused(n + ".scale_position_dropout", tokens * o.d_model, 5);
+}
+
+void WriteEncoder(OpWriter& w, const TransformerGraphOptions& o, int64_t tokens) {
+  WriteEmbedding(w, "enc.embed", o, tokens);
+  for (int64_t l = 0; l < o.layers; ++l) {
+    const std::string n = "enc.layer" + std::to_string(l);
+    WriteAttention(w, n + ".self", o, tokens, tokens, tokens, /*causal=*/false);
+    WriteFeedForward(w, n + ".ffn", o, tokens);
+  }
+  w.LayerNorm("enc.ln", tokens, o.d_model);
+}
+
+// The logits of `rows` decoder outputs through the shared table.
+void WriteLogits(OpWriter& w, const TransformerGraphOptions& o, int64_t rows) {
+  w.Add("logits", projection::MatMulAttrs{rows, o.d_model, o.vocab, false},
+        {w.Param(kSharedEmbedding, {o.vocab, o.d_model})});
+}
+
+Status Validate(const TransformerGraphOptions& o) {
+  const std::pair<const char*, int64_t> sizes[] = {
+      {"vocab", o.vocab},          {"layers", o.layers},
+      {"d_model", o.d_model},      {"filter", o.filter},
+      {"heads", o.heads},          {"packed_length", o.packed_length},
+      {"decode_input_length", o.decode_input_length}, {"beam", o.beam}};
+  for (const auto& [name, v] : sizes) {
+    if (v < 1) return Status::InvalidArgument(std::string("transformer graph: ") + name + " " + std::to_string(v) +
+                                              " must be >= 1");
+  }
+  if (o.extra_decode_length < 0) {
+    return Status::InvalidArgument("transformer graph: extra_decode_length " + std::to_string(o.extra_decode_length) +
+                                   " must be >= 0");
+  }
+  if (o.d_model % o.heads != 0) {
+    return Status::InvalidArgument("transformer graph: heads " + std::to_string(o.heads) + " must divide d_model " +
+                                   std::to_string(o.d_model));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<projection::ModelGraph> BuildTransformerGraph(const TransformerGraphOptions& o) {
+  PODBENCH_RETURN_IF_ERROR(Validate(o));
+  projection::ModelGraph g;
+  g.name = "transformer";
+  g.description = "Transformer big, " + std::to_string(o.layers) + "+" + std::to_string(o.layers) + " layers, " +
+                  std::to_string(o.d_model) + "/" + std::to_string(o.filter) + ", " + std::to_string(o.heads) +
+                  " heads, shared vocabulary of " + std::to_string(o.vocab);
+  g.example_unit = "packed example of " + std::to_string(o.packed_length) + "+" + std::to_string(o.packed_length) +
+                   " tokens (eval: one source sentence, beam " + std::to_string(o.beam) + ")";
+
+  const int64_t t = o.packed_length;
+  OpWriter train(&g, &g.train);
+  WriteEncoder(train, o, t);
+  WriteEmbedding(train, "dec.embed", o, t);
+  for (int64_t l = 0; l < o.layers; ++l) {
+    const std::string n = "dec.layer" + std::to_string(l);
+    WriteAttention(train, n + ".self", o, t, t, t, /*causal=*/true);
+    WriteAttention(train, n + ".cross", o, t, t, t, /*causal=*/false);
+    WriteFeedForward(train, n + ".ffn", o, t);
+  }
+  train.LayerNorm("dec.ln", t, o.d_model);
+  WriteLogits(train, o, t);
+  train.defaults.dtype = DType::kF32;
+  train.Add("loss", projection::SoftmaxXentAttrs{t, o.vocab});
+
+  // Evaluation: encode the padded source once, then decode step by step, each
+  // of the beams an instance. The cross-attention keys and values of the
+  // (beam-tiled) encoder output are computed once before the loop.
+  const int64_t s = o.decode_input_length, steps = o.decode_input_length + o.extra_decode_length;
+  OpWriter eval(&g, &g.eval);
+  WriteEncoder(eval, o, s);
+  eval.defaults.instances = o.beam;
+  for (int64_t l = 0; l < o.layers; ++l) {
+    const std::string n = "dec.layer" + std::to_string(l) + ".cross";
+    eval.Dense(n + ".k", s, o.d_model, o.d_model, false);
+    eval.Dense(n + ".v", s, o.d_model, o.d_model, false);
+  }
+  eval.defaults.sequential_steps = steps;
+  WriteEmbedding(eval, "dec.embed", o, 1);
+  for (int64_t l = 0; l < o.layers; ++l) {
+    const std::string n = "dec.layer" + std::to_string(l);
+    WriteAttention(eval, n + ".self", o, 1, 1, steps, /*causal=*/false);  // the cache masks unwritten slots
+    WriteAttention(eval, n + ".cross", o, 1, 0, s, false);
+    WriteFeedForward(eval, n + ".ffn", o, 1);
+  }
+  eval.LayerNorm("dec.ln", 1, o.d_model);
+  WriteLogits(eval, o, 1);
+  eval.defaults.dtype = DType::kF32;
+  // Log-softmax, the length penalty and the beam's top-k over its logits.
+  eval.Elementwise("beam_search", o.vocab, 6);
+  return g;
+}
+
+namespace {
+projection::ModelGraph DefaultGraph() {
+  Result<projection::ModelGraph> g = BuildTransformerGraph(TransformerGraphOptions{});
+  // The defaults are valid (transformer_graph_test); an empty graph fails the zoo's checks.
+  return g.ok() ? std::move(g).value() : projection::ModelGraph{};
+}
+}  // namespace
+
+workloads::ModelEntry TransformerModel() {
+  workloads::ModelEntry e;
+  e.name = "transformer";
+  e.summary = "Transformer big, 6+6 layers, 1024/4096, 16 heads, shared 33,708 vocabulary, packed length 256";
+  e.source =
+      "parameters: Vaswani et al. 2017, Table 3 (big: 213 M with a 37k shared vocabulary); forward: Wang et al. "
+      "2020 (HAT), 13 G mult-adds for a 30-token sentence pair";
+  e.graph = &DefaultGraph;
+  e.preset = &GoogleV06Preset;
+  e.presets = {"google-v0.6"};
+  return e;
+}
+
+}  // namespace podbench::transformer
