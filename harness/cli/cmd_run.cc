@@ -68,8 +68,8 @@ void Execute(const RunCliOptions& opt, CliContext& ctx) {
   if (!set.ok() && text) return Fail(ctx, "run", set.status());
   // On an error the JSON summary still lists the runs before it (complete in
   // the store; the failing one stays incomplete with what it logged).
-  const std::optional<double> score = set.ok() ? set->score_min : std::nullopt;
   if (text) {
+    const std::optional<double>& score = set->score_min;
     const int scored = static_cast<int>(set->runs.size()) - set->noncompliant;
     if (score) {
       ctx.out << fmt::format("score: {:.3f} min ({} of {} scored runs, {})\n", *score,
@@ -88,7 +88,8 @@ void Execute(const RunCliOptions& opt, CliContext& ctx) {
     j["mode"] = workloads::ModeName(s.mode);
     j["db"] = s.request.db;
     j["runs"] = runs_json;
-    j["score_min"] = score ? nlohmann::json(*score) : nlohmann::json(nullptr);
+    j["score_min"] = nullptr;
+    if (set.ok() && set->score_min) j["score_min"] = *set->score_min;
     j["logs_checked"] = check_note.empty();
     if (!set.ok()) j["error"] = set.status().message();
     ctx.out << j.dump(2) << "\n";

@@ -81,19 +81,20 @@ TEST_F(InputTest, TransformerFunctionalSizesAtTheirMaximaAreRefusedWithTheEstima
                 "transformer functional on tpu-v3-8 needs an estimated ");
 }
 
-// A Transformer whose loss diverges ends aborted (exit 1, stored), not with
-// an error: a run that fails to converge is a verdict.
-TEST_F(InputTest, ADivergingTransformerRunIsAbortedNotAnError) {
+// A Transformer run that misses its target within max_epochs is a verdict,
+// not an error: aborted, stored, exit 1; its log passes the rules but for
+// the target.
+TEST_F(InputTest, ATransformerRunThatMissesItsTargetIsAbortedWithExit1) {
   int rc = 0;
   std::string out = Run("run transformer --preset functional --runs 1 --seed 1 --db r.db --format json "
                         "--set functional_train_sentences=256 --set functional_eval_sentences=8 "
                         "--set functional_hidden=16 --set functional_heads=2 --set functional_filter=32 "
-                        "--set functional_layers=1 --set functional_vocab_size=64 --set functional_packed_length=32 "
-                        "--set max_sequence_length=32 --set global_batch_size=16 --set max_epochs=2 "
-                        "--set opt_base_learning_rate=100 --set opt_learning_rate_warmup_steps=1",
+                        "--set functional_layers=1 --set functional_vocab_size=96 --set functional_packed_length=32 "
+                        "--set max_sequence_length=32 --set global_batch_size=16 --set max_epochs=1",
                         &rc);
   EXPECT_EQ(rc, 1) << out;
   EXPECT_THAT(out, HasSubstr("\"status\": \"aborted\""));
+  EXPECT_THAT(out, HasSubstr("passes the v0.6 rules but for the target"));
 }
 
 // global_batch_size had no upper bound: int64 overflow in the per-core

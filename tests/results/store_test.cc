@@ -265,8 +265,8 @@ TEST(StoreTest, MigratesAVersion1FileForward) {
   EXPECT_EQ((*runs)[1].run.description->layout.cores_per_replica, 4);
   // `show` and `runs --format json` say so for the old run.
   std::ostringstream old_text, new_text;
-  WriteRunDetailText(old_text, RunDetail{(*runs)[0], {}, std::nullopt, 0});
-  WriteRunDetailText(new_text, RunDetail{(*runs)[1], {}, std::nullopt, 0});
+  WriteRunDetailText(old_text, RunDetail{(*runs)[0], {}, std::nullopt, 0, ""});
+  WriteRunDetailText(new_text, RunDetail{(*runs)[1], {}, std::nullopt, 0, ""});
   EXPECT_THAT(old_text.str(), HasSubstr("  layout        - (not recorded: stored before schema version 2)\n"));
   EXPECT_THAT(new_text.str(), HasSubstr("  layout        64 replicas x 4 cores, split along h, bn_group 2, "
                                         "weight-update sharding on, bf16 gradients, torus2d_bidir all-reduce\n"));

@@ -128,8 +128,11 @@ class TransformerSession : public Session {
     PODBENCH_ASSIGN_OR_RETURN(packed_, translation::PackExamples(data_->train, length));
     batch_ = hp.Int("global_batch_size");
     if (packed_->rows < batch_) {
-      return Status::InvalidArgument("global_batch_size " + std::to_string(batch_) + " is more than the " +
-                                     std::to_string(packed_->rows) + " packed rows of an epoch");
+      return Status::InvalidArgument(
+          "global_batch_size " + std::to_string(batch_) + " is more than the " + std::to_string(packed_->rows) +
+          " packed rows of an epoch (functional_train_sentences " + std::to_string(hp.Int("functional_train_sentences")) +
+          " that fit max_sequence_length " + std::to_string(hp.Int("max_sequence_length")) +
+          ", packed into rows of functional_packed_length " + std::to_string(length) + ")");
     }
     transformer::FunctionalConfig fc;
     fc.model = FunctionalModel(hp, data_->vocab.size());
@@ -233,7 +236,7 @@ class TransformerWorkload : public Workload {
     auto& len = s.emplace_back(Spec("max_sequence_length", int64_t{80},
                                     "training examples with more subword tokens (source or target, end of "
                                     "sentence included) are dropped (Google v0.6: 80)"));
-    len.min = 2;
+    len.min = 16;  // a shorter maximum drops most generated pairs: too few rows to fill a batch
     len.max = 256;
     len.rule = "v0.6: sequence models may drop training examples longer than a maximum length";
     auto& opt = s.emplace_back(Spec("opt_name", std::string("adam"), "optimizer"));
@@ -293,7 +296,9 @@ class TransformerWorkload : public Workload {
     fnum("functional_heads", 4, 1, 16, "functional mode: attention heads (big: 16)");
     fnum("functional_filter", 256, 8, 4096, "functional mode: feed-forward inner size (big: 4096)");
     fnum("functional_layers", 2, 1, 6, "functional mode: encoder and decoder layers each (big: 6)");
-    fnum("functional_vocab_size", 320, 64, 32768, "functional mode: shared subword vocabulary learned on the corpus");
+    // At least the generated pair's minimum (71: the reserved ids and two
+    // per byte its words use), so that no size the bounds allow fails later.
+    fnum("functional_vocab_size", 320, 96, 32768, "functional mode: shared subword vocabulary learned on the corpus");
     fnum("functional_packed_length", 64, 8, 256, "functional mode: tokens per packed row (Google: 256)");
     fnum("functional_train_sentences", 16384, 64, 1 << 20, "functional mode: generated training sentence pairs");
     fnum("functional_eval_sentences", 512, 8, 1 << 16, "functional mode: held-out sentence pairs for BLEU");
