@@ -63,7 +63,8 @@ struct Probe {
   std::map<std::string, double> did;
 };
 
-Probe RunProbe(const Base& b, const std::vector<std::string>& extra) {
+// One run of `b` with `extra` --set items, seed 7.
+harness::RunRequest RequestOf(const Base& b, const std::vector<std::string>& extra = {}) {
   harness::RunRequest req;
   req.workload = b.workload;
   req.mode = ModeName(b.mode);
@@ -73,8 +74,12 @@ Probe RunProbe(const Base& b, const std::vector<std::string>& extra) {
   req.sets.insert(req.sets.end(), extra.begin(), extra.end());
   req.runs = 1;
   req.seed = 7;
+  return req;
+}
+
+Probe RunProbe(const Base& b, const std::vector<std::string>& extra) {
   Probe p;
-  auto s = harness::Normalize(req);
+  auto s = harness::Normalize(RequestOf(b, extra));
   if (!s.ok()) {
     p.refused = true;
     p.message = s.status().message();
@@ -195,14 +200,7 @@ TEST_P(WalkTest, EveryLoggedHyperparameterChangesWhatRunsOrIsRefused) {
   const Probe baseline = RunProbe(base, {});
   ASSERT_FALSE(baseline.refused) << baseline.message;
   auto workload = FindWorkload(base.workload)->Create();
-  harness::RunRequest req;
-  req.workload = base.workload;
-  req.mode = ModeName(base.mode);
-  req.slice = base.slice;
-  req.preset = base.preset;
-  req.sets = base.sets;
-  req.seed = 7;
-  const auto settings = harness::Normalize(req);
+  const auto settings = harness::Normalize(RequestOf(base));
   ASSERT_TRUE(settings.ok());
   for (const HyperparameterSpec& spec : workload->HyperparameterSpecs()) {
     if (!spec.log) continue;
@@ -265,14 +263,7 @@ TEST_P(WalkTest, EveryNumericHyperparameterIsBoundedAndDefinedAtItsBounds) {
       if (base.mode == Mode::kProjected) {
         (void)RunProbe(base, {item});  // refused, or priced with every number defined
       } else {
-        harness::RunRequest req;
-        req.workload = base.workload;
-        req.mode = ModeName(base.mode);
-        req.slice = base.slice;
-        req.preset = base.preset;
-        req.sets = base.sets;
-        req.sets.push_back(item);
-        auto s = harness::Normalize(req);
+        auto s = harness::Normalize(RequestOf(base, {item}));
         if (!s.ok()) {
           EXPECT_EQ(s.status().code(), Status::Code::kInvalidArgument) << s.status().ToString();
         }
