@@ -36,40 +36,47 @@ void ThreadPool::Run(int n, const std::function<void(int)>& fn) {
     fn(0);
     return;
   }
-  std::unique_lock<std::mutex> region(run_mu_, std::try_to_lock);
-  if (!region.owns_lock()) {
+  // A flag, not a mutex: a task running on the region's own caller may call
+  // Run again (try_lock on a mutex the thread holds is undefined).
+  bool free = false;
+  if (!busy_.compare_exchange_strong(free, true)) {
     for (int t = 0; t < n; ++t) fn(t);
     return;
   }
-  job_ = &fn;
-  job_n_.store(n);
-  pending_.store(n - 1);
   {
+    // The region's job, size and generation change together, under mu_:
+    // a worker that reads them (under mu_) sees one region's, never a mix.
     std::lock_guard<std::mutex> lock(mu_);
-    generation_.fetch_add(1);  // publishes job_ and job_n_ to workers that acquire it
+    job_ = &fn;
+    job_n_ = n;
+    pending_.store(n - 1);
+    generation_.fetch_add(1);
   }
   start_cv_.notify_all();
   fn(0);
   for (int i = 0; i < kSpinIterations && pending_.load() != 0; ++i) CpuRelax();
-  if (pending_.load() != 0) {
+  {
     std::unique_lock<std::mutex> lock(mu_);
     done_cv_.wait(lock, [this] { return pending_.load() == 0; });
+    job_ = nullptr;
   }
-  job_ = nullptr;
+  busy_.store(false);
 }
 
 void ThreadPool::WorkerLoop(int index) {
   long seen = 0;
   for (;;) {
     for (int i = 0; i < kSpinIterations && generation_.load() == seen && !stop_.load(); ++i) CpuRelax();
-    if (generation_.load() == seen) {
+    const std::function<void(int)>* job = nullptr;
+    {
       std::unique_lock<std::mutex> lock(mu_);
       start_cv_.wait(lock, [&] { return stop_.load() || generation_.load() != seen; });
+      if (stop_.load()) return;
+      seen = generation_.load();
+      if (index < job_n_) job = job_;
     }
-    if (stop_.load()) return;
-    seen = generation_.load();
-    if (index >= job_n_.load()) continue;  // not part of this region
-    (*job_)(index);
+    if (job == nullptr) continue;  // not part of this region
+    (*job)(index);
     if (pending_.fetch_sub(1) == 1) {
       std::lock_guard<std::mutex> lock(mu_);
       done_cv_.notify_one();

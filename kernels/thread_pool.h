@@ -31,14 +31,16 @@ class ThreadPool {
   void WorkerLoop(int index);
 
   std::vector<std::thread> workers_;
-  std::mutex run_mu_;  // held by the caller whose region the workers serve
+  std::atomic<bool> busy_{false};  // a caller's region is running
   std::mutex mu_;
   std::condition_variable start_cv_, done_cv_;
-  // Written by the region's caller before it bumps generation_ (seq_cst), read
-  // by workers after they see the new generation.
+  // The current region: written by its caller and read by workers, both
+  // under mu_, together with the generation bump. (Reading job_n_ without
+  // the lock let a worker left out of one region take the next region's
+  // job under the old generation and run its share twice.)
   const std::function<void(int)>* job_ = nullptr;
-  std::atomic<int> job_n_{0};
-  std::atomic<long> generation_{0};
+  int job_n_ = 0;
+  std::atomic<long> generation_{0};  // also read without the lock, to spin on
   std::atomic<int> pending_{0};  // workers of the current region still running
   std::atomic<bool> stop_{false};
 };

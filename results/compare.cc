@@ -29,7 +29,7 @@ double Significant(double v) {
 std::vector<double> Values(const std::vector<RunRecord>& runs, const MetricDef& m) {
   std::vector<double> out;
   for (const RunRecord& r : runs) {
-    if (!r.complete) continue;
+    if (!r.complete || r.status == "noncompliant") continue;  // recorded, never scored
     if (m.success_only && r.status != "success") continue;
     if (auto v = m.get(r); v && std::isfinite(*v)) out.push_back(Significant(*v));
   }

@@ -124,6 +124,7 @@ nlohmann::json RunDetailToJson(const RunDetail& d) {
   nlohmann::json j = RunToJson(d.run);
   j["init_emulated_s"] = Opt(d.run.outcome.init_emulated_s);
   j["log_events"] = d.events;
+  j["evals_modelled"] = d.evals_modelled.empty() ? nlohmann::json(nullptr) : nlohmann::json(d.evals_modelled);
   j["evals"] = nlohmann::json::array();
   for (const EvalRecord& e : d.evals) {
     j["evals"].push_back({{"epoch", e.epoch}, {"metric", e.metric}, {"value", e.value},
@@ -203,7 +204,8 @@ void WriteRunDetailText(std::ostream& out, const RunDetail& d) {
     row("idle", b.idle_s);
   }
   if (!d.evals.empty()) {
-    out << "  evals\n";
+    out << (d.evals_modelled.empty() ? std::string("  evals\n")
+                                     : "  evals         modelled, not computed: " + d.evals_modelled + "\n");
     for (const EvalRecord& e : d.evals) {
       out << fmt::format("    epoch {:>6.4g}  {:<10} {:.5g}  at {:.3f} s emulated\n", e.epoch,
                          e.metric, e.value, e.ts_emulated_s);

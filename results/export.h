@@ -33,6 +33,9 @@ struct RunDetail {
   std::vector<EvalRecord> evals;
   std::optional<StepBreakdown> breakdown;
   int64_t events = 0;
+  // Non-empty when the eval values are modelled, not computed (projected
+  // mode): how they are made, as the log's eval_accuracy metadata says.
+  std::string evals_modelled;
 };
 nlohmann::json RunDetailToJson(const RunDetail& d);
 void WriteRunDetailText(std::ostream& out, const RunDetail& d);

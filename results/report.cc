@@ -41,6 +41,8 @@ std::vector<ReportGroup> BuildReport(const std::vector<RunRecord>& runs) {
       } else if (r->status == "success") {
         ++g.success;
         ttt.push_back(r->outcome.ttt_emulated_s);
+      } else if (r->status == "noncompliant") {
+        ++g.noncompliant;
       } else {
         ++g.aborted;
         ttt.push_back(std::nullopt);
@@ -68,6 +70,7 @@ nlohmann::json ReportToJson(const std::vector<ReportGroup>& groups) {
                  {"runs", g.runs},
                  {"success", g.success},
                  {"aborted", g.aborted},
+                 {"noncompliant", g.noncompliant},
                  {"unfinished", g.unfinished},
                  {"score_min", g.score_min ? nlohmann::json(*g.score_min) : nullptr},
                  {"median_step_time_s",

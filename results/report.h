@@ -17,6 +17,7 @@ struct ReportGroup {
   std::string workload, slice, mode, label;
   int64_t chips = 0;
   int64_t runs = 0, success = 0, aborted = 0, unfinished = 0;
+  int64_t noncompliant = 0;  // their logs fail the MLPerf rules: not scored
   std::optional<double> score_min;         // v0.6 score of the complete runs
   std::optional<double> median_step_time_s;
   std::vector<std::string> git_hashes;     // distinct, in run order

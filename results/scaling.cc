@@ -52,7 +52,8 @@ std::vector<ScalingRow> BuildScalingTable(const std::string& workload,
   std::map<std::string, std::vector<const RunRecord*>> by_slice;
   std::map<std::string, int64_t> chips;
   for (const RunRecord& r : runs) {
-    if (!r.complete || r.run.mode != "projected" || r.run.workload != workload) continue;
+    // A non-compliant run is recorded, never scored.
+    if (!r.complete || r.status == "noncompliant" || r.run.mode != "projected" || r.run.workload != workload) continue;
     if (!options.preset.empty() && r.run.preset != options.preset) continue;
     by_slice[r.run.slice].push_back(&r);
     chips[r.run.slice] = r.run.chips;

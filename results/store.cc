@@ -160,6 +160,42 @@ CREATE TABLE quality_targets (
   PRIMARY KEY (run_id, metric)
 );
 )sql",
+    // 4 -> 5: a run whose log fails the MLPerf rules is stored as
+    // 'noncompliant' (SQLite cannot widen a CHECK in place: the table is
+    // rebuilt, with foreign keys off, as SQLite's ALTER TABLE notes describe).
+    R"sql(
+CREATE TABLE runs_v5 (
+  id INTEGER PRIMARY KEY,
+  label TEXT NOT NULL DEFAULT '',
+  workload TEXT NOT NULL,
+  slice_id INTEGER NOT NULL REFERENCES slices(id),
+  mode TEXT NOT NULL CHECK (mode IN ('functional', 'projected')),
+  preset TEXT NOT NULL DEFAULT '',
+  flags TEXT NOT NULL DEFAULT '{}',
+  hyperparameters TEXT NOT NULL DEFAULT '{}',
+  seed INTEGER NOT NULL,
+  global_batch INTEGER NOT NULL DEFAULT 0,
+  git_hash TEXT NOT NULL,
+  host TEXT NOT NULL,
+  pid INTEGER NOT NULL,
+  log_path TEXT NOT NULL DEFAULT '',
+  status TEXT NOT NULL CHECK (status IN ('running', 'success', 'aborted', 'noncompliant')),
+  complete INTEGER NOT NULL DEFAULT 0,
+  started_at TEXT NOT NULL,
+  finished_at TEXT,
+  ttt_emulated_s REAL,
+  ttt_host_s REAL,
+  step_time_s REAL,
+  throughput REAL,
+  epochs REAL,
+  init_emulated_s REAL
+);
+INSERT INTO runs_v5 SELECT * FROM runs;
+DROP TABLE runs;
+ALTER TABLE runs_v5 RENAME TO runs;
+CREATE INDEX runs_workload ON runs(workload);
+CREATE INDEX runs_label ON runs(label);
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");
 
@@ -315,16 +351,25 @@ Status ResultsStore::Migrate() {
         std::to_string(kSchemaVersion) + "); use a newer podbench");
   }
   if (version == kSchemaVersion) return Status::Ok();
-  return InTransaction(*db_, "migrating the schema", [&]() -> Status {
+  // Migrations may rebuild a table that others reference: foreign keys are
+  // off while they run (the pragma only works outside a transaction) and
+  // checked before the commit.
+  PODBENCH_RETURN_IF_ERROR(db_->Exec("PRAGMA foreign_keys=OFF", "migrating the schema"));
+  Status st = InTransaction(*db_, "migrating the schema", [&]() -> Status {
     // Another process may have migrated between the read and the lock.
     PODBENCH_ASSIGN_OR_RETURN(int v, SchemaVersion());
     for (; v < kSchemaVersion; ++v) {
       PODBENCH_RETURN_IF_ERROR(db_->Exec(kMigrations[v], "migrating the schema to version " +
                                                              std::to_string(v + 1)));
     }
+    PODBENCH_ASSIGN_OR_RETURN(Stmt check, db_->Prepare("PRAGMA foreign_key_check", "migrating the schema"));
+    PODBENCH_ASSIGN_OR_RETURN(bool violation, check.Step());
+    if (violation) return Status::Corruption(path_ + ": a foreign key is broken after migrating the schema");
     return db_->Exec("PRAGMA user_version=" + std::to_string(kSchemaVersion),
                      "recording the schema version");
   });
+  Status on = db_->Exec("PRAGMA foreign_keys=ON", "migrating the schema");
+  return st.ok() ? on : st;
 }
 
 Result<int64_t> ResultsStore::BeginRun(const NewRun& run) {
@@ -430,8 +475,8 @@ Status ResultsStore::SetBreakdown(int64_t run_id, const StepBreakdown& b) {
 }
 
 Status ResultsStore::FinishRun(int64_t run_id, const RunOutcome& o) {
-  if (o.status != "success" && o.status != "aborted") {
-    return Status::InvalidArgument("run status must be success or aborted, not '" + o.status + "'");
+  if (o.status != "success" && o.status != "aborted" && o.status != "noncompliant") {
+    return Status::InvalidArgument("run status must be success, aborted or noncompliant, not '" + o.status + "'");
   }
   const char* what = "finishing a run";
   return InTransaction(*db_, what, [&]() -> Status {

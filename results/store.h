@@ -33,7 +33,7 @@ class Db;
 }
 
 // The schema version this build writes. Opening a newer file is refused.
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 struct StoreOptions {
   // SQLite VFS name; empty = the default. Tests pass a fault-injecting VFS.
@@ -93,7 +93,9 @@ struct NewRun {
 
 // How a run ended, recorded by FinishRun.
 struct RunOutcome {
-  std::string status;  // "success" or "aborted"
+  // "success", "aborted" (the target not reached), or "noncompliant" (its log
+  // fails the MLPerf rules: recorded, never scored).
+  std::string status;
   // Time to train, run_start -> the run's end (run_stop; MiniGo: the winning
   // model, before run_stop): on the emulated TPU clock (the log's timestamps)
   // and on the host clock, in seconds.
@@ -108,14 +110,14 @@ struct RunOutcome {
 struct RunRecord {
   int64_t id = 0;
   NewRun run;
-  std::string status;      // "running", "success", "aborted"
+  std::string status;      // "running", "success", "aborted", "noncompliant"
   bool complete = false;   // FinishRun happened
   std::string started_at;  // UTC, ISO 8601, host clock
   std::string finished_at; // empty while running
   RunOutcome outcome;
 };
 
-// "success"/"aborted" for finished runs; for unfinished ones "running" while
+// "success"/"aborted"/"noncompliant" for finished runs; for unfinished ones "running" while
 // the writing process is alive on this host, else "incomplete".
 std::string RunState(const RunRecord& r);
 

@@ -13,7 +13,7 @@ int RequiredRuns(const std::string& benchmark) {
   return 5;
 }
 
-Result<RunTime> ScoreRun(const std::filesystem::path& log, const std::string& benchmark) {
+Result<RunTime> ScoreRun(const std::filesystem::path& log, const std::string& benchmark_arg) {
   RunTime rt;
   rt.file = log.string();
   PODBENCH_ASSIGN_OR_RETURN(mllog::Format format, mllog::DetectFormat(log));
@@ -22,7 +22,13 @@ Result<RunTime> ScoreRun(const std::filesystem::path& log, const std::string& be
   std::optional<double> start, stop, eval_result;
   std::string status;
   mllog::Record r;
+  auto submission = [&](const char* key, std::string* out) {
+    if (r.key == key && out->empty() && r.payload().is_string()) *out = r.payload().as_string();
+  };
   while (reader->Next(&r)) {
+    submission("submission_org", &rt.org);
+    submission("submission_platform", &rt.platform);
+    submission("submission_benchmark", &rt.benchmark);
     if (r.key == "run_start" && !start) {
       start = r.timestamp * unit;
     } else if (r.key == "run_stop" && !stop) {
@@ -39,6 +45,7 @@ Result<RunTime> ScoreRun(const std::filesystem::path& log, const std::string& be
     }
   }
   PODBENCH_RETURN_IF_ERROR(reader->status());
+  const std::string& benchmark = benchmark_arg.empty() ? rt.benchmark : benchmark_arg;
   if (!start) {
     rt.note = "no run_start";
   } else if (benchmark == "minigo") {
@@ -67,7 +74,15 @@ Result<RunTime> ScoreRun(const std::filesystem::path& log, const std::string& be
 }
 
 std::optional<double> OlympicMean(const std::vector<RunTime>& runs, AbortPolicy policy) {
-  if (runs.size() < 3) return std::nullopt;
+  if (runs.empty()) return std::nullopt;
+  if (runs.size() < 3) {
+    double sum = 0;
+    for (const auto& r : runs) {
+      if (!(r.converged || (r.stopped && policy == AbortPolicy::kTimed))) return std::nullopt;
+      sum += r.minutes;
+    }
+    return sum / static_cast<double>(runs.size());
+  }
   std::vector<double> t;
   size_t failed = 0;
   for (const auto& r : runs) {
@@ -83,57 +98,105 @@ std::optional<double> OlympicMean(const std::vector<RunTime>& runs, AbortPolicy 
   return sum / static_cast<double>(hi - 1);
 }
 
-Result<std::vector<BenchmarkScore>> ScoreDirs(const std::vector<std::filesystem::path>& dirs, AbortPolicy policy) {
+namespace {
+
+// The logs among `paths`: files given by name must be logs; folders are
+// searched recursively and their other files counted in *skipped.
+Result<std::vector<std::filesystem::path>> FindLogs(const std::vector<std::filesystem::path>& paths,
+                                                    int64_t* skipped) {
   namespace fs = std::filesystem;
-  std::map<std::tuple<std::string, std::string, std::string>, BenchmarkScore> groups;
-  for (const auto& dir : dirs) {
+  std::vector<fs::path> logs;
+  for (const auto& path : paths) {
     std::error_code ec;
-    if (!fs::is_directory(dir, ec)) return Status::NotFound(dir.string() + ": not a folder");
-    std::vector<fs::path> files;
-    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      const auto& p = it->path();
-      if (it->is_regular_file(ec) && p.filename().string().rfind("result_", 0) == 0 && p.extension() == ".txt") {
-        files.push_back(p);
+    if (fs::is_regular_file(path, ec)) {
+      if (!mllog::DetectFormat(path).ok()) {
+        return Status::InvalidArgument(path.string() + ": not an MLPerf log (no :::MLL or :::MLLOG line)");
       }
+      logs.push_back(path);
+      continue;
     }
-    if (ec) return Status::IOError(dir.string() + ": " + ec.message());
-    std::sort(files.begin(), files.end());
-    for (const auto& found : files) {
-      const fs::path f = fs::absolute(found).lexically_normal();
-      // <org>/results/<platform>/<benchmark>/result_N.txt
-      fs::path bench_dir = f.parent_path(), platform_dir = bench_dir.parent_path();
-      fs::path results_dir = platform_dir.parent_path(), org_dir = results_dir.parent_path();
-      if (results_dir.filename() != "results") {
-        return Status::InvalidArgument(f.string() + ": not in an <org>/results/<platform>/<benchmark>/ folder");
-      }
-      std::string org = org_dir.filename().string();
-      auto key = std::make_tuple(org, platform_dir.filename().string(), bench_dir.filename().string());
-      auto& g = groups[key];
-      g.org = std::get<0>(key);
-      g.platform = std::get<1>(key);
-      g.benchmark = std::get<2>(key);
-      g.required_runs = RequiredRuns(g.benchmark);
-      auto run = ScoreRun(f, g.benchmark);
-      if (!run.ok()) {
-        RunTime bad;
-        bad.file = f.string();
-        bad.note = run.status().message();
-        g.runs.push_back(bad);
+    if (!fs::is_directory(path, ec)) return Status::NotFound(path.string() + ": no such file or folder");
+    std::vector<fs::path> found;
+    int64_t others = 0;
+    for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
+      if (!it->is_regular_file(ec)) continue;
+      if (mllog::DetectFormat(it->path()).ok()) {
+        found.push_back(it->path());
       } else {
-        g.runs.push_back(*run);
+        ++others;
       }
     }
+    if (ec) return Status::IOError(path.string() + ": " + ec.message());
+    if (found.empty()) {
+      return Status::NotFound(path.string() + ": no MLPerf logs in this folder (no file with :::MLL or :::MLLOG lines" +
+                              (others ? ", " + std::to_string(others) + " other files" : std::string()) + ")");
+    }
+    std::sort(found.begin(), found.end());
+    logs.insert(logs.end(), found.begin(), found.end());
+    *skipped += others;
   }
-  std::vector<BenchmarkScore> out;
+  return logs;
+}
+
+// org, platform and benchmark from an MLPerf submission layout
+// <org>/results/<platform>/<benchmark>/<log> around `log`; empty otherwise.
+std::tuple<std::string, std::string, std::string> FromLayout(const std::filesystem::path& log) {
+  const std::filesystem::path bench = log.parent_path(), platform = bench.parent_path();
+  const std::filesystem::path results = platform.parent_path(), org = results.parent_path();
+  if (results.filename() != "results") return {};
+  return {org.filename().string(), platform.filename().string(), bench.filename().string()};
+}
+
+}  // namespace
+
+Result<ScoreReport> ScorePaths(const std::vector<std::filesystem::path>& paths, AbortPolicy policy) {
+  namespace fs = std::filesystem;
+  ScoreReport report;
+  PODBENCH_ASSIGN_OR_RETURN(std::vector<fs::path> logs, FindLogs(paths, &report.skipped_files));
+  std::map<std::tuple<std::string, std::string, std::string>, BenchmarkScore> groups;
+  for (const auto& found : logs) {
+    const fs::path f = fs::absolute(found).lexically_normal();
+    auto run = ScoreRun(f);
+    RunTime rt;
+    if (run.ok()) {
+      rt = std::move(run).value();
+    } else {
+      rt.file = f.string();
+      rt.note = run.status().message();
+    }
+    auto [org, platform, benchmark] = FromLayout(f);
+    if (!rt.org.empty()) org = rt.org;
+    if (!rt.platform.empty()) platform = rt.platform;
+    if (!rt.benchmark.empty()) benchmark = rt.benchmark;
+    if (rt.benchmark.empty() && !benchmark.empty() && run.ok()) {
+      // Timed by the layout's benchmark (MiniGo is timed differently).
+      auto again = ScoreRun(f, benchmark);
+      if (again.ok()) rt = std::move(again).value();
+    }
+    auto key = std::make_tuple(org.empty() ? "-" : org, platform.empty() ? "-" : platform,
+                               benchmark.empty() ? "-" : benchmark);
+    auto& g = groups[key];
+    g.org = std::get<0>(key);
+    g.platform = std::get<1>(key);
+    g.benchmark = std::get<2>(key);
+    g.required_runs = RequiredRuns(g.benchmark);
+    g.runs.push_back(std::move(rt));
+  }
   for (auto& [k, g] : groups) {
     g.score_minutes = OlympicMean(g.runs, policy);
     if (static_cast<int>(g.runs.size()) != g.required_runs) {
       g.note = std::to_string(g.runs.size()) + " runs (v0.6 requires " + std::to_string(g.required_runs) + ")";
     }
-    if (!g.score_minutes) g.note += std::string(g.note.empty() ? "" : "; ") + "no score: fewer than 3 runs or more than one non-converged run";
-    out.push_back(std::move(g));
+    if (!g.score_minutes) {
+      g.note += std::string(g.note.empty() ? "" : "; ") +
+                (g.runs.size() < 3 ? "no score: a run did not converge" : "no score: more than one run did not converge");
+    } else if (g.runs.size() < 3) {
+      g.note += std::string(g.note.empty() ? "" : "; ") + "plain mean of fewer than 3 runs";
+    }
+    report.scores.push_back(std::move(g));
   }
-  return out;
+  return report;
 }
 
 }  // namespace podbench::rules

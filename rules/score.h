@@ -1,15 +1,18 @@
 // The MLPerf Training v0.6 result summarizer: olympic-mean time-to-train.
 //
-// Logs are found under result folders laid out as MLPerf submissions are:
-//   <org>/results/<platform>/<benchmark>/result_N.txt
-// Per run: minutes from run_start to run_stop (:::MLL timestamps are
-// seconds; :::MLLOG time_ms is converted); MiniGo to eval_result's
-// metadata.timestamp (seconds after run_start in v0.6 logs; an absolute
-// timestamp is taken relative to run_start). A run whose run_stop status is not
-// "success", or that lacks run_start/run_stop, did not converge and counts as
-// the slowest. Score: drop the fastest and the slowest run, mean of the rest.
-// v0.6 run counts: 5 for resnet, ssd, maskrcnn (mask); 10 for gnmt,
-// transformer, minigo.
+// Logs are found in the files and folders given (folders recursively, any
+// layout): every file with :::MLL or :::MLLOG lines is a run. Runs are grouped
+// by the log's own submission_org, submission_platform and
+// submission_benchmark (first occurrence of each); a log that lacks one takes
+// it from an MLPerf submission layout <org>/results/<platform>/<benchmark>/
+// around it, else it is "-". Per run: minutes from run_start to run_stop
+// (:::MLL timestamps are seconds; :::MLLOG time_ms is converted); MiniGo to
+// eval_result's metadata.timestamp (seconds after run_start in v0.6 logs; an
+// absolute timestamp is taken relative to run_start). A run whose run_stop
+// status is not "success", or that lacks run_start/run_stop, did not converge
+// and counts as the slowest. Score: drop the fastest and the slowest run, mean
+// of the rest (with fewer than 3 runs, the plain mean). v0.6 run counts: 5 for
+// resnet, ssd, maskrcnn (mask); 10 for gnmt, transformer, minigo.
 #pragma once
 
 #include <filesystem>
@@ -23,6 +26,8 @@ namespace podbench::rules {
 
 struct RunTime {
   std::string file;
+  // The log's submission_org/platform/benchmark (empty when it has none).
+  std::string org, platform, benchmark;
   bool converged = false;
   double minutes = 0;  // valid when converged, or when stopped (run_start..run_stop exists)
   bool stopped = false;  // has run_start and run_stop, whatever the status
@@ -40,8 +45,10 @@ struct BenchmarkScore {
 // The v0.6 number of runs for `benchmark` (5 or 10).
 int RequiredRuns(const std::string& benchmark);
 
-// The time-to-train of one log.
-Result<RunTime> ScoreRun(const std::filesystem::path& log, const std::string& benchmark);
+// The time-to-train of one log, and its submission keys. `benchmark` decides
+// how it is timed (MiniGo: to eval_result); empty = the log's own
+// submission_benchmark.
+Result<RunTime> ScoreRun(const std::filesystem::path& log, const std::string& benchmark = "");
 
 // How a run with run_stop status "abort" is scored.
 enum class AbortPolicy {
@@ -50,12 +57,24 @@ enum class AbortPolicy {
              // (Google resnet tpu-v3-1024: 2.27 min, not 2.30)
 };
 
-// Olympic mean over `runs` (non-converged runs count as slowest). Absent when
-// fewer than 3 runs, or when more than one run did not converge.
+// Olympic mean over `runs` (non-converged runs count as slowest): with 3 runs
+// or more, drop the fastest and the slowest, mean of the rest; with 1 or 2,
+// their plain mean. Absent when there are no runs, when more than one run did
+// not converge (3 or more runs), or when any did (fewer). `podbench run`
+// scores its runs with this too.
 std::optional<double> OlympicMean(const std::vector<RunTime>& runs, AbortPolicy policy = AbortPolicy::kSlowest);
 
-// Scores every result_*.txt under `dirs`, grouped by (org, platform, benchmark), sorted.
-Result<std::vector<BenchmarkScore>> ScoreDirs(const std::vector<std::filesystem::path>& dirs,
-                                              AbortPolicy policy = AbortPolicy::kSlowest);
+// The result of scoring files and folders.
+struct ScoreReport {
+  std::vector<BenchmarkScore> scores;  // by (org, platform, benchmark)
+  int64_t skipped_files = 0;           // files in the folders without MLPerf log lines
+};
+
+// Scores every log in `paths` (files, and folders searched recursively),
+// grouped by (org, platform, benchmark), sorted. NotFound for a path that
+// does not exist or a folder with no log in it; InvalidArgument for a file
+// given by name that is not an MLPerf log.
+Result<ScoreReport> ScorePaths(const std::vector<std::filesystem::path>& paths,
+                               AbortPolicy policy = AbortPolicy::kSlowest);
 
 }  // namespace podbench::rules

@@ -1,5 +1,7 @@
 #include "topology/system.h"
 
+#include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 
@@ -38,9 +40,20 @@ class FieldReader {
     return child;
   }
 
+  // What a numeric field may hold. Every bound keeps the arithmetic on it
+  // defined: numbers are finite, integers small enough that products of a
+  // few of them (cores x chips x ...) stay far inside int.
+  enum Range { kPositive, kNonNegative, kFraction /* (0, 1] */ };
+  static constexpr double kMaxInteger = 1 << 15;
+
   template <typename T>
   void Get(const YAML::Node& node, const std::string& path, const std::string& key, T* out,
            bool positive = true) {
+    Get(node, path, key, out, positive ? kPositive : kNonNegative);
+  }
+
+  template <typename T>
+  void Get(const YAML::Node& node, const std::string& path, const std::string& key, T* out, Range range) {
     YAML::Node child = Child(node, path, key);
     if (!status_.ok()) return;
     const std::string full = path.empty() ? key : path + "." + key;
@@ -53,8 +66,16 @@ class FieldReader {
       return;
     }
     if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
-      if (positive && !(*out > 0)) Fail(child, full, "must be > 0");
-      if (!positive && !(*out >= 0)) Fail(child, full, "must be >= 0");
+      const double v = static_cast<double>(*out);
+      if (!std::isfinite(v)) Fail(child, full, "must be a finite number");
+      if (range == kPositive && !(v > 0)) Fail(child, full, "must be > 0");
+      if (range == kNonNegative && !(v >= 0)) Fail(child, full, "must be >= 0");
+      if (range == kFraction && !(v > 0 && v <= 1)) {
+        Fail(child, full, "is a fraction and must lie in (0, 1], got " + child.Scalar());
+      }
+      if (std::is_integral_v<T> && v > kMaxInteger) {
+        Fail(child, full, "must be <= " + std::to_string(static_cast<int64_t>(kMaxInteger)));
+      }
     }
   }
 
@@ -110,8 +131,8 @@ Result<SystemSpec> ParseSystemYaml(std::string_view text, std::string source) {
   r.Get(core, "core", "hbm_bytes", &c.hbm_bytes);
   r.Get(core, "core", "hbm_bandwidth_bytes_per_s", &c.hbm_bandwidth);
   r.Get(core, "core", "vmem_bytes", &c.vmem_bytes);
-  r.Get(core, "core", "mxu_efficiency", &c.mxu_efficiency);
-  r.Get(core, "core", "hbm_efficiency", &c.hbm_efficiency);
+  r.Get(core, "core", "mxu_efficiency", &c.mxu_efficiency, FieldReader::kFraction);
+  r.Get(core, "core", "hbm_efficiency", &c.hbm_efficiency, FieldReader::kFraction);
   r.Get(core, "core", "op_overhead_s", &c.op_overhead_s, /*positive=*/false);
 
   YAML::Node chip = r.Child(root, "", "chip");
@@ -167,10 +188,8 @@ Result<SystemSpec> ParseSystemYaml(std::string_view text, std::string source) {
     if (grid.first <= 0 || grid.second <= 0 || grid.first > s.pod.chips_x ||
         grid.second > s.pod.chips_y) {
       r.Fail(kv.second, field, "grid must lie inside the pod");
-    } else if (cores != grid.first * grid.second * s.chip.cores) {
-      r.Fail(kv.second, field,
-             "cores must equal chips_x * chips_y * chip.cores (" +
-                 std::to_string(grid.first * grid.second * s.chip.cores) + ")");
+    } else if (const int64_t want = int64_t{grid.first} * grid.second * s.chip.cores; cores != want) {
+      r.Fail(kv.second, field, "cores must equal chips_x * chips_y * chip.cores (" + std::to_string(want) + ")");
     }
     s.pod.slices[cores] = grid;
   }

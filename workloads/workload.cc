@@ -36,6 +36,34 @@ double Hyperparameters::Float(const std::string& name) const {
   if (const auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
   return std::get<double>(v);
 }
+bool Hyperparameters::Applies(const HyperparameterSpec& spec) const {
+  if (!spec.only_when) return true;
+  auto it = values_.find(spec.only_when->name);
+  return it != values_.end() && it->second == spec.only_when->value;
+}
+
+Result<std::vector<int64_t>> ParseIntList(const std::string& name, const std::string& text) {
+  std::vector<int64_t> out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    if (comma == std::string::npos) comma = text.size();
+    int64_t v = 0;
+    const char* b = text.data() + pos;
+    const char* e = text.data() + comma;
+    auto [p, ec] = std::from_chars(b, e, v);
+    if (b == e || ec != std::errc() || p != e) {
+      return Status::InvalidArgument(name + " '" + text + "': expected comma-separated integers, e.g. 30,60,80");
+    }
+    if (!out.empty() && v <= out.back()) {
+      return Status::InvalidArgument(name + " '" + text + "': the integers must be strictly ascending");
+    }
+    out.push_back(v);
+    pos = comma + 1;
+  }
+  return out;
+}
+
 bool Hyperparameters::Bool(const std::string& name) const { return std::get<bool>(Get(name)); }
 const std::string& Hyperparameters::String(const std::string& name) const {
   return std::get<std::string>(Get(name));
@@ -172,6 +200,12 @@ const char* TypeName(const HpValue& v) {
                                              : "a string";
 }
 
+// A numeric bound as users type it: integral values without an exponent.
+std::string Bound(double b) {
+  if (b == std::trunc(b) && std::fabs(b) < 9e15) return std::to_string(static_cast<int64_t>(b));
+  return HpToString(b);
+}
+
 Status CheckValue(const HyperparameterSpec& spec, const HpValue& v, const std::string& where) {
   auto refuse = [&](const std::string& why) {
     std::string msg = where + ": " + spec.name + " " + why;
@@ -188,10 +222,20 @@ Status CheckValue(const HyperparameterSpec& spec, const HpValue& v, const std::s
   else if (const auto* d = std::get_if<double>(&v)) num = *d;
   else numeric = false;
   if (numeric && spec.min && num < *spec.min) {
-    return refuse("must be >= " + HpToString(*spec.min) + ", got " + HpToString(v));
+    return refuse("must be >= " + Bound(*spec.min) + ", got " + HpToString(v));
   }
   if (numeric && spec.max && num > *spec.max) {
-    return refuse("must be <= " + HpToString(*spec.max) + ", got " + HpToString(v));
+    return refuse("must be <= " + Bound(*spec.max) + ", got " + HpToString(v));
+  }
+  if (const auto* s = std::get_if<std::string>(&v); s && spec.int_list) {
+    auto list = ParseIntList(spec.name, *s);
+    if (!list.ok()) return Status::InvalidArgument(where + ": " + list.status().message());
+    for (int64_t x : *list) {
+      if ((spec.min && static_cast<double>(x) < *spec.min) || (spec.max && static_cast<double>(x) > *spec.max)) {
+        return refuse("entries must lie in [" + Bound(spec.min.value_or(0)) + ", " + Bound(spec.max.value_or(0)) +
+                      "], got " + std::to_string(x));
+      }
+    }
   }
   if (const auto* s = std::get_if<std::string>(&v); s && !spec.choices.empty()) {
     if (std::find(spec.choices.begin(), spec.choices.end(), *s) == spec.choices.end()) {
@@ -254,6 +298,7 @@ Result<Hyperparameters> ResolveHyperparameters(const std::vector<HyperparameterS
     PODBENCH_RETURN_IF_ERROR(CheckValue(*spec, v, "preset"));
     values[name] = v;
   }
+  std::map<std::string, std::string> set_by_user;  // name -> the --set item
   for (const std::string& item : overrides) {
     size_t eq = item.find('=');
     if (eq == std::string::npos || eq == 0) {
@@ -272,6 +317,22 @@ Result<Hyperparameters> ResolveHyperparameters(const std::vector<HyperparameterS
     }
     PODBENCH_RETURN_IF_ERROR(CheckValue(*spec, v, "--set " + item));
     values[name] = v;
+    set_by_user[name] = item;
+  }
+  // Hyperparameters of a choice not taken: a --set of one is refused, a
+  // preset's value is dropped (presets set every optimizer's values).
+  Hyperparameters resolved(values);
+  for (const auto& spec : specs) {
+    if (resolved.Applies(spec)) continue;
+    auto user = set_by_user.find(spec.name);
+    if (user != set_by_user.end()) {
+      return Status::InvalidArgument("--set " + user->second + ": " + spec.name + " applies only with " +
+                                     spec.only_when->name + "=" + HpToString(spec.only_when->value) +
+                                     " (" + spec.only_when->name + " is " +
+                                     HpToString(values.at(spec.only_when->name)) + ")" +
+                                     (spec.rule.empty() ? "" : " (" + spec.rule + ")"));
+    }
+    values[spec.name] = spec.default_value;
   }
   return Hyperparameters(std::move(values));
 }

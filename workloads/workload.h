@@ -97,7 +97,24 @@ struct HyperparameterSpec {
   bool log = true;  // written to the log under its name
   std::string rule;  // why it is constrained (quoted when a value is refused)
   std::string help;  // one line, listed when --set names no hyperparameter
+  // A string hyperparameter holding a comma-separated list of integers
+  // ("30,60,80"), strictly ascending, each within [min, max]; logged as a
+  // JSON list (e.g. opt_learning_rate_decay_boundary_epochs).
+  bool int_list = false;
+  // The hyperparameter belongs to one choice of another: it applies only
+  // while hyperparameter `name` has `value` (the lars_* ones only with
+  // opt_name=lars). When it does not apply it is not logged and keeps its
+  // default; a --set of it is refused, a preset's value dropped.
+  struct Condition {
+    std::string name;
+    HpValue value;
+  };
+  std::optional<Condition> only_when;
 };
+
+// The integers of an int_list value. InvalidArgument naming `name` when the
+// text is not a comma-separated, strictly ascending list of integers.
+Result<std::vector<int64_t>> ParseIntList(const std::string& name, const std::string& text);
 
 // The effective hyperparameters of a run: validated, immutable.
 class Hyperparameters {
@@ -110,6 +127,8 @@ class Hyperparameters {
   bool Bool(const std::string& name) const;
   const std::string& String(const std::string& name) const;
   const std::map<std::string, HpValue>& values() const { return values_; }
+  // Whether `spec` applies with these values (its only_when holds).
+  bool Applies(const HyperparameterSpec& spec) const;
 
  private:
   const HpValue& Get(const std::string& name) const;
@@ -280,14 +299,19 @@ struct WorkloadDescription {
   std::vector<QualityTarget> targets;  // all must be reached
   EvalLogging eval_logging;
   EvalCadence cadence;
+  // Functional mode: the host memory a run is estimated to need at its peak
+  // (data, activations, weights, optimizer state), in bytes; 0 = not
+  // estimated. The harness refuses a run that would not fit the machine.
+  int64_t host_memory_bytes = 0;
   RunEnd run_end = RunEnd::kRunStop;
   std::vector<WorkloadEvent> init_events;  // see WorkloadEvent
 
   // InvalidArgument naming the field unless: benchmark is set; global_batch
   // >= 1; there is at least one target, with distinct non-empty metrics;
   // eval_logging fits the targets (kScalar: exactly one; kDict: one distinct
-  // name per target; names and dict_key only with kDict); the cadence is well formed and evaluates at least once within
-  // max_epochs; parallelism.Validate(slice.cores) passes.
+  // name per target; names and dict_key only with kDict); the cadence is well
+  // formed and evaluates at least once within max_epochs;
+  // parallelism.Validate(slice.cores) passes.
   Status Validate(const SliceInfo& slice) const;
 };
 
@@ -313,12 +337,20 @@ struct TimeBreakdown {
 struct BlockResult {
   int64_t steps = 0;
   TimeBreakdown time;  // emulated cost of the block's training steps
+  // Training diverged (a non-finite loss or weight): the block stopped early
+  // and the run ends after this block's evaluation, aborted (a run that fails
+  // to converge, not an error).
+  bool diverged = false;
   std::vector<WorkloadEvent> events;  // logged inside the block's epochs
 };
 
 struct EvalResult {
   std::map<std::string, double> metrics;  // one per QualityTarget::metric
   double emulated_s = 0;                  // emulated cost of the evaluation
+  // Empty when the metrics were computed. Otherwise they are modelled, not
+  // computed (projected mode), and this says how, in a few words; the log
+  // marks the values so (eval_accuracy metadata "modelled").
+  std::string modelled;
   std::vector<WorkloadEvent> events;      // logged after its eval_accuracy
 };
 

@@ -1,6 +1,9 @@
+#include <exception>
+#include <new>
 #include <ostream>
 #include <string>
 
+#include "base/utf8.h"
 #include "base/version.h"
 #include "harness/cli/command.h"
 
@@ -49,6 +52,52 @@ void BuildApp(CLI::App& app, CliContext& ctx) {
   AddReportCommand(app, ctx);
   AddCalibrateCommand(app, ctx);
   AddModelCommand(app, ctx);
+}
+
+namespace {
+
+// The arguments as a user could retype them, each quoted (bytes that are not
+// printable UTF-8 as \xHH).
+std::string CommandLine(int argc, char** argv) {
+  std::string line = "podbench";
+  for (int i = 1; i < argc; ++i) line += " " + QuoteForMessage(argv[i]);
+  return line;
+}
+
+// "podbench run" when a subcommand was parsed, else "podbench".
+std::string Who(const CLI::App& app) {
+  std::string who = "podbench";
+  for (const CLI::App* sub : app.get_subcommands()) who += " " + sub->get_name();
+  return who;
+}
+
+}  // namespace
+
+int Main(int argc, char** argv, std::ostream& out, std::ostream& err) {
+  CLI::App app;
+  CliContext ctx{out, err};
+  try {
+    BuildApp(app, ctx);
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e, out, err);
+    // CLI11 returns 0 for --help/--version; any real parse error is a usage error.
+    return rc == 0 ? kExitOk : kExitUsage;
+  } catch (const std::bad_alloc&) {
+    out.flush();
+    err << Who(app) << ": error: out of memory while running " << CommandLine(argc, argv) << "\n";
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    out.flush();
+    err << Who(app) << ": error: " << QuoteForMessage(e.what()) << " while running "
+        << CommandLine(argc, argv) << "\n";
+    return kExitUsage;
+  } catch (...) {
+    out.flush();
+    err << Who(app) << ": error: unknown exception while running " << CommandLine(argc, argv) << "\n";
+    return kExitUsage;
+  }
+  return ctx.exit_code;
 }
 
 }  // namespace podbench::cli

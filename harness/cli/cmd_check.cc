@@ -10,6 +10,7 @@
 
 #include "harness/cli/command.h"
 #include "rules/checker.h"
+#include "rules/mllog/reader.h"
 
 namespace podbench::cli {
 namespace {
@@ -118,11 +119,23 @@ int RunCheck(const CheckCmdOptions& opt, CliContext& ctx) {
     return kExitUsage;
   }
   rules::Checker checker(rule_set, copt);
+  // podbench's built-in v0.6 rules read either format, as `podbench run
+  // --log-format` writes them: each log in the format it is written in. An
+  // official rules folder reads its ruleset's format only, as the official
+  // checker does.
+  rules::CheckOptions copt_mllog = copt;
+  copt_mllog.format = mllog::Format::kMllog;
+  rules::Checker mllog_checker(rule_set, copt_mllog);
+  const bool per_log_format = opt.rules_dir.empty();
 
   std::vector<Result<rules::CheckResult>> results(logs.size(), Status::Internal("not checked"));
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    for (size_t i = next++; i < logs.size(); i = next++) results[i] = checker.CheckFile(logs[i]);
+    for (size_t i = next++; i < logs.size(); i = next++) {
+      auto format = per_log_format ? mllog::DetectFormat(logs[i], 1 << 16) : Result<mllog::Format>(copt.format);
+      const bool mllog = format.ok() && *format == mllog::Format::kMllog;
+      results[i] = (mllog ? mllog_checker : checker).CheckFile(logs[i]);
+    }
   };
   int threads = std::max(1, std::min<int>(opt.jobs, static_cast<int>(logs.size())));
   std::vector<std::thread> pool;

@@ -136,9 +136,9 @@ bool SameBenchmark(const std::string& folder, const std::string& benchmark) {
 
 Result<std::map<std::pair<std::string, std::string>, PublishedLogs>> CheckPublished(
     const fs::path& dir, const std::map<std::string, std::string>& benchmark_of) {
-  PODBENCH_ASSIGN_OR_RETURN(std::vector<rules::BenchmarkScore> scores, rules::ScoreDirs({dir}));
+  PODBENCH_ASSIGN_OR_RETURN(rules::ScoreReport report, rules::ScorePaths({dir}));
   std::map<std::pair<std::string, std::string>, PublishedLogs> out;  // (workload, slice)
-  for (const rules::BenchmarkScore& s : scores) {
+  for (const rules::BenchmarkScore& s : report.scores) {
     for (const auto& [workload, benchmark] : benchmark_of) {
       if (!SameBenchmark(s.benchmark, benchmark)) continue;
       PublishedLogs& p = out[{workload, s.platform}];
@@ -325,7 +325,7 @@ class Reproduction {
         have_published_ ? nlohmann::json(published_.string()) : nlohmann::json(nullptr);
     summary["workloads"] = workloads_json_;
     summary["fidelity"] = results::FidelityToJson(overall_);
-    summary["any_log_failed"] = any_log_failed_;
+    summary["any_failed"] = any_failed_;
     summary["host_time_s"] = host_s;
     const fs::path summary_path = out_dir_ / "reproduce.json";
     std::ofstream f(summary_path, std::ios::out | std::ios::trunc);
@@ -360,7 +360,7 @@ class Reproduction {
     return Status::Ok();
   }
 
-  bool any_log_failed() const { return any_log_failed_; }
+  bool any_failed() const { return any_failed_; }
 
  private:
   void Record(const std::string& w, const std::string& slice, const harness::ScoredSet& set, double host_s,
@@ -369,15 +369,15 @@ class Reproduction {
     nlohmann::json runs = nlohmann::json::array();
     for (const harness::CompletedRun& r : set.runs) {
       ids_[w].push_back(r.id);
-      if (r.log_verdict == harness::LogVerdict::kPass) ++pass;
+      if (r.status == "success" && r.not_checked_note.empty()) ++pass;
       runs.push_back({{"id", r.id},
                       {"seed", r.seed},
-                      {"status", r.summary.success ? "success" : "aborted"},
+                      {"status", r.status},
                       {"ttt_emulated_min", r.summary.ttt_emulated_s / 60},
                       {"log", r.log_path},
-                      {"log_check", harness::LogVerdictText(r)}});
+                      {"log_check", r.log_check}});
     }
-    any_log_failed_ = any_log_failed_ || set.any_log_failed;
+    any_failed_ = any_failed_ || set.any_failed();
     set_json_[{w, slice}] = {{"runs", runs}, {"logs_pass", pass}, {"host_s", host_s}};
     if (!text_) return;
     ctx_.out << fmt::format("  [{}/{}] {:<12} {:<12} {} runs, {} of {} logs pass the v0.6 rules, "
@@ -385,7 +385,7 @@ class Reproduction {
                             done, total, w, slice, set.runs.size(), pass, set.runs.size(),
                             Txt(set.score_min, "{:.3f}"), host_s);
     for (const harness::CompletedRun& r : set.runs) {
-      if (r.log_verdict == harness::LogVerdict::kFail) ctx_.out << "    " << harness::LogVerdictText(r) << "\n";
+      if (r.status != "success") ctx_.out << "    run " << r.id << ": " << r.status << ", " << r.log_check << "\n";
     }
   }
 
@@ -400,7 +400,7 @@ class Reproduction {
   std::map<std::string, std::vector<int64_t>> ids_;     // workload -> run ids made here
   std::map<std::string, std::string> benchmark_of_;     // workload -> v0.6 benchmark name
   std::map<std::pair<std::string, std::string>, nlohmann::json> set_json_;  // (workload, slice)
-  bool any_log_failed_ = false;
+  bool any_failed_ = false;
   std::string table_, summaries_, failing_logs_;
   nlohmann::json workloads_json_;
   results::Fidelity overall_;
@@ -413,7 +413,7 @@ void Execute(const ReproduceOptions& opt, CliContext& ctx) {
   if (Status st = r.RunSets(); !st.ok()) return Fail(ctx, "reproduce", st);
   if (Status st = r.Fidelity(); !st.ok()) return Fail(ctx, "reproduce", st);
   if (Status st = r.Finish(start); !st.ok()) return Fail(ctx, "reproduce", st);
-  ctx.exit_code = r.any_log_failed() ? kExitVerdict : kExitOk;
+  ctx.exit_code = r.any_failed() ? kExitVerdict : kExitOk;
 }
 
 }  // namespace

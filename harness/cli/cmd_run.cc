@@ -47,20 +47,18 @@ void Execute(const RunCliOptions& opt, CliContext& ctx) {
   std::string check_note;
   options.on_run = [&](const harness::CompletedRun& run) {
     const harness::RunSummary& sum = run.summary;
-    const std::string checked = harness::LogVerdictText(run);
-    if (run.log_verdict == harness::LogVerdict::kNotCovered) check_note = run.log_message;
-    const char* status = sum.success ? "success" : "aborted";
+    if (!run.not_checked_note.empty()) check_note = run.not_checked_note;
     if (text) {
       ctx.out << fmt::format(
           "  run {} (id {}, seed {}): {} after {} epochs, {:.3f} min emulated ({:.3f} s host), "
-          "step {:.4g} s{}\n",
-          run.index + 1, run.id, run.seed, status, sum.epochs, sum.ttt_emulated_s / 60,
-          sum.ttt_host_s, sum.step_time_s,
-          run.log_path.empty() ? "" : ", log " + run.log_path + " (" + checked + ")");
+          "step {:.4g} s, log {} ({})\n",
+          run.index + 1, run.id, run.seed, run.status, sum.epochs, sum.ttt_emulated_s / 60,
+          sum.ttt_host_s, sum.step_time_s, run.log_path.empty() ? "in memory" : run.log_path,
+          run.log_check);
     }
     runs_json.push_back({{"id", run.id},
                          {"seed", run.seed},
-                         {"status", status},
+                         {"status", run.status},
                          {"epochs", sum.epochs},
                          {"ttt_emulated_s", sum.ttt_emulated_s},
                          {"ttt_emulated_min", sum.ttt_emulated_s / 60},
@@ -68,18 +66,21 @@ void Execute(const RunCliOptions& opt, CliContext& ctx) {
                          {"step_time_s", sum.step_time_s},
                          {"throughput", sum.throughput},
                          {"log", run.log_path},
-                         {"log_check", checked}});
+                         {"log_check", run.log_check}});
   };
   auto set = harness::RunScoredSet(s, **store, options);
-  if (!set.ok()) return Fail(ctx, "run", set.status());
-  const std::optional<double>& score = set->score_min;
+  if (!set.ok() && text) return Fail(ctx, "run", set.status());
+  // On an error the JSON summary still lists the runs before it (complete in
+  // the store; the failing one stays incomplete with what it logged).
   if (text) {
+    const std::optional<double>& score = set->score_min;
+    const int scored = static_cast<int>(set->runs.size()) - set->noncompliant;
     if (score) {
-      ctx.out << fmt::format("score: {:.3f} min ({} of {} runs, {})\n", *score,
-                             s.runs >= 3 ? s.runs - 2 : s.runs, s.runs,
-                             s.runs >= 3 ? "fastest and slowest dropped" : "plain mean");
+      ctx.out << fmt::format("score: {:.3f} min ({} of {} scored runs, {})\n", *score,
+                             scored >= 3 ? scored - 2 : scored, scored,
+                             scored >= 3 ? "fastest and slowest dropped" : "plain mean");
     } else {
-      ctx.out << "score: none (aborted runs)\n";
+      ctx.out << "score: none (" << (scored == 0 ? "no compliant run" : "aborted runs") << ")\n";
     }
     if (!check_note.empty()) ctx.out << "logs not checked: " << check_note << "\n";
     ctx.out << "saved to " << s.request.db << "\n";
@@ -91,11 +92,15 @@ void Execute(const RunCliOptions& opt, CliContext& ctx) {
     j["mode"] = workloads::ModeName(s.mode);
     j["db"] = s.request.db;
     j["runs"] = runs_json;
-    j["score_min"] = score ? nlohmann::json(*score) : nlohmann::json(nullptr);
+    j["score_min"] = nullptr;
+    if (set.ok() && set->score_min) j["score_min"] = *set->score_min;
     j["logs_checked"] = check_note.empty();
+    if (!set.ok()) j["error"] = set.status().message();
     ctx.out << j.dump(2) << "\n";
+    if (!set.ok()) return Fail(ctx, "run", set.status());
   }
-  ctx.exit_code = set->any_log_failed ? kExitVerdict : kExitOk;
+  // 1: a negative verdict (a run aborted, or its log fails the rules).
+  ctx.exit_code = set->any_failed() ? kExitVerdict : kExitOk;
 }
 
 }  // namespace
@@ -118,7 +123,10 @@ void AddRunCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("--preset", r.preset, "Hyperparameter preset, e.g. google-v0.6");
   sub->add_option("--set", r.sets, "Override a hyperparameter: key=value (repeatable)");
   sub->add_option("--log", r.log,
-                  "Write the :::MLL log here (several runs: FILE_0.EXT, FILE_1.EXT, ...)");
+                  "Write the MLPerf log here (several runs: FILE_0.EXT, FILE_1.EXT, ...)");
+  sub->add_option("--log-format", r.log_format,
+                  "Log format: mll (v0.6 :::MLL lines, default) or mllog (v0.7+ :::MLLOG JSON lines)")
+      ->check(CLI::IsMember({"mll", "mllog"}));
   sub->add_option("--db", r.db, "Results database (SQLite; default podbench.db)");
   sub->add_option("--system", r.system, "System description YAML (default: the built-in, calibrated TPU-v3)");
   sub->add_option("--label", r.label, "Tag the runs (a run set for `podbench compare`)");

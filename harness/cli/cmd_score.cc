@@ -1,4 +1,5 @@
-// podbench score: the v0.6 result summarizer (olympic mean time-to-train).
+// podbench score: the v0.6 result summarizer (olympic mean time-to-train) over
+// log files and folders of any layout, grouped by the logs' own submission keys.
 #include <cstdio>
 #include <memory>
 #include <ostream>
@@ -12,7 +13,7 @@ namespace podbench::cli {
 namespace {
 
 struct ScoreCmdOptions {
-  std::vector<std::string> dirs;
+  std::vector<std::string> paths;
   OutputFormat format = OutputFormat::kText;
   std::string aborted = "slowest";
 };
@@ -35,12 +36,13 @@ std::string CsvField(const std::string& s) {
 }
 
 int RunScore(const ScoreCmdOptions& opt, CliContext& ctx) {
-  std::vector<std::filesystem::path> dirs(opt.dirs.begin(), opt.dirs.end());
-  auto scores = rules::ScoreDirs(dirs, opt.aborted == "timed" ? rules::AbortPolicy::kTimed : rules::AbortPolicy::kSlowest);
-  if (!scores.ok()) {
-    ctx.err << "podbench score: " << scores.status().message() << "\n";
+  std::vector<std::filesystem::path> paths(opt.paths.begin(), opt.paths.end());
+  auto report = rules::ScorePaths(paths, opt.aborted == "timed" ? rules::AbortPolicy::kTimed : rules::AbortPolicy::kSlowest);
+  if (!report.ok()) {
+    ctx.err << "podbench score: " << report.status().message() << "\n";
     return kExitUsage;
   }
+  const std::vector<rules::BenchmarkScore>* scores = &report->scores;
   switch (opt.format) {
     case OutputFormat::kJson: {
       for (const auto& s : *scores) {
@@ -98,6 +100,9 @@ int RunScore(const ScoreCmdOptions& opt, CliContext& ctx) {
           ctx.out << line << note << "\n";
         }
       }
+      if (opt.format == OutputFormat::kText && report->skipped_files > 0) {
+        ctx.out << "(" << report->skipped_files << " files without :::MLL or :::MLLOG lines skipped)\n";
+      }
       break;
     }
   }
@@ -107,9 +112,12 @@ int RunScore(const ScoreCmdOptions& opt, CliContext& ctx) {
 }  // namespace
 
 void AddScoreCommand(CLI::App& app, CliContext& ctx) {
-  auto* sub = app.add_subcommand("score", "Score result folders: olympic mean time-to-train per (org, platform, benchmark)");
+  auto* sub = app.add_subcommand("score", "Score MLPerf logs: olympic mean time-to-train per (org, platform, benchmark)");
   auto opt = std::make_shared<ScoreCmdOptions>();
-  sub->add_option("dirs", opt->dirs, "Result folders (<org>/results/<platform>/<benchmark>/result_N.txt below them)")->required();
+  sub->add_option("paths", opt->paths,
+                  "Log files and folders (searched recursively, any layout); runs are grouped by each log's "
+                  "submission_org, submission_platform and submission_benchmark")
+      ->required();
   sub->add_option("--aborted", opt->aborted,
                   "How a run_stop with status abort scores: slowest (v0.6 rule text, default) or timed "
                   "(its own time, as the published v0.6 results did)")

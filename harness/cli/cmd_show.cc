@@ -3,6 +3,8 @@
 #include <memory>
 #include <ostream>
 
+#include <nlohmann/json.hpp>
+
 #include "harness/cli/command.h"
 #include "harness/cli/store_util.h"
 #include "results/export.h"
@@ -44,6 +46,15 @@ void AddShowCommand(CLI::App& app, CliContext& ctx) {
     d.evals = *evals;
     d.breakdown = *breakdown;
     d.events = static_cast<int64_t>(events->size());
+    // The log marks modelled eval values (projected mode) in their metadata.
+    for (const results::LogEvent& e : *events) {
+      if (e.key != "eval_accuracy") continue;
+      auto meta = nlohmann::json::parse(e.metadata_json, nullptr, false);
+      if (meta.is_object() && meta.value("modelled", false)) {
+        d.evals_modelled = meta.value("model", std::string("modelled"));
+        break;
+      }
+    }
     if (opt->format == OutputFormat::kJson) {
       ctx.out << results::RunDetailToJson(d).dump(2) << "\n";
     } else {

@@ -56,4 +56,11 @@ void AddModelCommand(CLI::App& app, CliContext& ctx);
 // Builds the whole app. Exposed for tests of the command line itself.
 void BuildApp(CLI::App& app, CliContext& ctx);
 
+// The whole program: builds the app, parses argv, runs the subcommand and
+// returns the exit code. The command boundary: no exception leaves it. A
+// parse error is kExitUsage with CLI11's message; any other exception (a bug
+// or an input no check foresaw) is kExitUsage with a message naming the
+// subcommand, what went wrong and the command line that caused it.
+int Main(int argc, char** argv, std::ostream& out, std::ostream& err);
+
 }  // namespace podbench::cli

@@ -34,7 +34,16 @@ Value Meta(std::initializer_list<std::pair<const char*, Value>> kv) {
   return d;
 }
 
-Value FromHp(const workloads::HpValue& v) {
+// The logged value of hyperparameter `spec` (an int_list as a JSON list).
+Value FromHp(const workloads::HyperparameterSpec& spec, const workloads::HpValue& v) {
+  if (spec.int_list) {
+    Value list = Value::List();
+    auto ints = workloads::ParseIntList(spec.name, std::get<std::string>(v));
+    if (ints.ok()) {
+      for (int64_t x : *ints) list.Append(Value::Int(x));
+    }
+    return list;
+  }
   if (const auto* i = std::get_if<int64_t>(&v)) return Value::Int(*i);
   if (const auto* d = std::get_if<double>(&v)) return Value::Float(*d);
   if (const auto* b = std::get_if<bool>(&v)) return Value::Bool(*b);
@@ -227,8 +236,8 @@ Result<RunSummary> RunOnce(const EffectiveRunSettings& s, int index,
   PODBENCH_RETURN_IF_ERROR(em.Emit("cache_clear", Value::Bool(true)));
   PODBENCH_RETURN_IF_ERROR(em.Emit("init_start"));
   for (const auto& spec : s.workload->HyperparameterSpecs()) {
-    if (!spec.log) continue;
-    PODBENCH_RETURN_IF_ERROR(em.Emit(spec.name, FromHp(s.hp.values().at(spec.name))));
+    if (!spec.log || !s.hp.Applies(spec)) continue;
+    PODBENCH_RETURN_IF_ERROR(em.Emit(spec.name, FromHp(spec, s.hp.values().at(spec.name))));
   }
   for (const WorkloadEvent& e : d.init_events) PODBENCH_RETURN_IF_ERROR(emit_event(e));
   PODBENCH_ASSIGN_OR_RETURN(double init_s, session->Initialize());
@@ -313,14 +322,21 @@ Result<RunSummary> RunOnce(const EffectiveRunSettings& s, int index,
     evaluator_free = eval_end;
     sum.evaluation_s += ev.emulated_s;
     em.Schedule(eval_end, [&em, &d, eval_end, eval_epoch, values, lines = std::move(eval_lines),
-                           accuracy = EvalAccuracyValue(d, values), host = em.host_s()]() -> Status {
+                           accuracy = EvalAccuracyValue(d, values), modelled = ev.modelled,
+                           host = em.host_s()]() -> Status {
       const Value epoch_meta = Meta({{"epoch_num", Value::Int(eval_epoch)}});
       PODBENCH_RETURN_IF_ERROR(em.Write(eval_end, "eval_stop", Value(), epoch_meta));
       for (size_t i = 0; i < values.size(); ++i) {
         EvalPoint p{eval_epoch, d.targets[i].metric, values[i], eval_end, host};
         PODBENCH_RETURN_IF_ERROR(em.Each([&](RunObserver* o) { return o->OnEval(p); }));
       }
-      PODBENCH_RETURN_IF_ERROR(em.Write(eval_end, "eval_accuracy", accuracy, epoch_meta));
+      // Modelled values (projected mode) say so, and how, in the metadata.
+      Value accuracy_meta = epoch_meta;
+      if (!modelled.empty()) {
+        accuracy_meta.Set("modelled", Value::Bool(true));
+        accuracy_meta.Set("model", Value::String(modelled));
+      }
+      PODBENCH_RETURN_IF_ERROR(em.Write(eval_end, "eval_accuracy", accuracy, accuracy_meta));
       for (const EventLine& line : lines) {
         PODBENCH_RETURN_IF_ERROR(em.Write(eval_end, line.key, line.value, line.metadata));
       }
@@ -335,7 +351,7 @@ Result<RunSummary> RunOnce(const EffectiveRunSettings& s, int index,
     next_epoch = eval_epoch + 1;
     PODBENCH_RETURN_IF_ERROR(em.Each(
         [&](RunObserver* o) { return o->OnBlockDone(eval_epoch, d.cadence.max_epochs); }));
-    if (all_reached) {
+    if (all_reached && !block.diverged) {
       sum.success = true;
       if (ends_here) {
         end_emulated = model_emulated;
@@ -343,6 +359,7 @@ Result<RunSummary> RunOnce(const EffectiveRunSettings& s, int index,
       }
       break;
     }
+    if (block.diverged) break;  // aborted: training cannot go on
   }
   // run_stop follows the last evaluation, which may still be running beside
   // training.

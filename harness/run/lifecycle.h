@@ -10,7 +10,8 @@
 //   as the description's EvalLogging says), the workload's events of that
 //   evaluation, block_stop;
 //   then run_stop with status success (every quality target reached) or
-//   aborted (max_epochs reached first).
+//   aborted (max_epochs reached first, or training diverged:
+//   BlockResult::diverged ends the run after that block's evaluation).
 // When evaluation runs beside training (EvalCadence::beside_training), no
 // block_start/block_stop are written and each evaluation's lines are placed
 // at their own emulated times, merged with the training lines in time order

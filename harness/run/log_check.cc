@@ -2,34 +2,66 @@
 
 #include <memory>
 
-#include "rules/checker.h"
+#include "rules/mllog/reader.h"
 #include "rules/rule_set.h"
 
 namespace podbench::harness {
+namespace {
 
-Result<rules::CheckResult> CheckWithV06Rules(const std::filesystem::path& path) {
-  // The embedded rule files are parsed once per process and shared.
+// A checker of podbench's v0.6 rules reading `format`. The embedded rule
+// files are parsed once per process and shared.
+rules::Checker V06Checker(mllog::Format format) {
   static const std::shared_ptr<rules::RuleSet> kRules =
       std::make_shared<rules::RuleSet>(rules::EmbeddedSource());
   rules::CheckOptions options;
   options.config = rules::DefaultConfig("training", "0.6.0");
-  options.format = rules::FormatForRuleset("0.6.0");
-  rules::Checker checker(kRules, options);
-  return checker.CheckFile(path);
+  options.format = format;
+  return rules::Checker(kRules, options);
 }
 
-Status CheckWrittenLog(const std::string& path, const workloads::WorkloadDescription& description) {
-  const std::string& benchmark = description.benchmark;
+}  // namespace
+
+Result<rules::CheckResult> CheckWithV06Rules(const std::filesystem::path& path) {
+  return V06Checker(mllog::Format::kMll).CheckFile(path);
+}
+
+LogVerdict CheckLogText(const std::string& text, mllog::Format format, const std::string& name,
+                        const workloads::WorkloadDescription& description) {
+  LogVerdict v;
   if (!description.mlperf_benchmark) {
-    return Status::Unimplemented("'" + benchmark + "' is not an MLPerf v0.6 benchmark: no rules cover its log");
+    v.note = "'" + description.benchmark + "' is not an MLPerf v0.6 benchmark: no rules cover its log";
+    return v;
   }
-  PODBENCH_ASSIGN_OR_RETURN(rules::CheckResult r, CheckWithV06Rules(path));
-  if (r.pass) return Status::Ok();
-  std::string msg = benchmark + " log " + path + " fails podbench's v0.6 rules:";
-  for (const rules::CheckMessage& m : r.errors) {
-    msg += "\n  " + (m.key.empty() ? std::string("(log)") : m.key) + ": " + m.text;
+  auto reader = mllog::LogReader::FromString(text, format, name);
+  std::vector<mllog::Record> records;
+  mllog::Record r;
+  while (reader->Next(&r)) records.push_back(r);
+  rules::CheckResult result = V06Checker(format).CheckRecords(records, reader->errors().size(), name);
+  v.checked = true;
+  v.errors = std::move(result.errors);
+  return v;
+}
+
+RunVerdict JudgeRun(bool converged, const LogVerdict& v) {
+  RunVerdict out{converged ? "success" : "aborted", "not checked"};
+  if (!v.checked) return out;
+  std::string failures;
+  // The target's failures: run_stop's status, and eval_accuracy's checks
+  // (its ATLEAST_ONE_CHECK is reported unkeyed, as the official checker does).
+  auto target_only = [](const rules::CheckMessage& m) {
+    return m.key == "run_stop" || m.key == "eval_accuracy" || m.text.rfind("Failed checks for eval_accuracy ", 0) == 0;
+  };
+  for (const rules::CheckMessage& m : v.errors) {
+    if (!converged && target_only(m)) continue;
+    failures += "\n    " + (m.key.empty() ? std::string("(log)") : m.key) + ": " + m.text;
   }
-  return Status::InvalidArgument(msg);
+  if (failures.empty()) {
+    out.check = converged ? "passes the v0.6 rules" : "passes the v0.6 rules but for the target";
+  } else {
+    out.status = "noncompliant";
+    out.check = "FAILS the v0.6 rules:" + failures;
+  }
+  return out;
 }
 
 }  // namespace podbench::harness

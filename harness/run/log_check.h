@@ -1,13 +1,15 @@
 // The harness validates every log it writes with the rule engine before it
-// calls a run valid: podbench's own v0.6 rules (rules/v0.6, embedded in the
+// counts the run: podbench's own v0.6 rules (rules/v0.6, embedded in the
 // binary), the same files `podbench check` uses by default.
 #pragma once
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "rules/checker.h"
+#include "rules/mllog/record.h"
 #include "workloads/workload.h"
 
 namespace podbench::harness {
@@ -17,11 +19,33 @@ namespace podbench::harness {
 // read.
 Result<rules::CheckResult> CheckWithV06Rules(const std::filesystem::path& path);
 
-// OK when the log at `path` passes podbench's v0.6 rules. InvalidArgument
-// listing the failing keys and their messages otherwise; IOError when the
-// log cannot be read; Unimplemented, without reading it, when the workload
-// says it is not an MLPerf benchmark (description.mlperf_benchmark false: the
-// toy), whose logs no rules cover.
-Status CheckWrittenLog(const std::string& path, const workloads::WorkloadDescription& description);
+struct LogVerdict {
+  // False when no rules cover the workload (description.mlperf_benchmark is
+  // false: the toy); `note` says why. The log was not read.
+  bool checked = false;
+  std::string note;
+  std::vector<rules::CheckMessage> errors;  // podbench's v0.6 rules' failures; empty = passes
+};
+
+// Checks `text`, a whole log written in `format` (the rules read either),
+// against podbench's v0.6 rules. `name` names the log in messages.
+LogVerdict CheckLogText(const std::string& text, mllog::Format format, const std::string& name,
+                        const workloads::WorkloadDescription& description);
+
+// How a run ended, once its log was checked: checked, then counted.
+struct RunVerdict {
+  // "success": converged, log compliant (or not checked). "aborted": the
+  //   target not reached (max_epochs, or training diverged); scored as the
+  //   slowest run. "noncompliant": the log fails the rules; recorded, never
+  //   scored, whatever the run reached.
+  std::string status;
+  std::string check;  // what the check found, for the output
+};
+
+// The verdict of a run that ended with `converged` and whose log got
+// `verdict`. An aborted run's log fails on its target alone (run_stop's
+// status, eval_accuracy's target); those failures are what "aborted" already
+// says, any other makes it non-compliant.
+RunVerdict JudgeRun(bool converged, const LogVerdict& verdict);
 
 }  // namespace podbench::harness

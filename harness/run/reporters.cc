@@ -22,20 +22,38 @@ results::StoredDescription StoredDescriptionOf(const workloads::WorkloadDescript
   return out;
 }
 
-MllLogReporter::MllLogReporter(std::string path) : path_(std::move(path)) {}
+LogReporter::LogReporter(std::string path) : path_(std::move(path)) {}
 
-Result<std::unique_ptr<MllLogReporter>> MllLogReporter::Create(const std::string& path) {
-  std::unique_ptr<MllLogReporter> r(new MllLogReporter(path));
-  r->out_.open(path, std::ios::out | std::ios::trunc);
-  if (!r->out_) return Status::IOError(path + ": cannot create the MLPerf log");
-  r->writer_ = std::make_unique<mllog::LogWriter>(r->out_, mllog::Format::kMll);
+Result<std::unique_ptr<LogReporter>> LogReporter::Create(const std::string& path, mllog::Format format) {
+  std::unique_ptr<LogReporter> r(new LogReporter(path));
+  if (!path.empty()) {
+    r->out_.open(path, std::ios::out | std::ios::trunc);
+    if (!r->out_) return Status::IOError(path + ": cannot create the MLPerf log");
+  }
+  r->writer_ = std::make_unique<mllog::LogWriter>(r->line_, format);
   return r;
 }
 
-Status MllLogReporter::OnEvent(const RunEvent& e) {
-  Status st = writer_->Write(e.ts_emulated_s, e.key, e.value, e.metadata, "POINT_IN_TIME",
-                             "podbench/harness/run", 0);
-  return st.ok() ? st : st.WithContext(path_);
+namespace {
+bool EndsWith(const std::string& s, const char* suffix) {
+  const std::string_view x(suffix);
+  return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
+}
+}  // namespace
+
+Status LogReporter::OnEvent(const RunEvent& e) {
+  const char* type = EndsWith(e.key, "_start") ? "INTERVAL_START" : EndsWith(e.key, "_stop") ? "INTERVAL_END"
+                                                                                               : "POINT_IN_TIME";
+  line_.str("");
+  Status st = writer_->Write(e.ts_emulated_s, e.key, e.value, e.metadata, type, "podbench/harness/run", 0);
+  if (!st.ok()) return st.WithContext(path_.empty() ? "the MLPerf log" : path_);
+  const std::string line = line_.str();
+  text_ += line;
+  if (out_.is_open()) {
+    out_ << line << std::flush;
+    if (!out_) return Status::IOError(path_ + ": cannot write the MLPerf log");
+  }
+  return Status::Ok();
 }
 
 Status StoreReporter::OnEvent(const RunEvent& e) {
@@ -71,9 +89,12 @@ Status StoreReporter::OnFinish(const RunSummary& s) {
   b.input_s = s.train.input_s;
   b.idle_s = s.train.idle_s;
   b.evaluation_s = s.evaluation_s;
-  PODBENCH_RETURN_IF_ERROR(store_.SetBreakdown(run_id_, b));
+  return store_.SetBreakdown(run_id_, b);
+}
+
+results::RunOutcome RunOutcomeOf(const RunSummary& s, std::string status) {
   results::RunOutcome o;
-  o.status = s.success ? "success" : "aborted";
+  o.status = std::move(status);
   o.ttt_emulated_s = s.ttt_emulated_s;
   o.ttt_host_s = s.ttt_host_s;
   if (s.steps > 0) {
@@ -82,7 +103,7 @@ Status StoreReporter::OnFinish(const RunSummary& s) {
   }
   o.epochs = static_cast<double>(s.epochs);
   o.init_emulated_s = s.init_emulated_s;
-  return store_.FinishRun(run_id_, o);
+  return o;
 }
 
 Status ProgressReporter::OnBlockDone(int64_t last_epoch, int64_t max_epochs) {

@@ -39,16 +39,6 @@ results::NewRun NewRunOf(const EffectiveRunSettings& s, int index) {
 
 }  // namespace
 
-std::string LogVerdictText(const CompletedRun& run) {
-  switch (run.log_verdict) {
-    case LogVerdict::kPass: return "passes the v0.6 rules";
-    case LogVerdict::kFail: return "FAILS the v0.6 rules: " + run.log_message;
-    case LogVerdict::kNotWritten:
-    case LogVerdict::kNotCovered: break;
-  }
-  return "not checked";
-}
-
 Result<ScoredSet> RunScoredSet(const EffectiveRunSettings& s, results::ResultsStore& store,
                                const ScoredSetOptions& options) {
   std::vector<results::QualityTargetRecord> targets;
@@ -59,16 +49,13 @@ Result<ScoredSet> RunScoredSet(const EffectiveRunSettings& s, results::ResultsSt
   std::vector<std::optional<double>> ttt;
   for (int i = 0; i < s.runs; ++i) {
     const results::NewRun nr = NewRunOf(s, i);
-    // The log file first: a path that cannot be written stops before the run is recorded.
-    std::unique_ptr<MllLogReporter> log;
-    if (!nr.log_path.empty()) {
-      PODBENCH_ASSIGN_OR_RETURN(log, MllLogReporter::Create(nr.log_path));
-    }
+    // The log first: a path that cannot be written stops before the run is
+    // recorded. Without a path it is kept in memory, for the check.
+    PODBENCH_ASSIGN_OR_RETURN(std::unique_ptr<LogReporter> log, LogReporter::Create(nr.log_path, s.log_format));
     PODBENCH_ASSIGN_OR_RETURN(const int64_t id, store.BeginRun(nr));
     PODBENCH_RETURN_IF_ERROR(store.SetTargets(id, targets));
 
-    std::vector<RunObserver*> observers;
-    if (log) observers.push_back(log.get());
+    std::vector<RunObserver*> observers{log.get()};
     StoreReporter store_reporter(store, id);
     observers.push_back(&store_reporter);
     std::unique_ptr<ProgressReporter> bar;
@@ -77,8 +64,15 @@ Result<ScoredSet> RunScoredSet(const EffectiveRunSettings& s, results::ResultsSt
       observers.push_back(bar.get());
     }
     auto sum = RunOnce(s, i, observers);
-    if (!sum.ok()) return sum.status().WithContext("run " + std::to_string(id));
-    log.reset();  // closes the file before it is checked
+    if (!sum.ok()) {
+      (void)store_reporter.Flush();  // keep what the failed run logged; its error is what matters
+      return sum.status().WithContext("run " + std::to_string(id));
+    }
+
+    const std::string log_name = nr.log_path.empty() ? "run " + std::to_string(id) + "'s log" : nr.log_path;
+    const LogVerdict checked = CheckLogText(log->text(), s.log_format, log_name, s.description);
+    const RunVerdict verdict = JudgeRun(sum->success, checked);
+    PODBENCH_RETURN_IF_ERROR(store.FinishRun(id, RunOutcomeOf(*sum, verdict.status)));
 
     CompletedRun run;
     run.index = i;
@@ -86,20 +80,15 @@ Result<ScoredSet> RunScoredSet(const EffectiveRunSettings& s, results::ResultsSt
     run.seed = nr.seed;
     run.log_path = nr.log_path;
     run.summary = *sum;
-    if (!nr.log_path.empty()) {
-      Status st = CheckWrittenLog(nr.log_path, s.description);
-      if (st.ok()) {
-        run.log_verdict = LogVerdict::kPass;
-      } else if (st.code() == Status::Code::kUnimplemented) {
-        run.log_verdict = LogVerdict::kNotCovered;
-        run.log_message = st.message();
-      } else {
-        run.log_verdict = LogVerdict::kFail;
-        run.log_message = st.message();
-        set.any_log_failed = true;
-      }
+    run.status = verdict.status;
+    run.log_check = verdict.check;
+    if (!checked.checked) run.not_checked_note = checked.note;
+    if (verdict.status == "aborted") ++set.aborted;
+    if (verdict.status == "noncompliant") {
+      ++set.noncompliant;  // recorded, never scored
+    } else {
+      ttt.push_back(sum->success ? std::optional<double>(sum->ttt_emulated_s) : std::nullopt);
     }
-    ttt.push_back(sum->success ? std::optional<double>(sum->ttt_emulated_s) : std::nullopt);
     if (options.on_run) options.on_run(run);
     set.runs.push_back(std::move(run));
   }

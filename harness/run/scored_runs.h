@@ -1,6 +1,6 @@
 // A scored set of runs: what `podbench run` makes, and `podbench reproduce`
 // per workload and slice. Run i uses seed base_seed + i, is recorded in the
-// results store (with its quality targets), writes its :::MLL log when the
+// results store (with its quality targets), writes its MLPerf log when the
 // settings name one, and that log is checked with podbench's v0.6 rules
 // before the run counts.
 #pragma once
@@ -18,30 +18,31 @@
 
 namespace podbench::harness {
 
-enum class LogVerdict {
-  kNotWritten,  // no --log
-  kPass,        // passes podbench's v0.6 rules
-  kFail,        // fails them (log_message lists the failures)
-  kNotCovered,  // the workload is not an MLPerf benchmark (log_message says so)
-};
-
 struct CompletedRun {
   int index = 0;  // 0-based within the set
   int64_t id = 0; // in the results store
   uint64_t seed = 0;
-  std::string log_path;  // empty when no log was written
+  std::string log_path;  // empty when the log was kept in memory only
   RunSummary summary;
-  LogVerdict log_verdict = LogVerdict::kNotWritten;
-  std::string log_message;
+  // Checked, then counted (harness/run/log_check.h RunVerdict): "success",
+  // "aborted" or "noncompliant", as stored.
+  std::string status;
+  // What the rule check found: "passes the v0.6 rules", "FAILS the v0.6
+  // rules: ...", "not checked".
+  std::string log_check;
+  // Non-empty when no rules cover the workload's log (the toy): why.
+  std::string not_checked_note;
 };
-
-// "passes the v0.6 rules", "FAILS the v0.6 rules: ...", "not checked".
-std::string LogVerdictText(const CompletedRun& run);
 
 struct ScoredSet {
   std::vector<CompletedRun> runs;
-  std::optional<double> score_min;  // the v0.6 score (results::OlympicMeanMinutes)
-  bool any_log_failed = false;
+  // The v0.6 score (results::OlympicMeanMinutes) of the runs that are not
+  // non-compliant; aborted runs count as the slowest.
+  std::optional<double> score_min;
+  int aborted = 0;       // runs that did not reach the target
+  int noncompliant = 0;  // runs whose log fails the rules
+  // A negative verdict: `podbench run` and `reproduce` exit 1.
+  bool any_failed() const { return aborted + noncompliant > 0; }
 };
 
 struct ScoredSetOptions {
@@ -52,9 +53,12 @@ struct ScoredSetOptions {
   std::function<void(const CompletedRun&)> on_run;
 };
 
-// Makes settings.runs runs into `store`. Errors of the store, the log file or
-// the workload stop the set (the error names the run); a log that fails the
-// rules does not (any_log_failed).
+// Makes settings.runs runs into `store`. Every run's log (settings.log_format;
+// in memory when settings name no file) is checked with podbench's v0.6
+// rules before the run's outcome is stored: checked, then counted. Errors of
+// the store, the log file or the workload stop the set (the error names the
+// run; the runs before it are complete in the store, the failing one stays
+// incomplete with what it logged); an aborted or non-compliant run does not.
 Result<ScoredSet> RunScoredSet(const EffectiveRunSettings& settings, results::ResultsStore& store,
                                const ScoredSetOptions& options);
 

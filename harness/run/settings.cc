@@ -1,12 +1,16 @@
 #include "harness/run/settings.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <filesystem>
 #include <random>
 
 #include <nlohmann/json.hpp>
 
+#include "base/utf8.h"
 #include "harness/run/lifecycle.h"
 #include "topology/slice.h"
 
@@ -39,6 +43,7 @@ std::string EffectiveRunSettings::FlagsJson() const {
   j["preset"] = request.preset;
   j["set"] = request.sets;
   j["log"] = request.log;
+  j["log_format"] = request.log_format;
   j["label"] = request.label;
   return j.dump();
 }
@@ -51,7 +56,42 @@ std::string EffectiveRunSettings::HyperparametersJson() const {
   return j.dump();
 }
 
+namespace {
+
+// Every string of the request ends up in JSON (the stored flags), SQLite or
+// the log, and all three need UTF-8: a string that is not is refused here,
+// named, before anything runs.
+Status CheckUtf8(const RunRequest& req) {
+  std::vector<std::pair<std::string, const std::string*>> fields = {
+      {"workload", &req.workload}, {"--slice", &req.slice},   {"--mode", &req.mode},
+      {"--preset", &req.preset},   {"--log", &req.log},       {"--db", &req.db},
+      {"--system", &req.system},   {"--label", &req.label},   {"--log-format", &req.log_format}};
+  for (const std::string& item : req.sets) fields.emplace_back("--set", &item);
+  for (const auto& [flag, value] : fields) {
+    if (auto at = InvalidUtf8At(*value)) {
+      return Status::InvalidArgument(flag + " " + QuoteForMessage(*value) + ": not valid UTF-8 (byte " +
+                                     std::to_string(*at) + "); podbench records it in JSON, SQLite and the "
+                                     "MLPerf log, which need UTF-8");
+    }
+  }
+  return Status::Ok();
+}
+
+std::string GiB(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
+  return buf;
+}
+
+}  // namespace
+
+int64_t MachineMemoryBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<int64_t>(pages) * page : 0;
+}
+
 Result<EffectiveRunSettings> Normalize(const RunRequest& req) {
+  PODBENCH_RETURN_IF_ERROR(CheckUtf8(req));
   EffectiveRunSettings s;
   s.request = req;
   s.registration = workloads::FindWorkload(req.workload);
@@ -74,6 +114,13 @@ Result<EffectiveRunSettings> Normalize(const RunRequest& req) {
   PODBENCH_ASSIGN_OR_RETURN(topology::LoadedSystem sys, topology::LoadSystemOrDefault(req.system));
   s.system = std::move(sys.spec);
   PODBENCH_ASSIGN_OR_RETURN(s.slice, ParseSlice(req.slice, *s.system));
+  if (req.log_format == "mll") {
+    s.log_format = mllog::Format::kMll;
+  } else if (req.log_format == "mllog") {
+    s.log_format = mllog::Format::kMllog;
+  } else {
+    return Status::InvalidArgument("--log-format " + req.log_format + ": expected mll or mllog");
+  }
   if (req.runs < 0 || req.runs > 1000) {
     return Status::InvalidArgument("--runs " + std::to_string(req.runs) + ": expected 1 to 1000");
   }
@@ -105,6 +152,14 @@ Result<EffectiveRunSettings> Normalize(const RunRequest& req) {
   PODBENCH_RETURN_IF_ERROR(s.description.Validate(s.slice).WithContext(context));
   for (const workloads::WorkloadEvent& e : s.description.init_events) {
     PODBENCH_RETURN_IF_ERROR(CheckWorkloadEvent(s, e).WithContext(context));
+  }
+  const int64_t memory = MachineMemoryBytes();
+  if (memory > 0 && s.description.host_memory_bytes > memory) {
+    return Status::InvalidArgument(
+        req.workload + " " + req.mode + " on " + s.slice.name + " needs an estimated " +
+        GiB(static_cast<double>(s.description.host_memory_bytes)) +
+        " of host memory (its data, activations and weights) and this machine has " +
+        GiB(static_cast<double>(memory)) + ": lower the sizes it is given with --set");
   }
   return s;
 }

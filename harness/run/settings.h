@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "rules/mllog/record.h"
 #include "topology/system.h"
 #include "workloads/workload.h"
 
@@ -24,6 +25,7 @@ struct RunRequest {
   std::string preset;
   std::vector<std::string> sets;     // --set key=value
   std::string log;                   // MLPerf log path; empty = none written
+  std::string log_format = "mll";    // "mll" (v0.6 :::MLL) or "mllog" (v0.7+ :::MLLOG)
   std::string db = "podbench.db";
   std::string system;                // --system FILE; empty = the built-in TPU-v3
   std::string label;
@@ -44,6 +46,7 @@ struct EffectiveRunSettings {
   workloads::WorkloadDescription description;
   int runs = 0;
   uint64_t base_seed = 0;  // run i uses base_seed + i
+  mllog::Format log_format = mllog::Format::kMll;
 
   // Log path of run `index` (0-based): the --log path itself for a single
   // run, else "<stem>_<index><ext>" beside it; empty when no --log.
@@ -53,9 +56,14 @@ struct EffectiveRunSettings {
   std::string HyperparametersJson() const;
 };
 
-// Checks and resolves everything: workload, mode, slice, preset, --set
-// values against the closed-division constraints, cross-field constraints.
+// Checks and resolves everything: every string is UTF-8, workload, mode,
+// slice, preset, --set values against the closed-division constraints,
+// cross-field constraints, and that a functional run's estimated memory
+// (WorkloadDescription::host_memory_bytes) fits MachineMemoryBytes().
 // InvalidArgument with a message naming the flag or hyperparameter.
 Result<EffectiveRunSettings> Normalize(const RunRequest& request);
+
+// This machine's physical memory in bytes (0 when unknown).
+int64_t MachineMemoryBytes();
 
 }  // namespace podbench::harness

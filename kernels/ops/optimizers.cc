@@ -13,19 +13,28 @@ void SgdMomentumUpdate(float* w, const float* g, float* v, std::int64_t n, float
   }
 }
 
+float LarsTrustRatio(double w_norm, double g_norm, float weight_decay, float eta, float epsilon) {
+  if (!(w_norm > 0 && g_norm > 0)) return 1.0f;
+  return float(eta * w_norm / (g_norm + weight_decay * w_norm + epsilon));
+}
+
+void LarsApply(float* w, const float* g, float* v, std::int64_t n, float lr, float momentum,
+               float weight_decay, float trust) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    v[i] = momentum * v[i] + lr * trust * (g[i] + weight_decay * w[i]);
+    w[i] -= v[i];
+  }
+}
+
 float LarsUpdate(float* w, const float* g, float* v, std::int64_t n, float lr, float momentum,
-                 float weight_decay, float eta) {
+                 float weight_decay, float eta, float epsilon) {
   double w2 = 0, g2 = 0;
   for (std::int64_t i = 0; i < n; ++i) {
     w2 += double(w[i]) * w[i];
     g2 += double(g[i]) * g[i];
   }
-  const double wn = std::sqrt(w2), gn = std::sqrt(g2);
-  const float trust = (wn > 0 && gn > 0) ? float(eta * wn / (gn + weight_decay * wn)) : 1.0f;
-  for (std::int64_t i = 0; i < n; ++i) {
-    v[i] = momentum * v[i] + lr * trust * (g[i] + weight_decay * w[i]);
-    w[i] -= v[i];
-  }
+  const float trust = LarsTrustRatio(std::sqrt(w2), std::sqrt(g2), weight_decay, eta, epsilon);
+  LarsApply(w, g, v, n, lr, momentum, weight_decay, trust);
   return trust;
 }
 

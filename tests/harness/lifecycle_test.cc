@@ -238,11 +238,23 @@ EffectiveRunSettings Settings(const std::string& workload, std::vector<std::stri
 
 // Runs once, writing the :::MLL log to `path`.
 Result<RunSummary> RunToLog(const EffectiveRunSettings& s, const std::string& path, Recorder* rec = nullptr) {
-  auto log = MllLogReporter::Create(path);
+  auto log = LogReporter::Create(path);
   if (!log.ok()) return log.status();
   std::vector<RunObserver*> observers{log->get()};
   if (rec != nullptr) observers.push_back(rec);
   return RunOnce(s, 0, observers);
+}
+
+// OK when the log at `path` passes podbench's v0.6 rules; InvalidArgument
+// listing the failures otherwise.
+Status CheckWrittenLog(const std::string& path, const workloads::WorkloadDescription& description) {
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const LogVerdict v = CheckLogText(text, mllog::Format::kMll, path, description);
+  if (!v.checked) return Status::Unimplemented(v.note);
+  std::string msg;
+  for (const rules::CheckMessage& m : v.errors) msg += "\n  " + m.key + ": " + m.text;
+  return msg.empty() ? Status::Ok() : Status::InvalidArgument(path + " fails podbench's v0.6 rules:" + msg);
 }
 
 // The text of `path` with every line holding `drop` removed and `from`
@@ -538,8 +550,11 @@ TEST(BesideTrainingTest, TheStoreKeepsTheWinningModelsTimeAndTheLayout) {
   StoreReporter reporter(**store, *id);
   auto sum = RunOnce(s, 0, {&reporter});
   ASSERT_TRUE(sum.ok()) << sum.status().ToString();
+  // The outcome is the caller's to record, once the log is checked.
+  ASSERT_TRUE((*store)->FinishRun(*id, RunOutcomeOf(*sum, "success")).ok());
   auto run = (*store)->GetRun(*id);
   ASSERT_TRUE(run.ok());
+  ASSERT_TRUE(run->outcome.ttt_emulated_s.has_value());
   EXPECT_NEAR(*run->outcome.ttt_emulated_s, 30, 1e-6);
   ASSERT_TRUE(run->run.description.has_value());
   EXPECT_EQ(run->run.description->layout.replicas, 8);

@@ -43,7 +43,7 @@ TEST_F(ReproduceE2eTest, EveryPublishedSliceWithScoredRunsCheckedLogsAndTheFidel
   ASSERT_FALSE(j.is_discarded()) << out;
   EXPECT_EQ(j["preset"], "google-v0.6");
   EXPECT_EQ(j["mode"], "projected");
-  EXPECT_EQ(j["any_log_failed"], false);
+  EXPECT_EQ(j["any_failed"], false);
   EXPECT_GT(j["host_time_s"].get<double>(), 0);
   ASSERT_EQ(j["workloads"].size(), 1u);
   const nlohmann::json& w = j["workloads"][0];

@@ -221,5 +221,79 @@ TEST_F(RunE2eTest, RunKilledWithSigkillIsIncomplete) {
   EXPECT_TRUE(runs[0]["ttt_emulated_s"].is_null());
 }
 
+// The README's CI gate catches a slower link: the toy prices its steps with
+// the system file (--system), so halving the ICI link bandwidth slows every
+// step's gradient all-reduce, and compare exits 1.
+TEST_F(RunE2eTest, TheGateCatchesASlowerLinkInTheSystemFile) {
+  int rc = 0;
+  std::string yaml = Podbench("topology --print-system", &rc);
+  ASSERT_EQ(rc, 0);
+  const std::string key = "link_bandwidth_bytes_per_s: ";
+  const size_t at = yaml.find(key);
+  ASSERT_NE(at, std::string::npos);
+  yaml.replace(at + key.size(), yaml.find_first_of(" \n", at + key.size()) - at - key.size(), "41.0e9");
+  std::ofstream(dir_ / "slow.yaml") << yaml;
+  nlohmann::json base = Json("run toy --runs 5 --seed 1 --label base --db gate.db --format json");
+  nlohmann::json cand = Json("run toy --runs 5 --seed 1 --label cand --db gate.db --system slow.yaml --format json");
+  ASSERT_EQ(cand["runs"].size(), 5u);
+  EXPECT_GT(cand["runs"][0]["step_time_s"].get<double>(), 1.05 * base["runs"][0]["step_time_s"].get<double>());
+  std::string gate = Podbench("compare base cand --db gate.db --max-regression 5 --format json", &rc);
+  EXPECT_EQ(rc, 1) << gate;
+  nlohmann::json j = nlohmann::json::parse(gate, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << gate;
+  EXPECT_EQ(j["regression"], true);
+  // The same system file on both sides: no regression.
+  Json("run toy --runs 5 --seed 1 --label same --db gate.db --system slow.yaml --format json");
+  Podbench("compare cand same --db gate.db --max-regression 5", &rc);
+  EXPECT_EQ(rc, 0);
+}
+
+// `score` reads podbench's own logs, whatever their folder, and scores them
+// as `run` did; in either log format.
+TEST_F(RunE2eTest, ScoreScoresRunsOwnLogsAsRunScoredThem) {
+  for (const char* format : {"mll", "mllog"}) {
+    const std::string folder = std::string("logs-") + format;
+    std::filesystem::create_directories(dir_ / folder);
+    nlohmann::json run = Json("run toy --runs 5 --seed 3 --db r.db --format json --log-format " + std::string(format) +
+                              " --log " + folder + "/toy.log");
+    ASSERT_TRUE(run["score_min"].is_number());
+    std::ifstream log(dir_ / folder / "toy_0.log");
+    std::stringstream text;
+    text << log.rdbuf();
+    EXPECT_THAT(text.str(), HasSubstr(std::string(format) == "mll" ? ":::MLL " : ":::MLLOG {"));
+    int rc = 0;
+    std::string out = Podbench("score --format json " + folder, &rc);
+    ASSERT_EQ(rc, 0) << out;
+    nlohmann::json score = nlohmann::json::parse(out);
+    EXPECT_EQ(score["org"], "podbench");
+    EXPECT_EQ(score["platform"], "tpu-v3-8");
+    EXPECT_EQ(score["benchmark"], "toy");
+    EXPECT_EQ(score["runs"].size(), 5u);
+    // The log's timestamps are in milliseconds.
+    EXPECT_NEAR(score["score_minutes"].get<double>(), run["score_min"].get<double>(), 1e-4) << format;
+    // One log file alone scores as its run.
+    out = Podbench("score --format json " + folder + "/toy_0.log", &rc);
+    ASSERT_EQ(rc, 0) << out;
+    EXPECT_NEAR(nlohmann::json::parse(out)["score_minutes"].get<double>(),
+                run["runs"][0]["ttt_emulated_min"].get<double>(), 1e-4);
+  }
+  std::filesystem::create_directories(dir_ / "empty");
+  int rc = 0;
+  std::string out = Podbench("score empty", &rc);
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_THAT(out, HasSubstr("empty: no MLPerf logs in this folder"));
+}
+
+// run exits 1 for a run that does not converge (2 is for usage and I/O errors).
+TEST_F(RunE2eTest, ARunThatDoesNotConvergeExitsOne) {
+  int rc = 0;
+  std::string out = Podbench("run toy --runs 1 --seed 1 --set max_epochs=1 --db r.db", &rc);
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_THAT(out, HasSubstr("aborted after 1 epochs"));
+  nlohmann::json runs = Json("runs --db r.db --format json");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0]["state"], "aborted");
+}
+
 }  // namespace
 }  // namespace podbench::testing

@@ -397,11 +397,19 @@ TEST(OptimizerTest, SgdMomentumHandComputed) {
 
 TEST(OptimizerTest, LarsTrustRatio) {
   float w[] = {3, 4}, g[] = {0, 1}, v[] = {0, 0};  // ||w|| = 5, ||g|| = 1
-  const float trust = LarsUpdate(w, g, v, 2, 1.0f, 0.9f, 0.0f, 0.001f);
+  const float trust = LarsUpdate(w, g, v, 2, 1.0f, 0.9f, 0.0f, 0.001f, 0.0f);
   EXPECT_FLOAT_EQ(trust, 0.001f * 5);
   EXPECT_FLOAT_EQ(w[1], 4 - 0.005f);
   float z[] = {0, 0}, zv[] = {0, 0};
-  EXPECT_EQ(LarsUpdate(z, g, zv, 2, 1.0f, 0.9f, 0.0f, 0.001f), 1.0f);  // ||w|| = 0
+  EXPECT_EQ(LarsUpdate(z, g, zv, 2, 1.0f, 0.9f, 0.0f, 0.001f, 0.0f), 1.0f);  // ||w|| = 0
+}
+
+TEST(OptimizerTest, LarsEpsilonEntersTheTrustRatioDenominator) {
+  // eta * ||w|| / (||g|| + wd * ||w|| + eps) = 0.001 * 5 / (1 + 0.1 * 5 + 0.5) = 0.0025.
+  float w[] = {3, 4}, g[] = {0, 1}, v[] = {0, 0};
+  EXPECT_FLOAT_EQ(LarsUpdate(w, g, v, 2, 1.0f, 0.9f, 0.1f, 0.001f, 0.5f), 0.0025f);
+  EXPECT_FLOAT_EQ(LarsTrustRatio(5, 1, 0.1f, 0.001f, 0.0f), 0.001f * 5 / 1.5f);
+  EXPECT_EQ(LarsTrustRatio(5, 0, 0.1f, 0.001f, 0.5f), 1.0f);  // ||g|| = 0
 }
 
 TEST(OptimizerTest, AdamFirstStepMovesByLr) {

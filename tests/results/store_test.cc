@@ -53,10 +53,25 @@ std::unique_ptr<ResultsStore> OpenOrDie(const std::filesystem::path& p, const St
   return s.ok() ? std::move(s).value() : nullptr;
 }
 
+// Turns a file this build made into the schema-4 file podbench left before
+// runs could be 'noncompliant': the runs table's status CHECK without it.
+void DowngradeToVersion4(const std::filesystem::path& db) {
+  std::string out;
+  ASSERT_EQ(::podbench::testing::RunCommand(
+                "sqlite3 " + db.string() +
+                    " \"PRAGMA writable_schema=ON; UPDATE sqlite_schema SET sql = replace(sql, "
+                    "', ''noncompliant''', '') WHERE name = 'runs'; PRAGMA writable_schema=OFF; "
+                    "PRAGMA user_version=4\"",
+                &out),
+            0)
+      << out;
+}
+
 // Turns a file this build made into the schema-1 file an old podbench would
 // have left: every later migration's additions dropped. `extra_sql` runs
 // before the version is set (e.g. rows in the old layout).
 void DowngradeToVersion1(const std::filesystem::path& db, const std::string& extra_sql = "") {
+  DowngradeToVersion4(db);
   std::string out;
   ASSERT_EQ(::podbench::testing::RunCommand(
                 "sqlite3 " + db.string() +
@@ -250,8 +265,8 @@ TEST(StoreTest, MigratesAVersion1FileForward) {
   EXPECT_EQ((*runs)[1].run.description->layout.cores_per_replica, 4);
   // `show` and `runs --format json` say so for the old run.
   std::ostringstream old_text, new_text;
-  WriteRunDetailText(old_text, RunDetail{(*runs)[0], {}, std::nullopt, 0});
-  WriteRunDetailText(new_text, RunDetail{(*runs)[1], {}, std::nullopt, 0});
+  WriteRunDetailText(old_text, RunDetail{(*runs)[0], {}, std::nullopt, 0, ""});
+  WriteRunDetailText(new_text, RunDetail{(*runs)[1], {}, std::nullopt, 0, ""});
   EXPECT_THAT(old_text.str(), HasSubstr("  layout        - (not recorded: stored before schema version 2)\n"));
   EXPECT_THAT(new_text.str(), HasSubstr("  layout        64 replicas x 4 cores, split along h, bn_group 2, "
                                         "weight-update sharding on, bf16 gradients, torus2d_bidir all-reduce\n"));
@@ -271,6 +286,67 @@ KernelBenchRecord SampleBench(const std::string& label, std::vector<double> real
   k.name = "gemm_bf16/m512/podbench:bf16_gemm__avx512bf16_16x32/threads:1";
   for (double t : real_ns) k.repetitions.push_back({t, t * 0.9, 10});
   return k;
+}
+
+// A version-4 file, whose runs table refuses the status 'noncompliant', is
+// migrated when opened: `runs` is rebuilt with every row, and every table
+// that references it (descriptions, quality targets, breakdowns) keeps its
+// rows and its foreign keys; a non-compliant run can then be recorded.
+TEST(StoreTest, MigratesAVersion4FileToRecordNoncompliantRuns) {
+  TempDir dir;
+  const std::string path = (dir / "r.db").string();
+  int64_t old_id = 0;
+  {
+    auto store = OpenOrDie(path);
+    ASSERT_NE(store, nullptr);
+    NewRun r = SampleRun("old");
+    r.description = SampleDescription();
+    auto id = store->BeginRun(r);
+    ASSERT_TRUE(id.ok());
+    old_id = *id;
+    ASSERT_TRUE(store->SetTargets(old_id, {{"top1", 0.759, true}}).ok());
+    StepBreakdown b;
+    b.steps = 4;
+    b.mxu_s = 2;
+    ASSERT_TRUE(store->SetBreakdown(old_id, b).ok());
+    RunOutcome o;
+    o.status = "success";
+    o.ttt_emulated_s = 60;
+    ASSERT_TRUE(store->FinishRun(old_id, o).ok());
+  }
+  DowngradeToVersion4(path);
+  std::string out;
+  // The old CHECK is back: the file cannot hold the status.
+  EXPECT_NE(::podbench::testing::RunCommand("sqlite3 " + path + " \"UPDATE runs SET status = 'noncompliant'\"", &out),
+            0);
+  EXPECT_THAT(out, HasSubstr("CHECK constraint failed"));
+
+  auto store = OpenOrDie(path);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(*store->SchemaVersion(), kSchemaVersion);
+  auto old_run = store->GetRun(old_id);
+  ASSERT_TRUE(old_run.ok()) << old_run.status().ToString();
+  EXPECT_EQ(old_run->run.label, "old");
+  EXPECT_EQ(old_run->status, "success");
+  ASSERT_TRUE(old_run->run.description.has_value());
+  EXPECT_EQ(old_run->run.description->layout.cores_per_replica, 4);
+  auto targets = store->Targets(old_id);
+  ASSERT_TRUE(targets.ok());
+  ASSERT_EQ(targets->size(), 1u);
+  EXPECT_EQ((*targets)[0].metric, "top1");
+
+  auto id = store->BeginRun(SampleRun("new"));
+  ASSERT_TRUE(id.ok());
+  RunOutcome o;
+  o.status = "noncompliant";
+  o.ttt_emulated_s = 30;
+  ASSERT_TRUE(store->FinishRun(*id, o).ok());
+  auto fresh = store->GetRun(*id);
+  ASSERT_TRUE(fresh.ok());
+  EXPECT_EQ(fresh->status, "noncompliant");
+  EXPECT_EQ(RunState(*fresh), "noncompliant");
+  ASSERT_EQ(::podbench::testing::RunCommand("sqlite3 " + path + " 'PRAGMA foreign_key_check'", &out), 0);
+  EXPECT_EQ(out, "");
 }
 
 TEST(StoreTest, KernelBenchResultsRoundTrip) {

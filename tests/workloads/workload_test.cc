@@ -244,6 +244,7 @@ TEST(ToyTest, FunctionalTrainingReallyLearns) {
   auto w = FindWorkload("toy")->Create();
   RunContext ctx;
   ctx.slice = {"tpu-v3-8", 8, 4};
+  ctx.system = std::shared_ptr<const topology::SystemSpec>(std::shared_ptr<void>(), &topology::DefaultSystem());
   ctx.seed = 3;
   ctx.hp = *ResolveHyperparameters(w->HyperparameterSpecs(), {}, {}, "toy");
   ctx.description = *w->Describe(ctx.hp, ctx.slice, ctx.mode);

@@ -7,6 +7,11 @@
 
 namespace podbench::projection {
 
+Category BoundCategory(const kernels::OpCost& c) {
+  if (c.mxu_s >= c.vector_s && c.mxu_s >= c.hbm_s) return Category::kMxu;
+  return c.vector_s >= c.hbm_s ? Category::kVector : Category::kHbm;
+}
+
 namespace {
 
 using kernels::OpCost;

@@ -33,9 +33,15 @@
 
 #include "kernels/core_spec.h"
 #include "kernels/cost/tpu_cost.h"
+#include "workloads/projection/categories.h"
 #include "workloads/projection/graph.h"
 
 namespace podbench::projection {
+
+// The category an op's time goes to when its units overlap: the unit that
+// bounds it (the largest of its MXU, vector-unit and HBM times; ties go to
+// the MXU, then the vector unit).
+Category BoundCategory(const kernels::OpCost& c);
 
 // The share of `op` one core computes when the op is split over `k` cores
 // along the image height (spatial partitioning), per kind:

@@ -24,11 +24,6 @@ using kernels::OpCost;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-Category BoundCategory(const OpCost& c) {
-  if (c.mxu_s >= c.vector_s && c.mxu_s >= c.hbm_s) return Category::kMxu;
-  return c.vector_s >= c.hbm_s ? Category::kVector : Category::kHbm;
-}
-
 // Seconds one op takes on its core.
 double OpSeconds(const OpCost& c, const Overlap& o) {
   return o.units_within_op ? c.total_s() : c.mxu_s + c.vector_s + c.hbm_s + c.overhead_s;

@@ -6,10 +6,15 @@
 // convergence table of Google's v0.6 runs (google_v06.h): each run draws its
 // convergence epoch from the table's distribution with the run's seed, so
 // repeated runs vary as the published ones did. The top-1 values it reports
-// before that epoch follow a modelled curve, not a computation; the log says
-// so in submission_entry (mode "projected").
+// are modelled, not computed: the log marks each eval_accuracy so (metadata
+// "modelled": true and "model": kModelledTop1), and submission_entry says
+// mode "projected". Because the epochs come from Google's LARS runs, projected
+// mode takes the optimizer schedule of the Google configuration at that batch
+// and refuses another one (and momentum SGD): it has no convergence to project
+// for them. Functional mode trains either optimizer for real.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <random>
 
@@ -48,6 +53,15 @@ constexpr int64_t kMaxFunctionalBatch = 4096;
 // The functional preset's peak LARS learning rate and epochs budget.
 constexpr double kFunctionalLr = 8.0;
 constexpr int64_t kFunctionalEpochs = 24;
+// Momentum SGD: the momentum and weight decay of the MLPerf reference and of
+// Goyal et al. 2017 ("Accurate, Large Minibatch SGD"), whose schedule divides
+// the rate by 10 at each boundary epoch (30, 60, 80 by default).
+constexpr float kSgdMomentum = 0.9f;
+constexpr float kSgdWeightDecay = 1e-4f;
+constexpr double kSgdDecayFactor = 0.1;
+// How projected top-1 values are made (the log's eval_accuracy metadata).
+constexpr char kModelledTop1[] =
+    "epochs to 0.759 drawn per seed from Google's v0.6 runs at this batch; top-1 before then on a fitted curve";
 
 // The functional network of the hyperparameters (functional_* knobs).
 Result<resnet::ResNetConfig> FunctionalNet(const Hyperparameters& hp) {
@@ -86,6 +100,87 @@ HyperparameterSpec Spec(std::string name, HpValue def, std::string help) {
   return s;
 }
 
+bool Sgd(const Hyperparameters& hp) { return hp.String("opt_name") == "sgd"; }
+
+// The LARS schedule of one of Google's v0.6 configurations, as --set items.
+std::vector<std::pair<std::string, double>> GoogleSchedule(const resnet::GoogleV06Config& c) {
+  return {{"opt_base_learning_rate", c.base_lr},
+          {"opt_learning_rate_warmup_epochs", c.warmup_epochs},
+          {"lars_opt_weight_decay", c.weight_decay},
+          {"lars_epsilon", c.lars_epsilon},
+          {"lars_opt_end_learning_rate", c.end_lr},
+          {"lars_opt_learning_rate_decay_steps", static_cast<double>(c.decay_steps)}};
+}
+
+// Projected mode has convergence data only for Google's v0.6 runs: LARS with
+// the schedule Google used at the batch whose convergence row the run takes.
+// Any other optimizer or schedule would be logged without changing what is
+// projected, so it is refused, quoting what the data covers.
+Status CheckProjectedOptimizer(const Hyperparameters& hp) {
+  if (Sgd(hp)) {
+    return Status::InvalidArgument(
+        "opt_name sgd: projected mode takes the epochs to 75.9% top-1 from Google's v0.6 ResNet runs, which all "
+        "trained with LARS; there is no convergence of momentum SGD to project (--mode functional trains it)");
+  }
+  const int64_t row = resnet::ConvergenceFor(hp.Int("global_batch_size")).global_batch;
+  std::vector<std::vector<std::pair<std::string, double>>> schedules;
+  std::string mismatch;
+  for (const auto& c : resnet::GoogleV06Configs()) {
+    if (c.global_batch != row) continue;
+    auto sched = GoogleSchedule(c);
+    bool same = true;
+    for (const auto& [name, want] : sched) {
+      const double got = hp.Float(name);
+      if (std::abs(got - want) > 1e-9 * std::max(1.0, std::abs(want))) {
+        if (mismatch.empty()) mismatch = name + " " + HpToString(hp.values().at(name));
+        same = false;
+      }
+    }
+    if (same) return Status::Ok();
+    if (std::find(schedules.begin(), schedules.end(), sched) == schedules.end()) schedules.push_back(sched);
+  }
+  std::string options;
+  for (const auto& sched : schedules) {
+    options += options.empty() ? "" : " or";
+    for (const auto& [name, v] : sched) options += " --set " + name + "=" + HpToString(v);
+  }
+  return Status::InvalidArgument(
+      mismatch + ": projected mode takes the epochs to 75.9% top-1 from Google's v0.6 runs at global batch " +
+      std::to_string(row) + ", which used" + options +
+      "; another LARS schedule has no convergence to project (--preset google-v0.6 sets Google's, "
+      "--mode functional trains any)");
+}
+
+// Functional mode's peak host memory, estimated (bytes, saturating at
+// INT64_MAX): the generated images held in memory (training and held-out;
+// with input=jpeg the held-out ones and 4 prefetched training batches), per
+// emulated core the activations and their gradients at the per-core batch
+// plus kernel scratch of two of the largest tensor (FunctionalResNet's
+// buffers and the convolutions' converted inputs), and the fp32 weights,
+// momentum and per-core gradient buffers (and per-core weight replicas with
+// weight-update sharding).
+int64_t FunctionalHostBytes(const std::vector<resnet::Layer>& layers, const Hyperparameters& hp,
+                            const SliceInfo& slice) {
+  const double side = static_cast<double>(hp.Int("functional_image_size"));
+  const double image = side * side * 3;
+  double tensors = image, most = image;
+  for (const resnet::Layer& l : layers) {
+    if (l.kind == resnet::LayerKind::kSoftmaxXent) continue;
+    tensors += static_cast<double>(l.out_elems());
+    most = std::max(most, static_cast<double>(l.out_elems()));
+  }
+  const double batch = static_cast<double>(hp.Int("global_batch_size"));
+  const double cores = static_cast<double>(slice.cores);
+  const double train = static_cast<double>(hp.Int("functional_train_examples"));
+  const double eval = static_cast<double>(hp.Int("functional_eval_examples"));
+  const double data = image * (eval + (hp.String("input") == "jpeg" ? 4 * batch : train));
+  const double activations = batch * (2 * tensors + 2 * most);  // summed over the cores
+  const double params = static_cast<double>(resnet::TotalParams(layers));
+  const double weights = params * (2 + cores * (hp.Bool("weight_update_sharding") ? 2 : 1));
+  const double bytes = 4 * (data + activations + weights);
+  return bytes >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(bytes);
+}
+
 // Untimed initialisation (init_start..run_start): graph build, variable
 // init, program compile and start, Google's sleep(60). A straight line
 // through the median init times of Google's v0.6 logs (83 s on 16 chips,
@@ -120,8 +215,7 @@ class ResNetSession : public Session {
     config_.layout.allreduce = ctx_.hp.String("allreduce");
     config_.layout.weight_update_sharding = ctx_.hp.Bool("weight_update_sharding");
     config_.layout.bn_group = ctx_.hp.Bool("distributed_bn") ? ctx_.description.parallelism.bn_group : 1;
-    config_.optimizer = ctx_.hp.String("opt_name") == "lars" ? projection::OptimizerKind::kLars
-                                                              : projection::OptimizerKind::kMomentum;
+    config_.optimizer = Sgd(ctx_.hp) ? projection::OptimizerKind::kMomentum : projection::OptimizerKind::kLars;
     config_.per_replica_batch = per_core_;
     config_.eval_per_replica_batch = per_core_;
     config_.cache_decoded_examples = ctx_.hp.Bool("cache_decoded_image");
@@ -172,6 +266,7 @@ class ResNetSession : public Session {
       return r;
     }
     r.metrics["top1"] = ModelledTop1(epoch, converge_epoch_);
+    r.modelled = kModelledTop1;
     return r;
   }
 
@@ -195,7 +290,8 @@ class ResNetSession : public Session {
     }
     fc.precision = ctx_.hp.String("functional_precision") == "fp32" ? kernels::Precision::kF32
                                                                      : kernels::Precision::kBf16;
-    fc.label_smoothing = static_cast<float>(ctx_.hp.Float("label_smoothing"));
+    // v0.6 allows label smoothing only within the LARS package.
+    fc.label_smoothing = Sgd(ctx_.hp) ? 0.f : static_cast<float>(ctx_.hp.Float("label_smoothing"));
     fc.seed = ctx_.seed;
     PODBENCH_ASSIGN_OR_RETURN(net_, resnet::FunctionalResNet::Create(fc));
     data::SyntheticImageSpec spec;
@@ -214,6 +310,10 @@ class ResNetSession : public Session {
     order_.resize(static_cast<size_t>(train_n));
     for (size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<int64_t>(i);
     rng_.seed(ctx_.seed);
+    if (Sgd(ctx_.hp)) {
+      PODBENCH_ASSIGN_OR_RETURN(sgd_boundaries_, ParseIntList("opt_learning_rate_decay_boundary_epochs",
+                                                              ctx_.hp.String("opt_learning_rate_decay_boundary_epochs")));
+    }
     PODBENCH_RETURN_IF_ERROR(PriceEvaluation(eval_n, train_n));
     return InitSeconds(ctx_.slice.chips);
   }
@@ -287,32 +387,44 @@ class ResNetSession : public Session {
   }
 
   // Learning rate at `step` (0-based): linear warmup over the warmup epochs,
-  // then power-2 polynomial decay to the end rate at decay_steps.
+  // then, for LARS, power-2 polynomial decay to the end rate at decay_steps;
+  // for momentum SGD, the base rate times 0.1 per decay boundary passed.
   float LearningRate(int64_t step) const {
     const double base = ctx_.hp.Float("opt_base_learning_rate");
-    const double end = ctx_.hp.Float("lars_opt_end_learning_rate");
     const double warm = static_cast<double>(ctx_.hp.Int("opt_learning_rate_warmup_epochs") * steps_per_epoch_);
-    const double decay = static_cast<double>(ctx_.hp.Int("lars_opt_learning_rate_decay_steps"));
     const double s = static_cast<double>(step);
     if (s < warm) return static_cast<float>(base * (s + 1) / warm);
+    if (Sgd(ctx_.hp)) {
+      double lr = base;
+      for (int64_t b : sgd_boundaries_) {
+        if (step >= b * steps_per_epoch_) lr *= kSgdDecayFactor;
+      }
+      return static_cast<float>(lr);
+    }
+    const double end = ctx_.hp.Float("lars_opt_end_learning_rate");
+    const double decay = static_cast<double>(ctx_.hp.Int("lars_opt_learning_rate_decay_steps"));
     const double left = std::clamp(1 - (s - warm) / std::max(1.0, decay - warm), 0.0, 1.0);
     return static_cast<float>((base - end) * left * left + end);
   }
 
-  // One epoch of global batches from the JPEG input pipeline.
+  // One epoch of global batches from the JPEG input pipeline; stops at a
+  // diverged step (r.diverged).
   Status TrainJpegEpoch(resnet::OptimizerStep& st, BlockResult& r) {
-    for (int64_t s = 0; s < steps_per_epoch_; ++s) {
+    for (int64_t s = 0; s < steps_per_epoch_ && !r.diverged; ++s) {
       PODBENCH_ASSIGN_OR_RETURN(data::Batch b, pipeline_->Next());
-      PODBENCH_RETURN_IF_ERROR(Step(b.images.data(), b.labels.data(), st));
-      ++r.steps;
+      PODBENCH_RETURN_IF_ERROR(Step(b.images.data(), b.labels.data(), st, r));
     }
     return Status::Ok();
   }
 
-  Status Step(const float* x, const int32_t* y, resnet::OptimizerStep& st) {
+  // One training step. A non-finite loss means training diverged: the step
+  // is not applied and r.diverged is set (the run ends, aborted).
+  Status Step(const float* x, const int32_t* y, resnet::OptimizerStep& st, BlockResult& r) {
     PODBENCH_ASSIGN_OR_RETURN(double loss, net_->ComputeGradients(x, y));
+    ++r.steps;
     if (!std::isfinite(loss)) {
-      return Status::Internal("resnet functional: the loss diverged at step " + std::to_string(step_count_));
+      r.diverged = true;
+      return Status::Ok();
     }
     st.lr = LearningRate(step_count_++);
     return net_->Update(st);
@@ -321,9 +433,16 @@ class ResNetSession : public Session {
   Result<BlockResult> TrainFunctional(int64_t epochs) {
     BlockResult r;
     resnet::OptimizerStep st;
-    st.weight_decay = static_cast<float>(ctx_.hp.Float("lars_opt_weight_decay"));
+    st.optimizer = Sgd(ctx_.hp) ? kernels::Optimizer::kSgdMomentum : kernels::Optimizer::kLars;
+    if (Sgd(ctx_.hp)) {
+      st.momentum = kSgdMomentum;
+      st.weight_decay = kSgdWeightDecay;
+    } else {
+      st.weight_decay = static_cast<float>(ctx_.hp.Float("lars_opt_weight_decay"));
+      st.epsilon = static_cast<float>(ctx_.hp.Float("lars_epsilon"));
+    }
     if (pipeline_) {
-      for (int64_t e = 0; e < epochs; ++e) PODBENCH_RETURN_IF_ERROR(TrainJpegEpoch(st, r));
+      for (int64_t e = 0; e < epochs && !r.diverged; ++e) PODBENCH_RETURN_IF_ERROR(TrainJpegEpoch(st, r));
       return Priced(r);
     }
     const size_t img = train_x_.size() / train_y_.size();
@@ -331,9 +450,9 @@ class ResNetSession : public Session {
     std::vector<int32_t> y(static_cast<size_t>(batch_));
     const int side = static_cast<int>(std::lround(std::sqrt(static_cast<double>(img / 3))));
     const bool flip = ctx_.hp.Bool("functional_flip");
-    for (int64_t e = 0; e < epochs; ++e) {
+    for (int64_t e = 0; e < epochs && !r.diverged; ++e) {
       std::shuffle(order_.begin(), order_.end(), rng_);
-      for (int64_t s = 0; s < steps_per_epoch_; ++s) {
+      for (int64_t s = 0; s < steps_per_epoch_ && !r.diverged; ++s) {
         for (int64_t k = 0; k < batch_; ++k) {
           const int64_t i = order_[static_cast<size_t>(s * batch_ + k)];
           const float* src = train_x_.data() + img * static_cast<size_t>(i);
@@ -349,8 +468,7 @@ class ResNetSession : public Session {
             std::copy_n(src, img, dst);
           }
         }
-        PODBENCH_RETURN_IF_ERROR(Step(x.data(), y.data(), st));
-        ++r.steps;
+        PODBENCH_RETURN_IF_ERROR(Step(x.data(), y.data(), st, r));
       }
     }
     return Priced(r);
@@ -390,6 +508,7 @@ class ResNetSession : public Session {
   std::vector<int64_t> order_;
   std::mt19937_64 rng_;
   int64_t steps_per_epoch_ = 1, step_count_ = 0;
+  std::vector<int64_t> sgd_boundaries_;  // momentum SGD: epochs at which the rate drops
   std::unique_ptr<data::InputPipeline> pipeline_;  // input=jpeg
 };
 
@@ -397,37 +516,58 @@ class ResNetWorkload : public Workload {
  public:
   std::vector<HyperparameterSpec> HyperparameterSpecs() const override {
     std::vector<HyperparameterSpec> s;
+    // Every numeric bound keeps the arithmetic defined: a batch of at most one
+    // epoch keeps per-core FLOP and byte counts far inside int64.
     auto& batch = s.emplace_back(Spec("global_batch_size", int64_t{32768}, "images per step over the slice"));
     batch.min = 1;
-    batch.rule = "v0.6 closed division: any constant batch size";
+    batch.max = static_cast<double>(kTrainImages);
+    batch.rule = "v0.6 closed division: any constant batch size, at most one epoch of ImageNet (1,281,167 images)";
     auto& span = s.emplace_back(Spec("model_bn_span", int64_t{128},
                                      "images over which batch-norm statistics are computed"));
     span.min = 1;
-    auto& opt = s.emplace_back(Spec("opt_name", std::string("lars"), "optimizer"));
+    span.max = static_cast<double>(kTrainImages);
+    auto& opt = s.emplace_back(Spec("opt_name", std::string("lars"), "optimizer: lars, or momentum sgd"));
     opt.choices = {"lars", "sgd"};
     opt.rule = "v0.6 closed division: momentum SGD, or the LARS package";
-    auto& wd = s.emplace_back(Spec("lars_opt_weight_decay", 1e-4, "L2 weight decay"));
+    const HyperparameterSpec::Condition lars{"opt_name", std::string("lars")};
+    const HyperparameterSpec::Condition sgd{"opt_name", std::string("sgd")};
+    auto& wd = s.emplace_back(Spec("lars_opt_weight_decay", 1e-4, "LARS: L2 weight decay"));
     wd.min = 0;
     wd.max = 1e-2;
-    auto& eps = s.emplace_back(Spec("lars_epsilon", 1e-5, "LARS trust-ratio epsilon"));
+    wd.only_when = lars;
+    auto& eps = s.emplace_back(Spec("lars_epsilon", 1e-5, "LARS: added to the trust ratio's denominator"));
     eps.min = 0;
     eps.max = 1;
+    eps.only_when = lars;
     auto& lr = s.emplace_back(Spec("opt_base_learning_rate", 31.2, "peak learning rate"));
     lr.min = 1e-6;
     lr.max = 1000;
     auto& warm = s.emplace_back(Spec("opt_learning_rate_warmup_epochs", int64_t{25}, "linear warmup"));
     warm.min = 0;
     warm.max = 90;
-    auto& end = s.emplace_back(Spec("lars_opt_end_learning_rate", 1e-4, "learning rate at the end of decay"));
+    auto& end = s.emplace_back(Spec("lars_opt_end_learning_rate", 1e-4, "LARS: learning rate at the end of decay"));
     end.min = 0;
-    auto& steps = s.emplace_back(Spec("lars_opt_learning_rate_decay_steps", int64_t{2007}, "steps of polynomial decay"));
+    end.max = 1000;
+    end.only_when = lars;
+    auto& steps = s.emplace_back(Spec("lars_opt_learning_rate_decay_steps", int64_t{2007},
+                                      "LARS: steps from the start to the end of the polynomial decay"));
     steps.min = 1;
-    auto& power = s.emplace_back(Spec("lars_opt_learning_rate_decay_poly_power", 2.0, "polynomial decay power"));
+    steps.max = 1e9;
+    steps.only_when = lars;
+    auto& power = s.emplace_back(Spec("lars_opt_learning_rate_decay_poly_power", 2.0, "LARS: polynomial decay power"));
     power.tunable = false;
+    power.only_when = lars;
     power.rule = "v0.6: LARS is allowed only as a package with power-2 polynomial decay";
-    auto& ls = s.emplace_back(Spec("label_smoothing", 0.1, "label smoothing of the loss"));
+    auto& bounds = s.emplace_back(Spec("opt_learning_rate_decay_boundary_epochs", std::string("30,60,80"),
+                                       "momentum SGD: epochs after which the rate is divided by 10"));
+    bounds.int_list = true;
+    bounds.min = 1;
+    bounds.max = 200;
+    bounds.only_when = sgd;
+    auto& ls = s.emplace_back(Spec("label_smoothing", 0.1, "label smoothing of the loss (LARS; momentum SGD: none)"));
     ls.tunable = false;
     ls.log = false;
+    ls.only_when = lars;
     ls.rule = "v0.6: the LARS package fixes label smoothing at 0.1";
     auto& max = s.emplace_back(Spec("max_epochs", int64_t{88}, "abort after this many epochs"));
     max.min = 4;
@@ -527,6 +667,7 @@ class ResNetWorkload : public Workload {
 
   Status Validate(const Hyperparameters& hp, const SliceInfo& slice, Mode mode) const override {
     const int64_t b = hp.Int("global_batch_size");
+    if (mode == Mode::kProjected) PODBENCH_RETURN_IF_ERROR(CheckProjectedOptimizer(hp));
     if (mode == Mode::kFunctional) {
       if (b > kMaxFunctionalBatch) {
         return Status::InvalidArgument("global_batch_size " + std::to_string(b) +
@@ -582,6 +723,7 @@ class ResNetWorkload : public Workload {
     d.cadence.every = kEvalEveryEpochs;
     d.cadence.first = kEvalEveryEpochs;
     d.cadence.max_epochs = hp.Int("max_epochs");
+    if (functional) d.host_memory_bytes = FunctionalHostBytes(layers, hp, slice);
     return d;
   }
 

@@ -515,62 +515,75 @@ std::pair<int64_t, int64_t> Clip(int64_t first, int64_t count, int64_t begin, in
 }
 }  // namespace
 
-Status FunctionalResNet::UpdateSharded(const OptimizerStep& st) {
-  // 1. Each core: partial squared norms of its part of every LARS layer.
-  OnEveryCore([&](int c) {
-    const auto [begin, end] = shard(c);
-    const float* w = reinterpret_cast<const float*>(replicas_->Data(c));
-    const float* g = reinterpret_cast<const float*>(grads_->Data(c));
-    float* out = reinterpret_cast<float*>(norms_->Data(c));
-    for (size_t k = 0; k < lars_ops_.size(); ++k) {
-      const Op& op = ops_[static_cast<size_t>(lars_ops_[k])];
-      const Layer& l = op.layer;
-      const int64_t nw = l.kind == LayerKind::kDense ? int64_t{l.in_c} * l.out_c : l.params();
-      const auto [lo, hi] = Clip(op.param, nw, begin, end);
-      double w2 = 0, g2 = 0;
-      for (int64_t i = lo; i < hi; ++i) {
-        w2 += double(w[i]) * w[i];
-        g2 += double(g[i]) * g[i];
-      }
-      out[2 * k] = static_cast<float>(w2);
-      out[2 * k + 1] = static_cast<float>(g2);
+// Updates the parameters [lo, hi) of `op` with `st`, given the op's LARS
+// trust ratio (unused by SGD). The one place both the replicated and the
+// sharded update take their arithmetic from.
+void FunctionalResNet::UpdateRange(const Op& op, const OptimizerStep& st, float trust, float* w, const float* g,
+                                   float* v, int64_t lo, int64_t hi) const {
+  const Layer& l = op.layer;
+  const bool lars = st.optimizer == kernels::Optimizer::kLars;
+  const float lr_rest = lars ? st.lr / 100 : st.lr;  // batch norm and the dense bias
+  const int64_t nw = l.kind == LayerKind::kBatchNorm ? 0
+                     : l.kind == LayerKind::kDense   ? int64_t{l.in_c} * l.out_c
+                                                     : l.params();
+  // Weights [param, param + nw), then the rest (BN scale/shift, dense bias).
+  const auto [wlo, whi] = Clip(op.param, nw, lo, hi);
+  if (wlo < whi) {
+    if (lars) {
+      kernels::LarsApply(w + wlo, g + wlo, v + wlo, whi - wlo, st.lr, st.momentum, st.weight_decay, trust);
+    } else {
+      kernels::SgdMomentumUpdate(w + wlo, g + wlo, v + wlo, whi - wlo, st.lr, st.momentum, st.weight_decay);
     }
-  });
-  // 2. Whole-layer norms on every core.
-  PODBENCH_RETURN_IF_ERROR(topology::RunCollective(cfg_.allreduce, *whole_, *norms_, {}, 1));
-  // 3. Each core updates its shard of its replica, with LarsUpdate's and
-  // SgdMomentumUpdate's arithmetic.
+  }
+  const auto [rlo, rhi] = Clip(op.param + nw, l.params() - nw, lo, hi);
+  if (rlo < rhi) kernels::SgdMomentumUpdate(w + rlo, g + rlo, v + rlo, rhi - rlo, lr_rest, st.momentum, 0.f);
+}
+
+Status FunctionalResNet::UpdateSharded(const OptimizerStep& st) {
+  const bool lars = st.optimizer == kernels::Optimizer::kLars;
+  if (lars) {
+    // 1. Each core: partial squared norms of its part of every LARS layer.
+    OnEveryCore([&](int c) {
+      const auto [begin, end] = shard(c);
+      const float* w = reinterpret_cast<const float*>(replicas_->Data(c));
+      const float* g = reinterpret_cast<const float*>(grads_->Data(c));
+      float* out = reinterpret_cast<float*>(norms_->Data(c));
+      for (size_t k = 0; k < lars_ops_.size(); ++k) {
+        const Op& op = ops_[static_cast<size_t>(lars_ops_[k])];
+        const Layer& l = op.layer;
+        const int64_t nw = l.kind == LayerKind::kDense ? int64_t{l.in_c} * l.out_c : l.params();
+        const auto [lo, hi] = Clip(op.param, nw, begin, end);
+        double w2 = 0, g2 = 0;
+        for (int64_t i = lo; i < hi; ++i) {
+          w2 += double(w[i]) * w[i];
+          g2 += double(g[i]) * g[i];
+        }
+        out[2 * k] = static_cast<float>(w2);
+        out[2 * k + 1] = static_cast<float>(g2);
+      }
+    });
+    // 2. Whole-layer norms on every core.
+    PODBENCH_RETURN_IF_ERROR(topology::RunCollective(cfg_.allreduce, *whole_, *norms_, {}, 1));
+  }
+  // 3. Each core updates its shard of its replica.
   OnEveryCore([&](int c) {
     const auto [begin, end] = shard(c);
     float* w = reinterpret_cast<float*>(replicas_->Data(c));
     const float* g = reinterpret_cast<const float*>(grads_->Data(c));
     const float* norms = reinterpret_cast<const float*>(norms_->Data(c));
-    float* v = momentum_.data();
     size_t k = 0;
     for (const Op& op : ops_) {
       if (op.param < 0) continue;
-      const Layer& l = op.layer;
-      if (l.kind == LayerKind::kBatchNorm) {
-        const auto [lo, hi] = Clip(op.param, l.params(), begin, end);
-        if (lo < hi) kernels::SgdMomentumUpdate(w + lo, g + lo, v + lo, hi - lo, st.lr / 100, st.momentum, 0.f);
-        continue;
-      }
-      const int64_t nw = l.kind == LayerKind::kDense ? int64_t{l.in_c} * l.out_c : l.params();
-      const double wn = std::sqrt(static_cast<double>(norms[2 * k]));
-      const double gn = std::sqrt(static_cast<double>(norms[2 * k + 1]));
-      ++k;
-      const float trust = (wn > 0 && gn > 0) ? float(st.eta * wn / (gn + st.weight_decay * wn)) : 1.0f;
-      const auto [lo, hi] = Clip(op.param, nw, begin, end);
-      for (int64_t i = lo; i < hi; ++i) {
-        v[i] = st.momentum * v[i] + st.lr * trust * (g[i] + st.weight_decay * w[i]);
-        w[i] -= v[i];
-      }
-      if (l.kind == LayerKind::kDense) {
-        const auto [blo, bhi] = Clip(op.param + nw, l.out_c, begin, end);
-        if (blo < bhi) {
-          kernels::SgdMomentumUpdate(w + blo, g + blo, v + blo, bhi - blo, st.lr / 100, st.momentum, 0.f);
+      float trust = 1.f;
+      if (op.weight) {
+        if (lars) {
+          trust = kernels::LarsTrustRatio(std::sqrt(static_cast<double>(norms[2 * k])),
+                                          std::sqrt(static_cast<double>(norms[2 * k + 1])), st.weight_decay,
+                                          st.eta, st.epsilon);
         }
+        ++k;
       }
+      UpdateRange(op, st, trust, w, g, momentum_.data(), begin, end);
     }
   });
   // 4. Every replica gets every shard; the forward pass reads replica 0's.
@@ -580,23 +593,25 @@ Status FunctionalResNet::UpdateSharded(const OptimizerStep& st) {
 }
 
 Status FunctionalResNet::Update(const OptimizerStep& st) {
+  if (st.optimizer != kernels::Optimizer::kLars && st.optimizer != kernels::Optimizer::kSgdMomentum) {
+    return Status::InvalidArgument("functional resnet: the optimizer must be LARS or momentum SGD");
+  }
   if (replicas_) return UpdateSharded(st);
   const float* g = gradient();
   for (const Op& op : ops_) {
     if (op.param < 0) continue;
     const Layer& l = op.layer;
-    float* w = params_.data() + op.param;
-    float* v = momentum_.data() + op.param;
-    const float* gw = g + op.param;
-    if (l.kind == LayerKind::kBatchNorm) {
-      kernels::SgdMomentumUpdate(w, gw, v, l.params(), st.lr / 100, st.momentum, 0.f);
-      continue;
+    float trust = 1.f;
+    if (op.weight && st.optimizer == kernels::Optimizer::kLars) {
+      const int64_t nw = l.kind == LayerKind::kDense ? int64_t{l.in_c} * l.out_c : l.params();
+      double w2 = 0, g2 = 0;
+      for (int64_t i = op.param; i < op.param + nw; ++i) {
+        w2 += double(params_[static_cast<size_t>(i)]) * params_[static_cast<size_t>(i)];
+        g2 += double(g[i]) * g[i];
+      }
+      trust = kernels::LarsTrustRatio(std::sqrt(w2), std::sqrt(g2), st.weight_decay, st.eta, st.epsilon);
     }
-    const int64_t nw = l.kind == LayerKind::kDense ? int64_t{l.in_c} * l.out_c : l.params();
-    kernels::LarsUpdate(w, gw, v, nw, st.lr, st.momentum, st.weight_decay, st.eta);
-    if (l.kind == LayerKind::kDense) {
-      kernels::SgdMomentumUpdate(w + nw, gw + nw, v + nw, l.out_c, st.lr / 100, st.momentum, 0.f);
-    }
+    UpdateRange(op, st, trust, params_.data(), g, momentum_.data(), op.param, op.param + l.params());
   }
   return Status::Ok();
 }

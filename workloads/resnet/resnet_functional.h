@@ -14,10 +14,11 @@
 //     through the kernels' BatchNormStatsReducer hook;
 //   - the fp32 gradients are summed over all cores with the topology's
 //     functional all-reduce (`allreduce`, e.g. "torus2d");
-//   - LARS (eta 0.001, momentum 0.9, weight decay) updates conv and dense
-//     weights; batch-norm scales/shifts and the dense bias take momentum SGD
-//     at lr / 100 without weight decay (LARS's large base learning rate is
-//     meant for the trust-ratio-scaled weights only).
+//   - LARS (eta 0.001, momentum 0.9, weight decay, epsilon) updates conv and
+//     dense weights; batch-norm scales/shifts and the dense bias take momentum
+//     SGD at lr / 100 without weight decay (LARS's large base learning rate is
+//     meant for the trust-ratio-scaled weights only). Or momentum SGD on
+//     everything (OptimizerStep::optimizer).
 // With weight-update sharding (weight_update_sharding), the gradient is
 // reduce-scattered instead of all-reduced: core c holds the summed gradient
 // of its shard only (the schedule's owned range), keeps the momentum of that
@@ -38,6 +39,7 @@
 
 #include "base/status.h"
 #include "kernels/conv/conv2d.h"
+#include "kernels/cost/tpu_cost.h"
 #include "topology/collectives.h"
 #include "topology/slice.h"
 #include "topology/system.h"
@@ -65,11 +67,17 @@ struct FunctionalConfig {
   int threads_per_core = 1;        // kernel threads inside each emulated core (0 = all)
 };
 
+// One update. kLars: LARS on conv and dense weights, momentum SGD at lr / 100
+// without weight decay on batch-norm scales/shifts and the dense bias.
+// kSgdMomentum: momentum SGD at lr on everything, weight decay on conv and
+// dense weights only (as the MLPerf reference's SGD leaves batch norm out).
 struct OptimizerStep {
+  kernels::Optimizer optimizer = kernels::Optimizer::kLars;  // kLars or kSgdMomentum
   float lr = 1;
   float weight_decay = 1e-4f;
   float momentum = 0.9f;
-  float eta = 0.001f;  // LARS trust coefficient
+  float eta = 0.001f;    // LARS trust coefficient
+  float epsilon = 0.f;   // LARS: added to the trust ratio's denominator (lars_epsilon)
 };
 
 class FunctionalResNet {
@@ -86,6 +94,7 @@ class FunctionalResNet {
   Result<double> ComputeGradients(const float* images, const int32_t* labels);
   // Applies the optimizer to the gradient of the last ComputeGradients.
   // Errors come from the collectives of weight-update sharding.
+  // InvalidArgument for an optimizer other than kLars and kSgdMomentum.
   Status Update(const OptimizerStep& step);
   // Top-1 correct predictions over n images (inference batch norm with the
   // running statistics), spread over the cores in chunks of `chunk` images.
@@ -119,6 +128,8 @@ class FunctionalResNet {
   Status ReduceBn(int core, int op, double* partials, int64_t len);
   Status SetupSharding();
   Status UpdateSharded(const OptimizerStep& step);
+  void UpdateRange(const Op& op, const OptimizerStep& st, float trust, float* w, const float* g, float* v,
+                   int64_t lo, int64_t hi) const;
   template <typename F>
   void OnEveryCore(F&& f);  // f(core) on one thread per core
 

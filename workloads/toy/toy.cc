@@ -5,14 +5,27 @@
 // mode really trains (SGD on a generated, linearly separable problem with 5%
 // label noise, so the best reachable accuracy is about 0.95); projected mode
 // computes nothing and reaches the target at the epoch its convergence table
-// gives. Its emulated costs come from a small self-contained model of a
-// TPU-v3 core (not from kernels/ or topology/), pretending the model is
-// ResNet-sized so slices behave like a data-parallel job.
+// gives (a table made for SGD at learning rate 0.05, the only rate projected
+// mode accepts).
+//
+// Its emulated clock is priced by the same cost model as every workload, with
+// the run's system description (--system): kernels/' TPU-v3 cost functions
+// for the compute and the update, topology/'s collective model for the
+// gradient all-reduce. The priced model is a stand-in, so that slices behave
+// like a data-parallel job of realistic size: 16 dense layers of 1280 x 1280
+// (26 M fp32 parameters, ResNet-50's order) over 150 rows per example
+// (23.6 GFLOP forward + backward, ResNet-50's order at 224x224).
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <random>
 #include <vector>
 
+#include "kernels/cost/tpu_cost.h"
+#include "topology/collectives.h"
+#include "topology/logical.h"
+#include "topology/slice.h"
+#include "workloads/projection/op_cost.h"
 #include "workloads/workload.h"
 
 namespace podbench::workloads {
@@ -22,15 +35,14 @@ constexpr int kFeatures = 16;
 constexpr int64_t kEvalExamples = 2048;
 constexpr uint64_t kDataSeed = 20190610;  // the dataset is fixed; the run seed is not
 constexpr double kTarget = 0.92;
-// Pretend costs (see the file comment).
-constexpr double kFlopsPerExample = 24e9;    // forward + backward
-constexpr double kParameters = 25e6;
-constexpr double kCorePeakFlops = 61.5e12;   // bf16, one TPU-v3 core
-constexpr double kCoreEfficiency = 0.5;
-constexpr double kHbmBytesPerS = 450e9;      // per core
-constexpr double kLinkBytesPerS = 70e9;      // per ICI link direction
-constexpr double kHopLatencyS = 2e-6;
-constexpr double kHostInputPerExampleS = 2e-6;  // one host feeds 8 cores
+constexpr double kLearningRate = 0.05;  // the default, and the rate the projected table describes
+// The priced stand-in model (see the file comment).
+constexpr int64_t kPricedLayers = 16;
+constexpr int64_t kPricedWidth = 1280;
+constexpr int64_t kPricedRowsPerExample = 150;
+constexpr int64_t kPricedParameters = kPricedLayers * kPricedWidth * kPricedWidth;
+constexpr double kPricedFlopsPerExample = 6.0 * kPricedParameters * kPricedRowsPerExample;  // fwd + bwd
+constexpr char kGradientAllReduce[] = "torus2d";
 
 class ToySession : public Session {
  public:
@@ -40,33 +52,36 @@ class ToySession : public Session {
     train_n_ = ctx_.hp.Int("toy_train_examples");
     batch_ = ctx_.hp.Int("global_batch_size");
     lr_ = ctx_.hp.Float("opt_base_learning_rate");
+    PODBENCH_ASSIGN_OR_RETURN(step_, StepCost());
+    PODBENCH_ASSIGN_OR_RETURN(eval_s_, EvalCost());
     if (ctx_.mode == Mode::kFunctional) Generate();
-    return 30.0 + 0.01 * static_cast<double>(ctx_.slice.chips);  // "compile" time
+    return 30.0 + 0.01 * static_cast<double>(ctx_.slice.chips);  // "compile" time, not priced
   }
 
   Result<BlockResult> TrainBlock(int64_t first_epoch, int64_t epochs) override {
     (void)first_epoch;
     BlockResult r;
     const int64_t steps_per_epoch = std::max<int64_t>(1, train_n_ / batch_);
-    r.steps = steps_per_epoch * epochs;
+    int64_t trained = epochs;
     if (ctx_.mode == Mode::kFunctional) {
-      for (int64_t e = 0; e < epochs; ++e) TrainEpoch(steps_per_epoch);
+      for (int64_t e = 0; e < epochs; ++e) {
+        TrainEpoch(steps_per_epoch);
+        if (!std::all_of(weights_.begin(), weights_.end(), [](double w) { return std::isfinite(w); })) {
+          r.diverged = true;
+          trained = e + 1;
+          break;
+        }
+      }
     }
-    r.time = StepCost();
+    r.steps = steps_per_epoch * trained;
     const double n = static_cast<double>(r.steps);
-    r.time.mxu_s *= n;
-    r.time.collectives_s *= n;
-    r.time.optimizer_s *= n;
-    r.time.input_s *= n;
-    r.time.idle_s *= n;
+    r.time = TimeBreakdown::Of(step_, n);
     return r;
   }
 
   Result<EvalResult> Evaluate(int64_t epoch) override {
     EvalResult r;
-    r.emulated_s = static_cast<double>(kEvalExamples) * kFlopsPerExample / 3 /
-                       (static_cast<double>(ctx_.slice.cores) * kCorePeakFlops * kCoreEfficiency) +
-                   0.05;
+    r.emulated_s = eval_s_;
     if (ctx_.mode == Mode::kFunctional) {
       r.metrics["accuracy"] = Accuracy();
     } else {
@@ -74,27 +89,46 @@ class ToySession : public Session {
       double reach = 2 + std::log2(std::max(1.0, static_cast<double>(batch_) / 64.0));
       double x = static_cast<double>(epoch) / reach;
       r.metrics["accuracy"] = std::min(0.95, kTarget * (x >= 1 ? 1.0 + 0.01 * x : x));
+      r.modelled = "the toy's convergence table: epochs to 0.92 = 2 + log2(batch / 64)";
     }
     return r;
   }
 
  private:
-  // Emulated seconds of one data-parallel step on the slice.
-  TimeBreakdown StepCost() const {
-    TimeBreakdown t;
-    const double per_core = static_cast<double>(batch_) / static_cast<double>(ctx_.slice.cores);
-    t.mxu_s = per_core * kFlopsPerExample / (kCorePeakFlops * kCoreEfficiency);
-    const double chips = static_cast<double>(ctx_.slice.chips);
-    if (chips > 1) {
-      // 2-D ring all-reduce of fp32 gradients over a sqrt(chips) x sqrt(chips) torus.
-      const double side = std::sqrt(chips);
-      const double bytes = 4 * kParameters;
-      t.collectives_s = 2 * (chips - 1) / chips * bytes / (2 * kLinkBytesPerS) +
-                        4 * (side - 1) * kHopLatencyS;
+  // Emulated seconds of one data-parallel step on the slice, from the
+  // system description: forward and backward of every priced layer at the
+  // per-core batch (kernels::MatMulCost: X W, dY W^T, X^T dY), the fp32
+  // gradient all-reduce over the whole slice (topology::CollectiveTime), and
+  // the momentum-SGD update (kernels::OptimizerCost). The input is generated
+  // in memory: free.
+  Result<projection::CategoryTimes> StepCost() const {
+    const kernels::CoreSpec& core = ctx_.system->core;
+    const int64_t rows = batch_ / ctx_.slice.cores * kPricedRowsPerExample;
+    projection::CategoryTimes t;
+    // Each pass of every layer goes to the unit that bounds it.
+    for (const kernels::OpCost& pass : {kernels::MatMulCost(core, rows, kPricedWidth, kPricedWidth),
+                                        kernels::MatMulCost(core, rows, kPricedWidth, kPricedWidth),
+                                        kernels::MatMulCost(core, kPricedWidth, kPricedWidth, rows)}) {
+      t[projection::BoundCategory(pass)] += static_cast<double>(kPricedLayers) * pass.total_s();
     }
-    t.optimizer_s = 3 * 4 * kParameters / kHbmBytesPerS;
-    t.input_s = std::max(0.0, per_core * 8 * kHostInputPerExampleS - t.mxu_s);
+    if (ctx_.slice.cores > 1) {
+      PODBENCH_ASSIGN_OR_RETURN(topology::Slice slice, topology::Slice::FromName(ctx_.slice.name, *ctx_.system));
+      PODBENCH_ASSIGN_OR_RETURN(t[projection::Category::kGradients],
+                                topology::CollectiveTime(kGradientAllReduce, 4.0 * kPricedParameters,
+                                                         topology::LogicalTopology::WholeSlice(slice)));
+    }
+    t[projection::Category::kOptimizer] =
+        kernels::OptimizerCost(core, kPricedParameters, kernels::Optimizer::kSgdMomentum).total_s();
     return t;
+  }
+
+  // Emulated seconds of one evaluation: the forward pass of the held-out
+  // examples, spread over the cores.
+  Result<double> EvalCost() const {
+    const int64_t per_core = (kEvalExamples + ctx_.slice.cores - 1) / ctx_.slice.cores;
+    return static_cast<double>(kPricedLayers) *
+           kernels::MatMulCost(ctx_.system->core, per_core * kPricedRowsPerExample, kPricedWidth, kPricedWidth)
+               .total_s();
   }
 
   void Generate() {
@@ -166,6 +200,8 @@ class ToySession : public Session {
   RunContext ctx_;
   int64_t train_n_ = 0, batch_ = 0;
   double lr_ = 0;
+  projection::CategoryTimes step_;  // one training step
+  double eval_s_ = 0;
   std::mt19937_64 rng_;
   std::vector<double> train_x_, eval_x_, weights_;
   std::vector<int> train_y_, eval_y_;
@@ -183,10 +219,11 @@ class ToyWorkload : public Workload {
     s[0].rule = "any constant batch size is allowed";
     s[0].help = "examples per step over the whole slice";
     s[1].name = "opt_base_learning_rate";
-    s[1].default_value = 0.05;
+    s[1].default_value = kLearningRate;
     s[1].min = 1e-6;
     s[1].max = 100;
     s[1].help = "SGD learning rate";
+    s[1].rule = "projected mode: the toy's convergence table describes SGD at learning rate 0.05";
     s[2].name = "opt_name";
     s[2].default_value = std::string("sgd");
     s[2].tunable = false;
@@ -206,8 +243,13 @@ class ToyWorkload : public Workload {
     return s;
   }
 
-  Status Validate(const Hyperparameters& hp, const SliceInfo& slice, Mode) const override {
+  Status Validate(const Hyperparameters& hp, const SliceInfo& slice, Mode mode) const override {
     int64_t b = hp.Int("global_batch_size");
+    if (mode == Mode::kProjected && hp.Float("opt_base_learning_rate") != kLearningRate) {
+      return Status::InvalidArgument("opt_base_learning_rate " + HpToString(hp.values().at("opt_base_learning_rate")) +
+                                     ": projected mode takes the epochs to 0.92 from the toy's convergence table, "
+                                     "which describes SGD at learning rate 0.05 (--mode functional trains any rate)");
+    }
     if (b % slice.cores != 0) {
       return Status::InvalidArgument("global_batch_size " + std::to_string(b) +
                                      " does not split evenly over the " +
@@ -221,22 +263,26 @@ class ToyWorkload : public Workload {
   }
 
   Result<WorkloadDescription> Describe(const Hyperparameters& hp, const SliceInfo& slice,
-                                       Mode) const override {
+                                       Mode mode) const override {
     WorkloadDescription d;
     d.benchmark = "toy";
     d.mlperf_benchmark = false;  // a test vehicle: no v0.6 rules cover its log
     d.global_batch = hp.Int("global_batch_size");
     d.data = {"generated", hp.Int("toy_train_examples"), kEvalExamples};
-    d.model = {"logistic_regression", kFeatures + 1, kFlopsPerExample};
-    // Data parallel over every core; StepCost prices a 2-D all-reduce of
-    // fp32 gradients.
+    d.model = {"logistic_regression", kFeatures + 1, kPricedFlopsPerExample};
+    // Data parallel over every core; StepCost prices the fp32 gradient
+    // all-reduce over the whole slice.
     d.parallelism.replicas = slice.cores;
-    d.parallelism.allreduce = "torus2d";
+    d.parallelism.allreduce = kGradientAllReduce;
     d.parallelism.gradient_dtype = projection::DType::kF32;
     d.targets = {{"accuracy", kTarget, true}};
     d.cadence.every = 1;
     d.cadence.first = 1;
     d.cadence.max_epochs = hp.Int("max_epochs");
+    // Functional mode holds the generated examples (features as doubles,
+    // labels) and the shuffle order.
+    const double examples = static_cast<double>(hp.Int("toy_train_examples") + kEvalExamples);
+    if (mode == Mode::kFunctional) d.host_memory_bytes = static_cast<int64_t>(examples * (kFeatures * 8 + 4 + 8));
     return d;
   }
 

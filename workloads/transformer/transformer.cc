@@ -104,6 +104,42 @@ double ModelledBleu(int64_t eval, int64_t target_eval) {
   return (kTarget - 0.4) * (1 - std::exp(-2 * e / t)) / (1 - std::exp(-2.0));
 }
 
+// Functional mode's peak host memory, estimated in bytes: the generated
+// corpus (every training and held-out pair as text, about 12 bytes a token,
+// and as subword ids) and its packed rows (ids, positions, segments); the
+// activations every emulated core keeps for its backward pass and their
+// gradients, per token of its rows (per layer about 16 hidden-wide vectors
+// in the encoder and 24 in the decoder, 2 filter-wide, each head's attention
+// probabilities over the row, twice with the decoder's cross-attention; 3
+// vocabulary-wide for the logits, the softmax and its gradient); the fp32
+// weights, Adam's two moments and a gradient buffer per core (and a weight
+// replica per core with weight-update sharding).
+int64_t FunctionalHostBytes(const Hyperparameters& hp, const SliceInfo& slice) {
+  const double length = static_cast<double>(hp.Int("max_sequence_length"));
+  const double sentences =
+      static_cast<double>(hp.Int("functional_train_sentences") + hp.Int("functional_eval_sentences"));
+  const double data = sentences * 2 * length * (12 + 4 + 3 * 4);
+  const double row = static_cast<double>(hp.Int("functional_packed_length"));
+  const double h = static_cast<double>(hp.Int("functional_hidden"));
+  const double f = static_cast<double>(hp.Int("functional_filter"));
+  const double heads = static_cast<double>(hp.Int("functional_heads"));
+  const double layers = static_cast<double>(hp.Int("functional_layers"));
+  const double vocab = static_cast<double>(hp.Int("functional_vocab_size"));
+  const double per_token = layers * ((16 + 24) * h + 4 * f + 3 * heads * row) + 3 * vocab;
+  const double activations = 2 * per_token * static_cast<double>(hp.Int("global_batch_size")) * row;
+  transformer::TransformerConfig m;
+  m.vocab = static_cast<int32_t>(vocab);
+  m.hidden = static_cast<int>(h);
+  m.heads = static_cast<int>(heads);
+  m.filter = static_cast<int>(f);
+  m.encoder_layers = m.decoder_layers = static_cast<int>(layers);
+  const double params = static_cast<double>(transformer::ParameterLayout(m).total);
+  const double cores = static_cast<double>(slice.cores);
+  const double weights = params * (3 + cores * (hp.Bool("weight_update_sharding") ? 2 : 1));
+  const double bytes = data + 4 * (activations + weights);
+  return bytes >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(bytes);
+}
+
 translation::TranslationDataSpec DataSpec(const Hyperparameters& hp) {
   translation::TranslationDataSpec d;
   d.train_sentences = hp.Int("functional_train_sentences");
@@ -127,8 +163,11 @@ class TransformerSession : public Session {
     PODBENCH_ASSIGN_OR_RETURN(packed_, translation::PackExamples(data_->train, length));
     batch_ = hp.Int("global_batch_size");
     if (packed_->rows < batch_) {
-      return Status::InvalidArgument("global_batch_size " + std::to_string(batch_) + " is more than the " +
-                                     std::to_string(packed_->rows) + " packed rows of an epoch");
+      return Status::InvalidArgument(
+          "global_batch_size " + std::to_string(batch_) + " is more than the " + std::to_string(packed_->rows) +
+          " packed rows of an epoch (functional_train_sentences " + std::to_string(hp.Int("functional_train_sentences")) +
+          " that fit max_sequence_length " + std::to_string(hp.Int("max_sequence_length")) +
+          ", packed into rows of functional_packed_length " + std::to_string(length) + ")");
     }
     transformer::FunctionalConfig fc;
     fc.model = FunctionalModel(hp, data_->vocab.size());
@@ -175,13 +214,15 @@ class TransformerSession : public Session {
       for (int64_t s = 0; s < steps_per_epoch; ++s) {
         packed_->Gather(order_, s * batch_, batch_, &batch);
         PODBENCH_ASSIGN_OR_RETURN(double loss, model_->ComputeGradients(batch));
+        ++r.steps;
         if (!std::isfinite(loss)) {
-          return Status::Internal("transformer functional: the loss diverged at step " +
-                                  std::to_string(model_->steps()));
+          // Diverged: the run ends after this block's evaluation, aborted.
+          diverged_ = r.diverged = true;
+          break;
         }
         PODBENCH_RETURN_IF_ERROR(model_->Update(schedule_.At(model_->steps())));
-        ++r.steps;
       }
+      if (r.diverged) break;
     }
     r.time = TimeBreakdown::Of(run_.step.time, static_cast<double>(r.steps));
     if (first_epoch == 1) r.time.input_s += run_.startup_s;
@@ -193,6 +234,12 @@ class TransformerSession : public Session {
       EvalResult r;
       r.metrics["bleu"] = ModelledBleu(epoch, target_eval_);
       r.emulated_s = run_.eval_s(epoch >= target_eval_);
+      return r;
+    }
+    if (diverged_) {
+      // Non-finite weights translate nothing: every hypothesis is empty.
+      EvalResult r;
+      r.metrics["bleu"] = 0;
       return r;
     }
     translation::BeamSearchOptions beam;
@@ -246,6 +293,7 @@ class TransformerSession : public Session {
   std::vector<int64_t> order_;
   std::mt19937_64 rng_;
   int64_t batch_ = 0;
+  bool diverged_ = false;  // a non-finite loss ended training
 };
 
 class TransformerWorkload : public Workload {
@@ -261,7 +309,7 @@ class TransformerWorkload : public Workload {
     auto& len = s.emplace_back(Spec("max_sequence_length", int64_t{80},
                                     "training examples with more subword tokens (source or target, end of "
                                     "sentence included) are dropped (Google v0.6: 80)"));
-    len.min = 2;
+    len.min = 16;  // a shorter maximum drops most generated pairs: too few rows to fill a batch
     len.max = 256;
     len.rule = "v0.6: sequence models may drop training examples longer than a maximum length";
     auto& opt = s.emplace_back(Spec("opt_name", std::string("adam"), "optimizer"));
@@ -332,7 +380,9 @@ class TransformerWorkload : public Workload {
     fnum("functional_heads", 4, 1, 16, "functional mode: attention heads (big: 16)");
     fnum("functional_filter", 256, 8, 4096, "functional mode: feed-forward inner size (big: 4096)");
     fnum("functional_layers", 2, 1, 6, "functional mode: encoder and decoder layers each (big: 6)");
-    fnum("functional_vocab_size", 320, 64, 32768, "functional mode: shared subword vocabulary learned on the corpus");
+    // At least the generated pair's minimum (71: the reserved ids and two
+    // per byte its words use), so that no size the bounds allow fails later.
+    fnum("functional_vocab_size", 320, 96, 32768, "functional mode: shared subword vocabulary learned on the corpus");
     fnum("functional_packed_length", 64, 8, 256, "functional mode: tokens per packed row (Google: 256)");
     fnum("functional_train_sentences", 16384, 64, 1 << 20, "functional mode: generated training sentence pairs");
     fnum("functional_eval_sentences", 512, 8, 1 << 16, "functional mode: held-out sentence pairs for BLEU");
@@ -401,6 +451,12 @@ class TransformerWorkload : public Workload {
       return Status::InvalidArgument("opt_adam_beta_2 " + HpToString(b2) + " refused: " + kBetaRule);
     }
     if (mode == Mode::kFunctional) {
+      if (hp.String("opt_name") == "lazy_adam") {
+        return Status::InvalidArgument(
+            "opt_name lazy_adam refused in functional mode: LazyAdam differs from Adam only on sparse "
+            "gradients, and functional mode shares the embedding with the softmax, so every gradient is "
+            "dense and lazy_adam would run Adam under another name: set opt_name=adam");
+      }
       if (b > kMaxFunctionalBatch) {
         return Status::InvalidArgument("global_batch_size " + std::to_string(b) +
                                        " is a Google-scale batch; functional mode trains a small model on generated "
@@ -444,6 +500,7 @@ class TransformerWorkload : public Workload {
     // Per packed sequence: 2 FLOPs per parameter per token forward, twice that backward.
     d.model = {"transformer_functional", params, 6.0 * static_cast<double>(params) * static_cast<double>(length)};
     d.targets = {{"bleu", hp.Float("functional_target"), true}};
+    d.host_memory_bytes = FunctionalHostBytes(hp, slice);
     return d;
   }
 

@@ -142,6 +142,7 @@ TEST(TransformerRunE2eTest, BadHyperparametersAreRefusedWithTheRule) {
       {"--preset functional --set dropout=0", "dropout, 0.1"},
       {"--preset functional --set eval_beam_size=8", "beam 4"},
       {"--preset functional --set opt_name=sgd", "Adam or LazyAdam"},
+      {"--preset functional --set opt_name=lazy_adam", "every gradient is dense"},
       {"--preset functional --set global_batch_size=12", "does not split evenly"},
       {"--preset functional --set max_sequence_length=100", "functional_packed_length"},
       {"--preset functional --set functional_target=20", "functional_target"},
