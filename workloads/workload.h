@@ -46,6 +46,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -342,6 +343,10 @@ struct BlockResult {
   // to converge, not an error).
   bool diverged = false;
   std::vector<WorkloadEvent> events;  // logged inside the block's epochs
+  // Functional mode: the mean training loss over the block's steps, where the
+  // workload computes one (not logged: MLPerf logs no training loss; tests
+  // use it to see that a hyperparameter changed the training). NaN: none.
+  double mean_loss = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct EvalResult {

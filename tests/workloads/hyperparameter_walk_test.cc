@@ -41,15 +41,22 @@ std::vector<Base> Bases() {
        {"functional_train_examples=512", "functional_eval_examples=256", "global_batch_size=64", "model_bn_span=16"},
        2},
       {"resnet", Mode::kProjected, "tpu-v3-32", "google-v0.6", {}, 4},
-      // A tiny Transformer on a tiny corpus: an untrained model, but its
-      // beam search's output (hence the evaluation's emulated time) moves
-      // with every change to its weights.
+      // A tiny Transformer on a tiny corpus: an untrained model, whose BLEU
+      // may not move with a small change to its training, but whose mean
+      // training loss over the block does.
       {"transformer", Mode::kFunctional, "tpu-v3-8", "functional",
        {"functional_train_sentences=1024", "functional_eval_sentences=16", "functional_hidden=16",
         "functional_heads=2", "functional_filter=32", "functional_layers=1", "functional_vocab_size=96",
         "max_sequence_length=48", "global_batch_size=16",
         "opt_learning_rate_warmup_steps=20"},
        1},
+      {"transformer", Mode::kProjected, "tpu-v3-32", "google-v0.6", {}, 1},
+      // A tiny SSD on a few 32x32 images, one training epoch of 4 steps.
+      {"ssd", Mode::kFunctional, "tpu-v3-8", "functional",
+       {"functional_image_size=32", "functional_width=4", "functional_classes=2", "functional_train_examples=32",
+        "functional_eval_examples=8", "global_batch_size=8", "model_bn_span=8"},
+       1},
+      {"ssd", Mode::kProjected, "tpu-v3-32", "google-v0.6", {}, 33},
   };
 }
 
@@ -116,6 +123,7 @@ Probe RunProbe(const Base& b, const std::vector<std::string>& extra) {
            {"input_s", block->time.input_s},
            {"idle_s", block->time.idle_s},
            {"diverged", block->diverged ? 1.0 : 0.0},
+           {"mean_loss", std::isnan(block->mean_loss) ? -1.0 : block->mean_loss},
            {"eval_s", eval->emulated_s},
            {"global_batch", static_cast<double>(s->description.global_batch)},
            {"bn_group", static_cast<double>(s->description.parallelism.bn_group)},

@@ -426,6 +426,7 @@ class ResNetSession : public Session {
       r.diverged = true;
       return Status::Ok();
     }
+    loss_sum_ += loss;
     st.lr = LearningRate(step_count_++);
     return net_->Update(st);
   }
@@ -475,8 +476,13 @@ class ResNetSession : public Session {
   }
 
   // `r` with the emulated cost of its steps.
-  BlockResult Priced(BlockResult r) const {
+  // The block's emulated time and (functional mode) mean training loss.
+  BlockResult Priced(BlockResult r) {
     r.time = TimeBreakdown::Of(step_.time, static_cast<double>(r.steps));
+    if (ctx_.mode == Mode::kFunctional && r.steps > 0 && !r.diverged) {
+      r.mean_loss = loss_sum_ / static_cast<double>(r.steps);
+    }
+    loss_sum_ = 0;
     return r;
   }
 
@@ -508,6 +514,7 @@ class ResNetSession : public Session {
   std::vector<int64_t> order_;
   std::mt19937_64 rng_;
   int64_t steps_per_epoch_ = 1, step_count_ = 0;
+  double loss_sum_ = 0;  // the current block's training losses, summed
   std::vector<int64_t> sgd_boundaries_;  // momentum SGD: epochs at which the rate drops
   std::unique_ptr<data::InputPipeline> pipeline_;  // input=jpeg
 };

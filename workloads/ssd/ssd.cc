@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <optional>
 #include <random>
+#include <variant>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -325,6 +326,53 @@ class SsdSession : public Session {
   std::mt19937_64 rng_;
 };
 
+// Projected mode has convergence data only for Google's v0.6 runs (the eval
+// each run succeeded at, per slice and batch): momentum SGD with the run
+// script's schedule at that global batch, and no crop (the host's input work
+// is priced per image, whatever the crop tries). Any other value would be
+// logged without changing what is projected, so it is refused, quoting the
+// values the data covers.
+Status CheckProjectedSchedule(const Hyperparameters& hp) {
+  const int64_t batch = hp.Int("global_batch_size");
+  std::string options, mismatch;
+  for (const ssd::SsdGoogleV06Slice& row : ssd::SsdGoogleV06Slices()) {
+    if (row.global_batch != batch) continue;
+    const double steps_per_epoch = double(ssd::kSsdTrainImagesPerEpoch) / double(row.global_batch);
+    const std::vector<std::pair<std::string, HpValue>> google = {
+        {"opt_base_learning_rate", row.base_lr},
+        {"opt_weight_decay", ssd::kSsdWeightDecay},
+        {"opt_learning_rate_warmup_steps", static_cast<int64_t>(row.lr_warmup_epochs * steps_per_epoch)},
+        {"opt_learning_rate_warmup_factor", double(row.global_batch) / 32.0},
+        {"lr_decay_epoch_1", row.first_lr_drop_epoch},
+        {"lr_decay_epoch_2", row.second_lr_drop_epoch},
+        {"max_samples", int64_t{1}}};
+    std::string first, these;
+    for (const auto& [name, want] : google) {
+      const HpValue& got = hp.values().at(name);
+      const bool same = std::holds_alternative<double>(want)
+                            ? std::abs(hp.Float(name) - std::get<double>(want)) <= 1e-9 * std::abs(std::get<double>(want))
+                            : got == want;
+      if (!same && first.empty()) first = name + " " + HpToString(got);
+      these += " --set " + name + "=" + HpToString(want);
+    }
+    if (first.empty()) return Status::Ok();
+    if (mismatch.empty()) mismatch = first;
+    if (options.find(these) == std::string::npos) options += (options.empty() ? "" : " or") + these;
+  }
+  if (options.empty()) {
+    return Status::InvalidArgument(
+        "global_batch_size " + std::to_string(batch) +
+        ": projected mode takes the eval at which a run reaches 0.23 mAP from Google's v0.6 SSD runs, which used "
+        "global batches of 1024 and 2048; there is no convergence to project at another batch (--preset "
+        "google-v0.6 sets Google's, --mode functional trains any)");
+  }
+  return Status::InvalidArgument(
+      mismatch + ": projected mode takes the eval at which a run reaches 0.23 mAP from Google's v0.6 SSD runs at "
+      "global batch " + std::to_string(batch) + ", which used" + options +
+      "; another schedule has no convergence to project (--preset google-v0.6 sets Google's, --mode functional "
+      "trains any)");
+}
+
 class SsdWorkload : public Workload {
  public:
   std::vector<HyperparameterSpec> HyperparameterSpecs() const override {
@@ -465,7 +513,8 @@ class SsdWorkload : public Workload {
       if (hp.Float("lr_decay_epoch_2") < hp.Float("lr_decay_epoch_1")) {
         return Status::InvalidArgument("lr_decay_epoch_2 must not come before lr_decay_epoch_1");
       }
-      return ssd::ValidateProjectedSsd(ProjectedSettings(hp), slice.cores);
+      PODBENCH_RETURN_IF_ERROR(ssd::ValidateProjectedSsd(ProjectedSettings(hp), slice.cores));
+      return CheckProjectedSchedule(hp);
     }
     const int64_t b = hp.Int("global_batch_size");
     if (b > kMaxFunctionalBatch) {

@@ -19,6 +19,9 @@
 #include <numeric>
 #include <optional>
 #include <random>
+#include <string>
+#include <variant>
+#include <vector>
 
 #include "topology/slice.h"
 #include "workloads/functional/parallel_hyperparameters.h"
@@ -140,6 +143,52 @@ int64_t FunctionalHostBytes(const Hyperparameters& hp, const SliceInfo& slice) {
   return bytes >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(bytes);
 }
 
+// Projected mode has convergence data only for Google's v0.6 runs (the
+// evaluations each run made, per slice): LazyAdam with the schedule, betas,
+// epsilon and length filter of the run script at that global batch. Any other
+// value would be logged without changing what is projected, so it is
+// refused, quoting the values the data covers.
+Status CheckProjectedSchedule(const Hyperparameters& hp) {
+  const int64_t batch = hp.Int("global_batch_size");
+  std::string options, mismatch;
+  for (const transformer::TransformerGoogleV06Slice& row : transformer::TransformerGoogleV06Slices()) {
+    if (row.global_sequences != batch) continue;
+    const std::vector<std::pair<std::string, HpValue>> google = {
+        {"opt_name", std::string("lazy_adam")},
+        {"max_sequence_length", int64_t{80}},
+        {"opt_base_learning_rate", row.lr_constant},
+        {"opt_learning_rate_warmup_steps", row.warmup_steps},
+        {"opt_adam_beta_1", row.adam_beta1},
+        {"opt_adam_beta_2", row.adam_beta2},
+        {"opt_adam_epsilon", transformer::kAdamEpsilon}};
+    std::string first, these;
+    for (const auto& [name, want] : google) {
+      const HpValue& got = hp.values().at(name);
+      const bool same = std::holds_alternative<double>(want)
+                            ? std::abs(hp.Float(name) - std::get<double>(want)) <=
+                                  1e-9 * std::abs(std::get<double>(want))
+                            : got == want;
+      if (!same && first.empty()) first = name + " " + HpToString(got);
+      these += " --set " + name + "=" + HpToString(want);
+    }
+    if (first.empty()) return Status::Ok();
+    if (mismatch.empty()) mismatch = first;
+    if (options.find(these) == std::string::npos) options += (options.empty() ? "" : " or") + these;
+  }
+  if (options.empty()) {
+    return Status::InvalidArgument(
+        "global_batch_size " + std::to_string(batch) +
+        ": projected mode takes the evaluations to 25.0 BLEU from Google's v0.6 Transformer runs, which used "
+        "global batches of 512 and 2048 sequences; there is no convergence to project at another batch "
+        "(--preset google-v0.6 sets Google's, --mode functional trains any)");
+  }
+  return Status::InvalidArgument(
+      mismatch + ": projected mode takes the evaluations to 25.0 BLEU from Google's v0.6 Transformer runs at "
+      "global batch " + std::to_string(batch) + ", which used" + options +
+      "; another schedule has no convergence to project (--preset google-v0.6 sets Google's, --mode functional "
+      "trains any)");
+}
+
 translation::TranslationDataSpec DataSpec(const Hyperparameters& hp) {
   translation::TranslationDataSpec d;
   d.train_sentences = hp.Int("functional_train_sentences");
@@ -209,12 +258,14 @@ class TransformerSession : public Session {
     }
     const int64_t steps_per_epoch = packed_->rows / batch_;
     translation::PackedRows batch;
+    double loss_sum = 0;
     for (int64_t e = 0; e < epochs; ++e) {
       std::shuffle(order_.begin(), order_.end(), rng_);
       for (int64_t s = 0; s < steps_per_epoch; ++s) {
         packed_->Gather(order_, s * batch_, batch_, &batch);
         PODBENCH_ASSIGN_OR_RETURN(double loss, model_->ComputeGradients(batch));
         ++r.steps;
+        loss_sum += loss;
         if (!std::isfinite(loss)) {
           // Diverged: the run ends after this block's evaluation, aborted.
           diverged_ = r.diverged = true;
@@ -224,6 +275,7 @@ class TransformerSession : public Session {
       }
       if (r.diverged) break;
     }
+    if (r.steps > 0) r.mean_loss = loss_sum / static_cast<double>(r.steps);
     r.time = TimeBreakdown::Of(run_.step.time, static_cast<double>(r.steps));
     if (first_epoch == 1) r.time.input_s += run_.startup_s;
     return r;
@@ -470,6 +522,7 @@ class TransformerWorkload : public Workload {
       }
       PODBENCH_RETURN_IF_ERROR(FunctionalModel(hp, 1 << 10).Validate().WithContext("functional_hidden/heads"));
     }
+    if (mode == Mode::kProjected) PODBENCH_RETURN_IF_ERROR(CheckProjectedSchedule(hp));
     return Status::Ok();
   }
 
