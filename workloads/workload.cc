@@ -42,6 +42,35 @@ bool Hyperparameters::Applies(const HyperparameterSpec& spec) const {
   return it != values_.end() && it->second == spec.only_when->value;
 }
 
+Status CheckPublishedSchedule(const Hyperparameters& hp, int64_t batch, std::string_view source,
+                              std::string_view batches, const std::vector<PublishedSchedule>& schedules) {
+  const std::string tail =
+      " (--preset google-v0.6 sets Google's, --mode functional trains any)";
+  if (schedules.empty()) {
+    return Status::InvalidArgument("global_batch_size " + std::to_string(batch) + ": projected mode takes " +
+                                   std::string(source) + ", which used global batches of " + std::string(batches) +
+                                   "; there is no convergence to project at another batch" + tail);
+  }
+  std::string options, mismatch;
+  for (const PublishedSchedule& schedule : schedules) {
+    std::string first, these;
+    for (const auto& [name, want] : schedule) {
+      const HpValue& got = hp.values().at(name);
+      const bool same = std::holds_alternative<double>(want)
+                            ? std::abs(hp.Float(name) - std::get<double>(want)) <= 1e-9 * std::abs(std::get<double>(want))
+                            : got == want;
+      if (!same && first.empty()) first = name + " " + HpToString(got);
+      these += " --set " + name + "=" + HpToString(want);
+    }
+    if (first.empty()) return Status::Ok();
+    if (mismatch.empty()) mismatch = first;
+    if (options.find(these) == std::string::npos) options += (options.empty() ? "" : " or") + these;
+  }
+  return Status::InvalidArgument(mismatch + ": projected mode takes " + std::string(source) + " at global batch " +
+                                 std::to_string(batch) + ", which used" + options +
+                                 "; another schedule has no convergence to project" + tail);
+}
+
 Result<std::vector<int64_t>> ParseIntList(const std::string& name, const std::string& text) {
   std::vector<int64_t> out;
   size_t pos = 0;

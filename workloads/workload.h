@@ -136,6 +136,21 @@ class Hyperparameters {
   std::map<std::string, HpValue> values_;
 };
 
+// The hyperparameter values one published configuration ran with, by name.
+using PublishedSchedule = std::vector<std::pair<std::string, HpValue>>;
+
+// Projected mode takes its convergence from published runs, so a value they
+// did not run with would be logged without changing what is projected. Ok
+// when `hp` holds every value of one of `schedules` (those published at
+// global batch `batch`; doubles equal to 1e-9 relative). Otherwise
+// InvalidArgument naming the first differing value and quoting every
+// schedule as --set items; with no schedule, naming the batch and the
+// published `batches` (e.g. "512 and 2048"). `source` says what the
+// convergence is, e.g. "the evaluations to 25.0 BLEU from Google's v0.6
+// Transformer runs".
+Status CheckPublishedSchedule(const Hyperparameters& hp, int64_t batch, std::string_view source,
+                              std::string_view batches, const std::vector<PublishedSchedule>& schedules);
+
 // ---------------------------------------------------------------- description
 
 struct QualityTarget {

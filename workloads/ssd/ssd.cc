@@ -15,7 +15,6 @@
 #include <cstdlib>
 #include <optional>
 #include <random>
-#include <variant>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -334,43 +333,20 @@ class SsdSession : public Session {
 // values the data covers.
 Status CheckProjectedSchedule(const Hyperparameters& hp) {
   const int64_t batch = hp.Int("global_batch_size");
-  std::string options, mismatch;
+  std::vector<PublishedSchedule> schedules;
   for (const ssd::SsdGoogleV06Slice& row : ssd::SsdGoogleV06Slices()) {
     if (row.global_batch != batch) continue;
     const double steps_per_epoch = double(ssd::kSsdTrainImagesPerEpoch) / double(row.global_batch);
-    const std::vector<std::pair<std::string, HpValue>> google = {
-        {"opt_base_learning_rate", row.base_lr},
-        {"opt_weight_decay", ssd::kSsdWeightDecay},
-        {"opt_learning_rate_warmup_steps", static_cast<int64_t>(row.lr_warmup_epochs * steps_per_epoch)},
-        {"opt_learning_rate_warmup_factor", double(row.global_batch) / 32.0},
-        {"lr_decay_epoch_1", row.first_lr_drop_epoch},
-        {"lr_decay_epoch_2", row.second_lr_drop_epoch},
-        {"max_samples", int64_t{1}}};
-    std::string first, these;
-    for (const auto& [name, want] : google) {
-      const HpValue& got = hp.values().at(name);
-      const bool same = std::holds_alternative<double>(want)
-                            ? std::abs(hp.Float(name) - std::get<double>(want)) <= 1e-9 * std::abs(std::get<double>(want))
-                            : got == want;
-      if (!same && first.empty()) first = name + " " + HpToString(got);
-      these += " --set " + name + "=" + HpToString(want);
-    }
-    if (first.empty()) return Status::Ok();
-    if (mismatch.empty()) mismatch = first;
-    if (options.find(these) == std::string::npos) options += (options.empty() ? "" : " or") + these;
+    schedules.push_back({{"opt_base_learning_rate", row.base_lr},
+                         {"opt_weight_decay", ssd::kSsdWeightDecay},
+                         {"opt_learning_rate_warmup_steps", static_cast<int64_t>(row.lr_warmup_epochs * steps_per_epoch)},
+                         {"opt_learning_rate_warmup_factor", double(row.global_batch) / 32.0},
+                         {"lr_decay_epoch_1", row.first_lr_drop_epoch},
+                         {"lr_decay_epoch_2", row.second_lr_drop_epoch},
+                         {"max_samples", int64_t{1}}});
   }
-  if (options.empty()) {
-    return Status::InvalidArgument(
-        "global_batch_size " + std::to_string(batch) +
-        ": projected mode takes the eval at which a run reaches 0.23 mAP from Google's v0.6 SSD runs, which used "
-        "global batches of 1024 and 2048; there is no convergence to project at another batch (--preset "
-        "google-v0.6 sets Google's, --mode functional trains any)");
-  }
-  return Status::InvalidArgument(
-      mismatch + ": projected mode takes the eval at which a run reaches 0.23 mAP from Google's v0.6 SSD runs at "
-      "global batch " + std::to_string(batch) + ", which used" + options +
-      "; another schedule has no convergence to project (--preset google-v0.6 sets Google's, --mode functional "
-      "trains any)");
+  return CheckPublishedSchedule(hp, batch, "the eval at which a run reaches 0.23 mAP from Google's v0.6 SSD runs",
+                                "1024 and 2048", schedules);
 }
 
 class SsdWorkload : public Workload {

@@ -20,7 +20,6 @@
 #include <optional>
 #include <random>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "topology/slice.h"
@@ -150,43 +149,19 @@ int64_t FunctionalHostBytes(const Hyperparameters& hp, const SliceInfo& slice) {
 // refused, quoting the values the data covers.
 Status CheckProjectedSchedule(const Hyperparameters& hp) {
   const int64_t batch = hp.Int("global_batch_size");
-  std::string options, mismatch;
+  std::vector<PublishedSchedule> schedules;
   for (const transformer::TransformerGoogleV06Slice& row : transformer::TransformerGoogleV06Slices()) {
     if (row.global_sequences != batch) continue;
-    const std::vector<std::pair<std::string, HpValue>> google = {
-        {"opt_name", std::string("lazy_adam")},
-        {"max_sequence_length", int64_t{80}},
-        {"opt_base_learning_rate", row.lr_constant},
-        {"opt_learning_rate_warmup_steps", row.warmup_steps},
-        {"opt_adam_beta_1", row.adam_beta1},
-        {"opt_adam_beta_2", row.adam_beta2},
-        {"opt_adam_epsilon", transformer::kAdamEpsilon}};
-    std::string first, these;
-    for (const auto& [name, want] : google) {
-      const HpValue& got = hp.values().at(name);
-      const bool same = std::holds_alternative<double>(want)
-                            ? std::abs(hp.Float(name) - std::get<double>(want)) <=
-                                  1e-9 * std::abs(std::get<double>(want))
-                            : got == want;
-      if (!same && first.empty()) first = name + " " + HpToString(got);
-      these += " --set " + name + "=" + HpToString(want);
-    }
-    if (first.empty()) return Status::Ok();
-    if (mismatch.empty()) mismatch = first;
-    if (options.find(these) == std::string::npos) options += (options.empty() ? "" : " or") + these;
+    schedules.push_back({{"opt_name", std::string("lazy_adam")},
+                         {"max_sequence_length", int64_t{80}},
+                         {"opt_base_learning_rate", row.lr_constant},
+                         {"opt_learning_rate_warmup_steps", row.warmup_steps},
+                         {"opt_adam_beta_1", row.adam_beta1},
+                         {"opt_adam_beta_2", row.adam_beta2},
+                         {"opt_adam_epsilon", transformer::kAdamEpsilon}});
   }
-  if (options.empty()) {
-    return Status::InvalidArgument(
-        "global_batch_size " + std::to_string(batch) +
-        ": projected mode takes the evaluations to 25.0 BLEU from Google's v0.6 Transformer runs, which used "
-        "global batches of 512 and 2048 sequences; there is no convergence to project at another batch "
-        "(--preset google-v0.6 sets Google's, --mode functional trains any)");
-  }
-  return Status::InvalidArgument(
-      mismatch + ": projected mode takes the evaluations to 25.0 BLEU from Google's v0.6 Transformer runs at "
-      "global batch " + std::to_string(batch) + ", which used" + options +
-      "; another schedule has no convergence to project (--preset google-v0.6 sets Google's, --mode functional "
-      "trains any)");
+  return CheckPublishedSchedule(hp, batch, "the evaluations to 25.0 BLEU from Google's v0.6 Transformer runs",
+                                "512 and 2048", schedules);
 }
 
 translation::TranslationDataSpec DataSpec(const Hyperparameters& hp) {
