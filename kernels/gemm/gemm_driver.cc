@@ -112,21 +112,23 @@ void PackAGeneric(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int6
   const In* a = static_cast<const In*>(p.a);
   Out* out = static_cast<Out*>(dst);
   if (p.csa == 1) {
-    // Row-major A: read each row sequentially, scatter into the panel (in L1).
+    // Row-major A: walk the panel's depth, reading the mr rows side by side
+    // (mr sequential streams, which the hardware prefetcher follows) and
+    // writing the panel sequentially. Writing it row by row instead scatters
+    // every store mr elements apart and cost 7% of a 2048^3 fp32 GEMM.
+    constexpr int kMaxMr = 32;
+    assert(mr <= kMaxMr);
     for (int64_t ir = 0; ir < mc; ir += mr, out += kcp * mr) {
       const int64_t rows = std::min<int64_t>(mr, mc - ir);
-      for (int64_t r = 0; r < mr; ++r) {
-        Out* o = out + r;
-        if (r >= rows) {
-          for (int64_t q = 0; q < kcp; ++q) o[q * mr] = Out{};
-          continue;
-        }
-        const In* src = a + (i0 + ir + r) * p.rsa + k0;
-        // The next row is read next: have its lines on the way.
-        for (int64_t q = 0; q < kc; q += 64 / int64_t(sizeof(In))) __builtin_prefetch(src + p.rsa + q);
-        for (int64_t q = 0; q < kc; ++q) o[q * mr] = cvt(src[q]);
-        for (int64_t q = kc; q < kcp; ++q) o[q * mr] = Out{};
+      const In* src[kMaxMr];
+      for (int64_t r = 0; r < rows; ++r) src[r] = a + (i0 + ir + r) * p.rsa + k0;
+      Out* o = out;
+      for (int64_t q = 0; q < kc; ++q, o += mr) {
+        int64_t r = 0;
+        for (; r < rows; ++r) o[r] = cvt(src[r][q]);
+        for (; r < mr; ++r) o[r] = Out{};
       }
+      for (int64_t q = kc; q < kcp; ++q, o += mr) std::fill_n(o, mr, Out{});
     }
     return;
   }
