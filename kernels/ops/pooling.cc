@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <vector>
+
+#include "kernels/ops/vector_ops.h"
 
 namespace podbench::kernels {
 namespace {
@@ -24,36 +27,45 @@ void ForWindow(const Pool2dShape& s, int64_t b, int64_t i, int64_t j, Fn fn) {
 
 }  // namespace
 
+// The window loops walk channels innermost, contiguous in NHWC, through the
+// per-ISA VectorOps loops.
 void MaxPoolForward(const Pool2dShape& s, const float* x, float* y) {
+  const auto& ops = ops_internal::SelectedVectorOps();
   const int64_t oh = s.OutH(), ow = s.OutW();
   for (int64_t b = 0; b < s.n; ++b)
     for (int64_t i = 0; i < oh; ++i)
       for (int64_t j = 0; j < ow; ++j) {
         float* out = y + ((b * oh + i) * ow + j) * s.c;
         std::fill_n(out, s.c, -std::numeric_limits<float>::infinity());
-        ForWindow(s, b, i, j, [&](int64_t off) {
-          for (int64_t ch = 0; ch < s.c; ++ch) out[ch] = std::max(out[ch], x[off + ch]);
-        });
+        ForWindow(s, b, i, j, [&](int64_t off) { ops.max_into(x + off, out, s.c); });
       }
 }
 
 void MaxPoolBackward(const Pool2dShape& s, const float* x, const float* dy, float* dx) {
+  const auto& ops = ops_internal::SelectedVectorOps();
   const int64_t oh = s.OutH(), ow = s.OutW();
   std::fill_n(dx, s.n * s.h * s.w * s.c, 0.0f);
+  // Per channel of one window: its first maximum so far and where it is.
+  std::vector<float> best(static_cast<std::size_t>(s.c));
+  std::vector<int64_t> at(static_cast<std::size_t>(s.c));
   for (int64_t b = 0; b < s.n; ++b)
     for (int64_t i = 0; i < oh; ++i)
-      for (int64_t j = 0; j < ow; ++j)
-        for (int64_t ch = 0; ch < s.c; ++ch) {
-          int64_t best = -1;
-          float best_v = 0;
-          ForWindow(s, b, i, j, [&](int64_t off) {
-            if (best < 0 || x[off + ch] > best_v) {
-              best = off + ch;
-              best_v = x[off + ch];
-            }
-          });
-          if (best >= 0) dx[best] += dy[((b * oh + i) * ow + j) * s.c + ch];
-        }
+      for (int64_t j = 0; j < ow; ++j) {
+        bool first = true;
+        ForWindow(s, b, i, j, [&](int64_t off) {
+          if (first) {
+            // The window's first element wins until a strictly larger one.
+            std::copy_n(x + off, s.c, best.data());
+            std::fill(at.begin(), at.end(), off);
+            first = false;
+          } else {
+            ops.argmax_into(x + off, off, best.data(), at.data(), s.c);
+          }
+        });
+        if (first) continue;
+        const float* g = dy + ((b * oh + i) * ow + j) * s.c;
+        for (int64_t ch = 0; ch < s.c; ++ch) dx[at[std::size_t(ch)] + ch] += g[ch];
+      }
 }
 
 void AvgPoolForward(const Pool2dShape& s, const float* x, float* y) {

@@ -32,6 +32,11 @@ struct VectorOps {
                     const float* b, float* y);
   void (*bn_backward_affine)(const float* x, const float* dy, std::int64_t rows, std::int64_t c, const float* m,
                              const float* k, const float* a, const float* b, float* dx);
+  // Max pooling over one window element's c channels: y = y < x ? x : y
+  // (max_into, forward); where x > best, best = x and at = offset
+  // (argmax_into, backward: the first maximum of the window wins).
+  void (*max_into)(const float* x, float* y, std::int64_t c);
+  void (*argmax_into)(const float* x, std::int64_t offset, float* best, std::int64_t* at, std::int64_t c);
 };
 
 // The variant for this CPU, chosen once.

@@ -165,8 +165,22 @@ void BnBackwardAffine(const float* x, const float* dy, int64_t rows, int64_t c, 
   }
 }
 
+void MaxInto(const float* x, float* __restrict y, int64_t c) {
+  for (int64_t j = 0; j < c; ++j) y[j] = y[j] < x[j] ? x[j] : y[j];
+}
+
+void ArgmaxInto(const float* x, int64_t offset, float* __restrict best, int64_t* __restrict at, int64_t c) {
+  for (int64_t j = 0; j < c; ++j) {
+    const bool more = x[j] > best[j];
+    best[j] = more ? x[j] : best[j];
+    at[j] = more ? offset : at[j];
+  }
+}
+
 VectorOps MakeVectorOps() {
-  return {Add, Mul, Axpy, Scale, Relu, ReluGrad, AddBias, BnStats, BnBackwardStats, BnAffine, BnBackwardAffine};
+  return {Add,      Mul,       Axpy,           Scale,           Relu,    ReluGrad,
+          AddBias,  BnStats,   BnBackwardStats, BnAffine,       BnBackwardAffine,
+          MaxInto,  ArgmaxInto};
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 // The non-GEMM kernels: hand computations, and backward passes against
 // finite differences of their forward passes.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -256,6 +258,49 @@ TEST(PoolingTest, BackwardIsTheGradient) {
   ExpectGradientMatches(x, gdx, gap_loss, "global avg pool");
 }
 
+// Max pooling's gradient goes to the first maximum of each window, ties and
+// NaN included, exactly as a direct per-channel loop over the window decides.
+TEST(PoolingTest, MaxBackwardPicksTheFirstMaximumLikeADirectLoop) {
+  Pool2dShape s;
+  s.n = 2;
+  s.h = 9;
+  s.w = 8;
+  s.c = 37;  // vector bodies and tails on every ISA
+  s.kh = s.kw = 3;
+  s.stride = 2;
+  s.pad = 1;
+  std::vector<float> x(std::size_t(s.n * s.h * s.w * s.c));
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> level(0, 3);  // few distinct values: many ties
+  for (float& v : x) v = float(level(rng));
+  x[100] = std::numeric_limits<float>::quiet_NaN();
+  x[s.c * 5 + 3] = std::numeric_limits<float>::quiet_NaN();
+  const std::int64_t oh = s.OutH(), ow = s.OutW();
+  std::vector<float> dy(std::size_t(s.n * oh * ow * s.c));
+  for (std::size_t i = 0; i < dy.size(); ++i) dy[i] = float(i % 13) + 0.25f;
+  std::vector<float> want(x.size(), 0.0f), got(x.size(), 7.0f), y(dy.size());
+  for (std::int64_t b = 0; b < s.n; ++b)
+    for (std::int64_t i = 0; i < oh; ++i)
+      for (std::int64_t j = 0; j < ow; ++j)
+        for (std::int64_t ch = 0; ch < s.c; ++ch) {
+          std::int64_t best = -1;
+          for (std::int64_t r = 0; r < s.kh; ++r)
+            for (std::int64_t q = 0; q < s.kw; ++q) {
+              const std::int64_t hi = i * s.stride + r - s.pad, wi = j * s.stride + q - s.pad;
+              if (hi < 0 || hi >= s.h || wi < 0 || wi >= s.w) continue;
+              const std::int64_t at = ((b * s.h + hi) * s.w + wi) * s.c + ch;
+              if (best < 0 || x[std::size_t(at)] > x[std::size_t(best)]) best = at;
+            }
+          want[std::size_t(best)] += dy[std::size_t(((b * oh + i) * ow + j) * s.c + ch)];
+        }
+  MaxPoolBackward(s, x.data(), dy.data(), got.data());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    ASSERT_EQ(std::bit_cast<std::uint32_t>(got[i]), std::bit_cast<std::uint32_t>(want[i])) << "at " << i;
+  }
+  MaxPoolForward(s, x.data(), y.data());
+  EXPECT_EQ(y[0], std::max({x[0], x[std::size_t(s.c)], x[std::size_t(s.w * s.c)], x[std::size_t((s.w + 1) * s.c)]}));
+}
+
 TEST(SoftmaxXentTest, HandComputedWithLabelSmoothing) {
   const float logits[] = {0, 0, 0, 0};  // uniform softmax over 4 classes
   const std::int32_t label = 2;
@@ -474,6 +519,16 @@ TEST(VectorOpsTest, EveryIsaMatchesTheBaselineBitForBit) {
       same([&](const VectorOps& o, float* y) {
         o.bn_backward_affine(x.data(), dy.data(), rows, c, mean.data(), gamma.data(), beta.data(), inv_std.data(), y);
       }, "bn_backward_affine");
+      same([&](const VectorOps& o, float* y) {
+        for (std::int64_t r = 0; r < rows; ++r) o.max_into(x.data() + r * c, y, c);
+        for (std::int64_t r = 0; r < rows; ++r) o.max_into(dy.data() + r * c, y + c, c);
+      }, "max_into");
+      same([&](const VectorOps& o, float* y) {
+        std::vector<std::int64_t> at(static_cast<std::size_t>(c), -1);
+        std::copy_n(x.data(), c, y);
+        for (std::int64_t r = 1; r < rows; ++r) o.argmax_into(x.data() + r * c, r, y, at.data(), c);
+        for (std::int64_t j = 0; j < c; ++j) y[c + j] = float(at[std::size_t(j)]);
+      }, "argmax_into");
       same([&](const VectorOps& o, float* y) {
         std::vector<double> s(static_cast<std::size_t>(2 * c), 0.0);
         o.bn_stats(x.data(), rows, c, s.data());
