@@ -205,18 +205,28 @@ struct Entry {
   dnnl_memory_desc_t wei_user{}, wei_prim{};
   std::size_t wei_prim_bytes = 0;
   // bf16 weights converted from the fp32 HWIO filter by the reorder itself
-  // (one pass; see WeightsFromF32).
+  // (one pass; see InputsFromF32).
   bool wei_from_f32 = false;
+  // Where wei_from_f32 holds, the bf16 activations too come from podbench's
+  // fp32 ones through oneDNN reorders (act_reorder[i] turns act_user[i] into
+  // the primitive's operand i: md0, md1), run on oneDNN's OpenMP threads like
+  // the primitive. Rounding them on podbench's pool instead left each pool
+  // spinning while the other worked: with 2 threads on 2 cores the forward
+  // res2 convolution ran at 0.68x of oneDNN with its own reorders.
+  dnnl_primitive_t act_reorder[2] = {nullptr, nullptr};
+  dnnl_memory_desc_t act_user[2]{};
 };
 
-// Whether a bf16 primitive's weights may come straight from fp32 through
-// oneDNN's reorder, which rounds to nearest even like Bf16 except that it
-// flushes fp32 denormals to zero (vcvtneps2bf16). Where the primitive runs on
-// AMX or AVX-512 BF16, which read bf16 denormal inputs as zero anyway, that
-// changes nothing but fp32 weights in [2^-126 (1 - 2^-8), 2^-126), which round
-// up to the smallest normal bf16 in Bf16 and to zero here. It saves a pass
-// over the weights (a third of a small-batch res5 convolution's time).
-bool WeightsFromF32(const Impl& impl, bool bf16) { return bf16 && impl.isa >= Isa::kAvx512Bf16; }
+// Whether a bf16 primitive's inputs (weights and activations) may come
+// straight from fp32 through oneDNN's reorder, which rounds to nearest even
+// like Bf16 except that it flushes fp32 denormals to zero (vcvtneps2bf16).
+// Where the primitive runs on AMX or AVX-512 BF16, which read bf16 denormal
+// inputs as zero anyway, that changes nothing but fp32 inputs in
+// [2^-126 (1 - 2^-8), 2^-126), which round up to the smallest normal bf16 in
+// Bf16 and to zero here. For the weights it saves a pass (a third of a
+// small-batch res5 convolution's time); for the activations it keeps the
+// conversion on oneDNN's threads (see Entry::act_reorder).
+bool InputsFromF32(const Impl& impl, bool bf16) { return bf16 && impl.isa >= Isa::kAvx512Bf16; }
 
 std::mutex& CacheMutex() {
   static std::mutex* mu = new std::mutex;
@@ -360,6 +370,17 @@ bool BuildWeightsReorder(Entry& e, const ConvDims& d, dnnl_data_type_t dt, const
   return A().dnnl_primitive_create(&e.wei_reorder, pd.pd) == dnnl_success;
 }
 
+// Activation reorder i: plain fp32 NHWC of `dims` to the primitive's bf16 operand `prim_md`.
+bool BuildActivationReorder(Entry& e, int i, const int64_t* dims, const dnnl_memory_desc_t& prim_md) {
+  if (!Plain(&e.act_user[i], {dims[0], dims[1], dims[2], dims[3]}, dnnl_f32, dnnl_nhwc)) return false;
+  PdHolder pd;
+  if (A().dnnl_reorder_primitive_desc_create(&pd.pd, &e.act_user[i], A().engine, &prim_md, A().engine, nullptr) !=
+      dnnl_success) {
+    return false;
+  }
+  return A().dnnl_primitive_create(&e.act_reorder[i], pd.pd) == dnnl_success;
+}
+
 void BuildConv(Entry& e, ConvPass pass, const Conv2dShape& s, bool bf16) {
   ConvDims d;
   if (!DimsOf(s, &d)) {
@@ -383,12 +404,16 @@ void BuildConv(Entry& e, ConvPass pass, const Conv2dShape& s, bool bf16) {
     e.md0 = *A().dnnl_primitive_desc_query_md(fwd_pd.pd, dnnl_query_src_md, 0);
     e.md_out = *A().dnnl_primitive_desc_query_md(fwd_pd.pd, dnnl_query_dst_md, 0);
     Finish(e, fwd_pd.pd, bf16);
-    e.wei_from_f32 = e.impl.accepted && WeightsFromF32(e.impl, bf16);
+    e.wei_from_f32 = e.impl.accepted && InputsFromF32(e.impl, bf16);
     if (e.impl.accepted &&
         !BuildWeightsReorder(e, d, e.wei_from_f32 ? dnnl_f32 : Dt(bf16),
                              *A().dnnl_primitive_desc_query_md(fwd_pd.pd, dnnl_query_weights_md, 0), true)) {
       e.impl.accepted = false;
       e.why = "oneDNN cannot reorder HWIO weights for " + e.impl.name;
+    }
+    if (e.wei_from_f32 && !BuildActivationReorder(e, 0, d.src, e.md0)) {
+      e.impl.accepted = false;
+      e.why = "oneDNN cannot convert fp32 NHWC activations for " + e.impl.name;
     }
     return;
   }
@@ -425,10 +450,17 @@ void BuildConv(Entry& e, ConvPass pass, const Conv2dShape& s, bool bf16) {
   Finish(e, pd.pd, bf16);
   const dnnl_memory_desc_t* w =
       A().dnnl_primitive_desc_query_md(pd.pd, data ? dnnl_query_weights_md : dnnl_query_diff_weights_md, 0);
-  e.wei_from_f32 = e.impl.accepted && data && WeightsFromF32(e.impl, bf16);
+  e.wei_from_f32 = e.impl.accepted && data && InputsFromF32(e.impl, bf16);
   if (e.impl.accepted && !BuildWeightsReorder(e, d, data && !e.wei_from_f32 ? Dt(bf16) : dnnl_f32, *w, data)) {
     e.impl.accepted = false;
     e.why = "oneDNN cannot reorder HWIO weights for " + e.impl.name;
+  }
+  // The activations (dy; or x and dy) from fp32 by oneDNN, where the primitive reads bf16 natively.
+  if (e.impl.accepted && InputsFromF32(e.impl, bf16) &&
+      !(data ? BuildActivationReorder(e, 0, d.dst, e.md0)
+             : BuildActivationReorder(e, 0, d.src, e.md0) && BuildActivationReorder(e, 1, d.dst, e.md1))) {
+    e.impl.accepted = false;
+    e.why = "oneDNN cannot convert fp32 NHWC activations for " + e.impl.name;
   }
 }
 
@@ -509,11 +541,20 @@ void RunConv(const Entry& e, ConvPass pass, const Conv2dShape& s, const ConvArgs
   std::deque<ScratchLease> t;  // this call's buffers (a deque: leases stay put)
   const Mem scratch(e.md_scratch, t.emplace_back(e.scratch_bytes).get());
   const int64_t n0 = ConvIn0Elems(pass, s), n1 = ConvIn1Elems(pass, s);
+  // Operand i of the primitive from fp32 `src` (n elements): oneDNN's reorder, else Bf16 on the pool.
+  auto rounded = [&](int i, const float* src, int64_t n) -> const void* {
+    if (e.act_reorder[i] == nullptr) return RoundedCopy(src, n, t, threads);
+    const dnnl_memory_desc_t& to = i == 0 ? e.md0 : e.md1;
+    void* dst = t.emplace_back(A().dnnl_memory_desc_get_size(&to)).get();
+    const Mem from(e.act_user[i], src), out(to, dst);
+    Execute(e.act_reorder[i], {{DNNL_ARG_FROM, from.get()}, {DNNL_ARG_TO, out.get()}});
+    return dst;
+  };
   switch (pass) {
     case ConvPass::kForward:
     case ConvPass::kBackwardData: {
       // in0: x or dy (activations); in1: the HWIO filter.
-      const void* act = bf16 ? RoundedCopy(args.in0, n0, t, threads) : args.in0;
+      const void* act = bf16 ? rounded(0, args.in0, n0) : args.in0;
       const void* wei_user = bf16 && !e.wei_from_f32 ? RoundedCopy(args.in1, n1, t, threads) : args.in1;
       const void* wei = wei_user;
       if (e.wei_reorder != nullptr) {
@@ -533,8 +574,8 @@ void RunConv(const Entry& e, ConvPass pass, const Conv2dShape& s, const ConvArgs
       return;
     }
     case ConvPass::kBackwardFilter: {
-      const void* x = bf16 ? RoundedCopy(args.in0, n0, t, threads) : args.in0;
-      const void* dy = bf16 ? RoundedCopy(args.in1, n1, t, threads) : args.in1;
+      const void* x = bf16 ? rounded(0, args.in0, n0) : args.in0;
+      const void* dy = bf16 ? rounded(1, args.in1, n1) : args.in1;
       void* dw = e.wei_reorder != nullptr ? t.emplace_back(e.wei_prim_bytes).get() : args.out;
       {
         const Mem src(e.md0, x), ddst(e.md1, dy), dwm(e.wei_prim, dw);
