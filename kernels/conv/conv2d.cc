@@ -233,31 +233,33 @@ void PackAIm2ColPairs(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, 
 }
 
 // The variant's blocked setup with an implicit im2col A packer, or false
-// when its panel format or tile has none.
-bool ImplicitConfig(const GemmVariant& v, gemm_internal::BlockedGemmConfig* cfg) {
+// when its panel format or tile has none. *filter_f32: whether B (the
+// filter) is passed as fp32, which the fp32-panel variants take (a bf16 one,
+// which widens bf16 to fp32 to run the fp32 micro-kernel, then rounds the
+// filter while packing it: no separate rounding pass), else as bf16.
+bool ImplicitConfig(const GemmVariant& v, gemm_internal::BlockedGemmConfig* cfg, bool* filter_f32) {
   if (v.blocked_config == nullptr || v.blocked_config() == nullptr) return false;
   *cfg = *v.blocked_config();
   if (!WithMr(cfg->mr, [](auto) {})) return false;
   const bool bf16 = v.dtype == GemmDtype::kBf16;
   if (cfg->k_granule == 1 && cfg->packed_elem_size == sizeof(float)) {
     cfg->pack_a = bf16 ? PackAIm2Col<true> : PackAIm2Col<false>;
+    if (bf16) cfg->pack_b = gemm_internal::PackB_F32RoundedToBf16;
+    *filter_f32 = true;
     return true;
   }
   if (bf16 && cfg->k_granule == 2 && cfg->packed_elem_size == sizeof(std::uint16_t)) {
     cfg->pack_a = PackAIm2ColPairs;
+    *filter_f32 = false;
     return true;
   }
   return false;
 }
 
-// y = implicit-GEMM convolution of x with the HWIO filter f (already of the
-// GEMM's input type). REQUIRES: ImplicitConfig(v, ...).
-void ImplicitForward(const GemmVariant& v, const Conv2dShape& s, const float* x, const void* f, float* y,
-                     int threads) {
-  gemm_internal::BlockedGemmConfig cfg;
-  const bool ok = ImplicitConfig(v, &cfg);
-  assert(ok);
-  (void)ok;
+// y = implicit-GEMM convolution of x with the HWIO filter f (fp32 or bf16,
+// as ImplicitConfig said) through `cfg`, ImplicitConfig's setup.
+void ImplicitForward(const gemm_internal::BlockedGemmConfig& cfg, const Conv2dShape& s, const float* x,
+                     const void* f, float* y, int threads) {
   const ScratchLease zeros(std::size_t(s.c) * sizeof(float));
   std::fill_n(zeros.as<float>(), s.c, 0.0f);
   const ImplicitA a{&s, x, zeros.as<float>()};
@@ -308,11 +310,20 @@ void ExplicitForward(const GemmVariant& v, const Conv2dShape& s, const float* x,
 template <typename T>
 void LoweredForward(const GemmVariant& v, const Conv2dShape& s, const float* x, const float* filter, float* y,
                     int threads) {
-  const GemmInput<T> f(filter, s.kh * s.kw * s.c * s.oc);
+  const int64_t filter_elems = s.kh * s.kw * s.c * s.oc;
   gemm_internal::BlockedGemmConfig cfg;
-  if (ImplicitConfig(v, &cfg)) {
-    ImplicitForward(v, s, x, f.get(), y, threads);
-  } else if (IsPointwise(s)) {
+  bool filter_f32 = false;
+  if (ImplicitConfig(v, &cfg, &filter_f32)) {
+    if (filter_f32) {
+      ImplicitForward(cfg, s, x, filter, y, threads);
+    } else {
+      const GemmInput<T> f(filter, filter_elems);
+      ImplicitForward(cfg, s, x, f.get(), y, threads);
+    }
+    return;
+  }
+  const GemmInput<T> f(filter, filter_elems);
+  if (IsPointwise(s)) {
     const GemmInput<T> a(x, s.n * s.h * s.w * s.c);
     CallGemm(v, s.n * s.h * s.w, s.oc, s.c, a.get(), s.c, false, f.get(), s.oc, false, y, s.oc, false, threads);
   } else {
@@ -339,19 +350,28 @@ void LoweredBackwardData(const GemmVariant& v, const Conv2dShape& s, const float
   const int64_t m = s.n * s.OutH() * s.OutW(), k = s.kh * s.kw * s.c;
   gemm_internal::BlockedGemmConfig cfg;
   Conv2dShape flipped;
-  if (!IsPointwise(s) && ImplicitConfig(v, &cfg) && FlippedForwardShape(s, &flipped)) {
-    const ScratchLease flipped_filter(std::size_t(k * s.oc) * sizeof(T));
-    T* wf = flipped_filter.as<T>();
-    for (int64_t r = 0; r < s.kh; ++r) {
-      for (int64_t q = 0; q < s.kw; ++q) {
-        const float* src = filter + ((s.kh - 1 - r) * s.kw + (s.kw - 1 - q)) * s.c * s.oc;
-        T* dst = wf + (r * s.kw + q) * s.oc * s.c;
-        for (int64_t ci = 0; ci < s.c; ++ci) {
-          for (int64_t o = 0; o < s.oc; ++o) dst[o * s.c + ci] = Cvt<T>(src[ci * s.oc + o]);
+  bool filter_f32 = false;
+  if (!IsPointwise(s) && ImplicitConfig(v, &cfg, &filter_f32) && FlippedForwardShape(s, &flipped)) {
+    // W' in the type ImplicitConfig asks for (fp32 is rounded, if at all, by the packer).
+    auto flip = [&](auto* wf) {
+      using E = std::remove_pointer_t<decltype(wf)>;
+      for (int64_t r = 0; r < s.kh; ++r) {
+        for (int64_t q = 0; q < s.kw; ++q) {
+          const float* src = filter + ((s.kh - 1 - r) * s.kw + (s.kw - 1 - q)) * s.c * s.oc;
+          E* dst = wf + (r * s.kw + q) * s.oc * s.c;
+          for (int64_t ci = 0; ci < s.c; ++ci) {
+            for (int64_t o = 0; o < s.oc; ++o) dst[o * s.c + ci] = Cvt<E>(src[ci * s.oc + o]);
+          }
         }
       }
+      ImplicitForward(cfg, flipped, dy, wf, dx, threads);
+    };
+    const ScratchLease flipped_filter(std::size_t(k * s.oc) * (filter_f32 ? sizeof(float) : sizeof(T)));
+    if (filter_f32) {
+      flip(flipped_filter.as<float>());
+    } else {
+      flip(flipped_filter.as<T>());
     }
-    ImplicitForward(v, flipped, dy, wf, dx, threads);
     return;
   }
   const GemmInput<T> f(filter, k * s.oc);
@@ -438,6 +458,9 @@ Isa OneDnnF32RunsOn(const ConvVariant&, ConvPass pass, const Conv2dShape& s, int
 }
 
 // oneDNN's fp32 convolution on the inputs rounded to bf16 (as fp32 values).
+// The rounding stays on the calling thread: split over podbench's pool it
+// ran between two OpenMP regions and was no faster with 2 threads (the
+// forward and filter-gradient res2 convolutions, 2026-12-01).
 void OneDnnF32Run(const ConvVariant&, ConvPass pass, const Conv2dShape& s, const ConvArgs& a, int threads) {
   const int64_t n0 = ConvIn0Elems(pass, s), n1 = ConvIn1Elems(pass, s);
   const ScratchLease r0(std::size_t(n0) * sizeof(float)), r1(std::size_t(n1) * sizeof(float));

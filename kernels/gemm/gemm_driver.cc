@@ -197,8 +197,12 @@ struct WidenFn {
 struct SameFn {
   float operator()(float x) const { return x; }
 };
+struct RoundFn {
+  float operator()(float x) const { return RoundToBf16(x); }
+};
 constexpr WidenFn Widen;
 constexpr SameFn Same;
+constexpr RoundFn Round;
 
 }  // namespace
 
@@ -217,6 +221,11 @@ void PackA_Bf16ToF32(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, i
 void PackB_Bf16ToF32(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc,
                      int64_t kcp, int nr, void* dst) {
   PackBGeneric<Bf16, float>(p, k0, j0, nc, kc, kcp, nr, dst, Widen);
+}
+
+void PackB_F32RoundedToBf16(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc, int64_t kcp,
+                            int nr, void* dst) {
+  PackBGeneric<float, float>(p, k0, j0, nc, kc, kcp, nr, dst, Round);
 }
 
 // The bf16 pair panels hold, per depth pair q, one 32-bit word per row

@@ -47,6 +47,11 @@ void PackA_Bf16ToF32(const GemmProblem&, std::int64_t, std::int64_t, std::int64_
                      std::int64_t, int, void*);
 void PackB_Bf16ToF32(const GemmProblem&, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
                      std::int64_t, int, void*);
+// fp32 inputs rounded to bf16 values (RoundToBf16) while packing, for fp32
+// micro-kernels: the bf16 GEMM of operands that are still fp32, with no
+// separate rounding pass (the widening variants' convolution lowering).
+void PackB_F32RoundedToBf16(const GemmProblem&, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                            std::int64_t, int, void*);
 // bf16 kept, depth in pairs: A panel holds (row, k pair) as one 32-bit word per
 // row; B panel holds per k pair nr words of (B(2q, j), B(2q+1, j)). For vdpbf16ps.
 void PackA_Bf16Pairs(const GemmProblem&, std::int64_t, std::int64_t, std::int64_t, std::int64_t,

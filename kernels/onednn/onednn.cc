@@ -524,16 +524,7 @@ void Execute(dnnl_primitive_t prim, std::vector<dnnl_exec_arg_t> args) {
 // src rounded to bf16 into a new lease in `leases`, split over `threads` pool threads when large.
 const void* RoundedCopy(const float* src, int64_t n, std::deque<ScratchLease>& leases, int threads) {
   Bf16* dst = leases.emplace_back(std::size_t(n) * sizeof(Bf16)).as<Bf16>();
-  constexpr int64_t kMinPerThread = 1 << 16;
-  const int t = int(std::clamp<int64_t>(n / kMinPerThread, 1, threads));
-  if (t == 1) {
-    ConvertToBf16(src, dst, n);
-  } else {
-    DefaultThreadPool().Run(t, [&](int w) {
-      const int64_t i0 = n * w / t / 16 * 16, i1 = w + 1 == t ? n : n * (w + 1) / t / 16 * 16;
-      ConvertToBf16(src + i0, dst + i0, i1 - i0);
-    });
-  }
+  ParallelRanges(threads, n, kMinConvertPerThread, 16, [&](int64_t b, int64_t e) { ConvertToBf16(src + b, dst + b, e - b); });
   return dst;
 }
 
