@@ -41,28 +41,39 @@ Isa OneDnnRunsOn(const GemmProblem& p, int threads) {
 }
 
 // The problem of bf16 p on fp32 copies of its operands (row-major, in
-// thread-local buffers) when `fill`; without, its shape and strides only.
-GemmProblem Widened(const GemmProblem& p, bool fill) {
+// thread-local buffers, filled on `threads` of oneDNN's OpenMP threads) when
+// `fill`; without, its shape and strides only.
+GemmProblem Widened(const GemmProblem& p, bool fill, int threads = 1) {
   thread_local std::vector<float> wa, wb;
   if (fill) {
     if (wa.size() < std::size_t(p.m * p.k)) wa.resize(std::size_t(p.m * p.k));
     if (wb.size() < std::size_t(p.k * p.n)) wb.resize(std::size_t(p.k * p.n));
     const Bf16* a = static_cast<const Bf16*>(p.a);
     const Bf16* b = static_cast<const Bf16*>(p.b);
-    for (std::int64_t i = 0; i < p.m; ++i) {
-      if (p.csa == 1) {
-        ConvertToFloat(a + i * p.rsa, wa.data() + i * p.k, long(p.k));
-      } else {
-        for (std::int64_t q = 0; q < p.k; ++q) wa[std::size_t(i * p.k + q)] = a[i * p.rsa + q * p.csa].ToFloat();
+    float* da = wa.data();
+    float* db = wb.data();
+    // One region over A's rows then B's rows, on the OpenMP threads the matmul then runs on.
+    const std::int64_t rows = p.m + p.k;
+    const std::int64_t min_rows = std::max<std::int64_t>(1, kMinConvertPerThread * rows / std::max<std::int64_t>(p.m * p.k + p.k * p.n, 1));
+    onednn::ParallelRangesOnOnednnThreads(threads, rows, min_rows, 1, [&](std::int64_t r0, std::int64_t r1) {
+      for (std::int64_t r = r0; r < r1; ++r) {
+        if (r < p.m) {
+          const std::int64_t i = r;
+          if (p.csa == 1) {
+            ConvertToFloat(a + i * p.rsa, da + i * p.k, long(p.k));
+          } else {
+            for (std::int64_t q = 0; q < p.k; ++q) da[i * p.k + q] = a[i * p.rsa + q * p.csa].ToFloat();
+          }
+        } else {
+          const std::int64_t q = r - p.m;
+          if (p.csb == 1) {
+            ConvertToFloat(b + q * p.rsb, db + q * p.n, long(p.n));
+          } else {
+            for (std::int64_t j = 0; j < p.n; ++j) db[q * p.n + j] = b[q * p.rsb + j * p.csb].ToFloat();
+          }
+        }
       }
-    }
-    for (std::int64_t q = 0; q < p.k; ++q) {
-      if (p.csb == 1) {
-        ConvertToFloat(b + q * p.rsb, wb.data() + q * p.n, long(p.n));
-      } else {
-        for (std::int64_t j = 0; j < p.n; ++j) wb[std::size_t(q * p.n + j)] = b[q * p.rsb + j * p.csb].ToFloat();
-      }
-    }
+    });
   }
   GemmProblem w = p;
   w.a = fill ? wa.data() : nullptr;
@@ -76,7 +87,7 @@ GemmProblem Widened(const GemmProblem& p, bool fill) {
 
 void OneDnnGemmOnWidened(const GemmProblem& p, int threads) {
   if (TrivialGemm(p)) return;
-  onednn::Gemm(Widened(p, true), GemmDtype::kF32, threads);
+  onednn::Gemm(Widened(p, true, threads), GemmDtype::kF32, threads);
 }
 
 bool OneDnnSupportsWidened(const GemmProblem& p, int threads) {

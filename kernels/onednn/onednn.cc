@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -27,6 +28,10 @@ namespace podbench::kernels::onednn {
 bool Available() { return false; }
 std::string UnavailableReason() { return "podbench was built without the oneDNN headers (libdnnl-dev)"; }
 std::string VersionString() { return ""; }
+void ParallelRangesOnOnednnThreads(int, std::int64_t n, std::int64_t, std::int64_t,
+                                   const std::function<void(std::int64_t, std::int64_t)>& fn) {
+  if (n > 0) fn(0, n);
+}
 Impl GemmImpl(const GemmProblem&, GemmDtype, int) { return {}; }
 void Gemm(const GemmProblem&, GemmDtype, int) {}
 Impl ConvImpl(ConvPass, const Conv2dShape&, Precision, int) { return {}; }
@@ -67,6 +72,11 @@ struct Api {
   PODBENCH_DNNL_FUNCTIONS(PODBENCH_DNNL_POINTER)
 #undef PODBENCH_DNNL_POINTER
   void (*omp_set_num_threads)(int) = nullptr;
+  // libgomp's entry for a parallel region (the ABI GCC compiles `#pragma omp
+  // parallel` to) and the thread index within it; null if absent.
+  void (*gomp_parallel)(void (*)(void*), void*, unsigned, unsigned) = nullptr;
+  int (*omp_get_thread_num)() = nullptr;
+  int (*omp_get_num_threads)() = nullptr;
   dnnl_engine_t engine = nullptr;
   std::string error;  // empty when loaded
   std::string version;
@@ -116,6 +126,11 @@ Api Load() {
   void* gomp = dlopen("libgomp.so.1", RTLD_NOW | RTLD_NOLOAD);
   if (gomp != nullptr) {
     api.omp_set_num_threads = reinterpret_cast<void (*)(int)>(dlsym(gomp, "omp_set_num_threads"));
+    api.gomp_parallel = reinterpret_cast<void (*)(void (*)(void*), void*, unsigned, unsigned)>(
+        dlsym(gomp, "GOMP_parallel"));
+    api.omp_get_thread_num = reinterpret_cast<int (*)()>(dlsym(gomp, "omp_get_thread_num"));
+    api.omp_get_num_threads = reinterpret_cast<int (*)()>(dlsym(gomp, "omp_get_num_threads"));
+    if (api.omp_get_thread_num == nullptr || api.omp_get_num_threads == nullptr) api.gomp_parallel = nullptr;
   }
   if (api.omp_set_num_threads == nullptr) {
     api.error = soname + ": its OpenMP runtime (libgomp.so.1) has no omp_set_num_threads";
@@ -521,10 +536,11 @@ void Execute(dnnl_primitive_t prim, std::vector<dnnl_exec_arg_t> args) {
   A().dnnl_primitive_execute(prim, Thread().stream, int(args.size()), args.data());
 }
 
-// src rounded to bf16 into a new lease in `leases`, split over `threads` pool threads when large.
+// src rounded to bf16 into a new lease in `leases`, split over `threads` of the primitive's OpenMP team when large.
 const void* RoundedCopy(const float* src, int64_t n, std::deque<ScratchLease>& leases, int threads) {
   Bf16* dst = leases.emplace_back(std::size_t(n) * sizeof(Bf16)).as<Bf16>();
-  ParallelRanges(threads, n, kMinConvertPerThread, 16, [&](int64_t b, int64_t e) { ConvertToBf16(src + b, dst + b, e - b); });
+  ParallelRangesOnOnednnThreads(threads, n, kMinConvertPerThread, 16,
+                                [&](int64_t b, int64_t e) { ConvertToBf16(src + b, dst + b, e - b); });
   return dst;
 }
 
@@ -678,6 +694,29 @@ class PreparedImpl : public Prepared {
 bool Available() { return A().error.empty(); }
 std::string UnavailableReason() { return A().error; }
 std::string VersionString() { return A().version; }
+
+void ParallelRangesOnOnednnThreads(int threads, int64_t n, int64_t min_per_part, int64_t align,
+                                   const std::function<void(int64_t, int64_t)>& fn) {
+  if (n <= 0) return;
+  const int t = int(std::clamp<int64_t>(n / std::max<int64_t>(min_per_part, 1), 1, ResolveThreads(threads)));
+  if (t == 1 || !Available() || A().gomp_parallel == nullptr) {
+    fn(0, n);
+    return;
+  }
+  struct Region {
+    const std::function<void(int64_t, int64_t)>* fn;
+    int64_t n, align;
+  } region{&fn, n, align};
+  A().gomp_parallel(
+      [](void* data) {
+        const Region& r = *static_cast<const Region*>(data);
+        const int64_t w = A().omp_get_thread_num(), k = A().omp_get_num_threads();
+        const int64_t b = w == 0 ? 0 : r.n * w / k / r.align * r.align;
+        const int64_t e = w + 1 == k ? r.n : r.n * (w + 1) / k / r.align * r.align;
+        if (b < e) (*r.fn)(b, e);
+      },
+      &region, unsigned(t), 0);
+}
 
 Impl GemmImpl(const GemmProblem& p, GemmDtype dtype, int threads) {
   if (p.m <= 0 || p.n <= 0 || p.k <= 0) return {};
