@@ -2,7 +2,10 @@
 // reference, over awkward shapes, strides, transposes and thread counts, and
 // the dispatched GEMM. Variants the CPU (or PODBENCH_CPU_ISA) cannot run, and
 // oneDNN where it has no implementation that meets the contract, are skipped.
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <random>
 #include <string>
 #include <thread>
@@ -10,7 +13,9 @@
 
 #include <gtest/gtest.h>
 
+#include "kernels/bf16.h"
 #include "kernels/gemm/gemm.h"
+#include "kernels/gemm/gemm_driver.h"
 
 namespace podbench::kernels {
 namespace {
@@ -170,6 +175,37 @@ TEST(GemmReferenceTest, ZeroDepthClearsOrKeeps) {
   GemmF32(1, 2, 0, nullptr, 1, false, nullptr, 2, false, c, 2, false);
   EXPECT_EQ(c[0], 0);
   EXPECT_EQ(c[1], 0);
+}
+
+// The packer that rounds an fp32 B to bf16 values (the widening variants'
+// convolution lowering) gives RoundToBf16's bits, specials included.
+TEST(GemmPackingTest, RoundingPackerMatchesRoundToBf16) {
+  std::vector<float> b;
+  for (std::uint32_t bits : {0x00000000u, 0x80000000u, 0x00000001u, 0x007fffffu, 0x00800000u, 0x3f808000u,
+                             0x3f818000u, 0x3f807fffu, 0x7f7fffffu, 0xff7fffffu, 0x7f800000u, 0xff800000u,
+                             0x7fc00000u, 0xffc00001u, 0x7f800001u, 0x7f80ffffu, 0xff800001u}) {
+    b.push_back(std::bit_cast<float>(bits));
+  }
+  std::mt19937 rng(9);
+  while (b.size() < 3 * 37) b.push_back(std::bit_cast<float>(std::uint32_t(rng())));
+  GemmProblem p;
+  p.k = 3;
+  p.n = 37;
+  p.b = b.data();
+  p.rsb = 37;
+  p.csb = 1;
+  const int nr = 16;
+  const std::int64_t kcp = 3, panels = (37 + nr - 1) / nr;
+  std::vector<float> packed(std::size_t(panels * nr * kcp), 1.0f);
+  gemm_internal::PackB_F32RoundedToBf16(p, 0, 0, 37, 3, kcp, nr, packed.data());
+  for (std::int64_t q = 0; q < 3; ++q) {
+    for (std::int64_t j = 0; j < 37; ++j) {
+      const float got = packed[std::size_t((j / nr) * kcp * nr + q * nr + j % nr)];
+      const float want = RoundToBf16(b[std::size_t(q * 37 + j)]);
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(got), std::bit_cast<std::uint32_t>(want))
+          << "input bits " << std::hex << std::bit_cast<std::uint32_t>(b[std::size_t(q * 37 + j)]);
+    }
+  }
 }
 
 TEST(GemmDispatchTest, DispatchedVariantRunsTheProblemAndIsNoReferenceWhenOthersCan) {
