@@ -179,6 +179,38 @@ TEST(DispatchChooseTest, MeasuresOnceAndRemembersTheFastest) {
   EXPECT_GT(runs[1], 0);
 }
 
+// With more than one thread, every timed run of a contender directly follows
+// an untimed run of the same contender (another's threads have gone quiet);
+// with one thread (timed by the thread's CPU time) the rounds alternate.
+TEST(DispatchChooseTest, MultiThreadMeasurementsSettleEachContenderFirst) {
+  for (int threads : {1, 2}) {
+    testing::TempDir dir;
+    Dispatcher d(Temp(dir));
+    const Candidate c[] = {{"a"}, {"b"}, {"c"}};
+    std::vector<std::size_t> order;
+    auto run = [&](std::size_t i) {
+      order.push_back(i);
+      Burn(0.2);
+    };
+    ProblemClass pc = Class("test.settle");
+    pc.threads = threads;
+    (void)d.Choose(pc, c, [](std::size_t) { return true; }, run);
+    ASSERT_GE(order.size(), 3u + 3u * 3u);
+    EXPECT_EQ(std::vector<std::size_t>(order.begin(), order.begin() + 3), (std::vector<std::size_t>{0, 1, 2}))
+        << "the untimed first pass";
+    const std::vector<std::size_t> rounds(order.begin() + 3, order.end());
+    if (threads == 1) {
+      for (std::size_t k = 0; k < rounds.size(); ++k) EXPECT_EQ(rounds[k], k % 3) << "call " << k;
+    } else {
+      ASSERT_EQ(rounds.size() % 2, 0u);
+      for (std::size_t k = 0; k < rounds.size(); k += 2) {
+        EXPECT_EQ(rounds[k], rounds[k + 1]) << "call " << k;
+        EXPECT_EQ(rounds[k], (k / 2) % 3) << "call " << k;
+      }
+    }
+  }
+}
+
 TEST(DispatchChooseTest, FallsBackAlongTheRankingWhenTheWinnerCannotRun) {
   testing::TempDir dir;
   ASSERT_TRUE(MergeIntoCacheFile(Temp(dir).cache_path, "test",
