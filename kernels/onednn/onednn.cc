@@ -222,7 +222,7 @@ struct Entry {
   // bf16 weights converted from the fp32 HWIO filter by the reorder itself
   // (one pass; see InputsFromF32).
   bool wei_from_f32 = false;
-  // Where wei_from_f32 holds, the bf16 activations too come from podbench's
+  // Where InputsFromF32 holds, the bf16 activations too come from podbench's
   // fp32 ones through oneDNN reorders (act_reorder[i] turns act_user[i] into
   // the primitive's operand i: md0, md1), run on oneDNN's OpenMP threads like
   // the primitive. Rounding them on podbench's pool instead left each pool

@@ -52,7 +52,8 @@ std::string VersionString();
 // while after its region) took each other's cores: a bf16 GEMM at
 // m=n=k=512 on 2 threads widened on the pool ran at 0.79x of oneDNN fp32,
 // and 0.87x widened on one thread. Serial when oneDNN (or its libgomp
-// entry points) is unavailable.
+// entry points) is unavailable. fn must not throw (it runs inside an OpenMP
+// region) and must only touch [begin, end) of what it writes.
 void ParallelRangesOnOnednnThreads(int threads, std::int64_t n, std::int64_t min_per_part, std::int64_t align,
                                    const std::function<void(std::int64_t, std::int64_t)>& fn);
 
