@@ -380,6 +380,51 @@ void BuildWindowInput(const float* x, const RowRange& own, const float* halo_buf
   }
 }
 
+// The input of a windowed op (convolution, max pool) as one core reads it,
+// and the shapes the kernels then run on: x itself when `direct` (the core
+// holds every input row and computes every output row), else rows [lo, hi)
+// built in `ext` by BuildWindowInput (zeros, or -inf for max pooling,
+// outside the image), padding columns included, so the op runs unpadded.
+struct WindowedInput {
+  const float* in;
+  int64_t n;
+  int rows, width, c, pad;
+};
+
+WindowedInput BuildWindowedInput(const Op& op, const TensorShape& xs, const float* x, const RowRange& own,
+                                 const float* halo_buf, int halo, bool direct, int lo, int hi, int64_t n,
+                                 std::vector<float>& ext) {
+  if (direct) return {x, n, xs.h, xs.w, xs.c, op.pad};
+  const float fill = op.kind == OpKind::kConv ? 0.f : -std::numeric_limits<float>::infinity();
+  BuildWindowInput(x, own, halo_buf, halo, xs.h, xs.w, xs.c, op.pad, lo, hi, n, fill, ext);
+  return {ext.data(), n, hi - lo, xs.w + 2 * op.pad, xs.c, 0};
+}
+
+Conv2dShape ConvShapeOf(const Op& op, const WindowedInput& w, int out_channels) {
+  Conv2dShape cs;
+  cs.n = w.n;
+  cs.h = w.rows;
+  cs.w = w.width;
+  cs.c = w.c;
+  cs.oc = out_channels;
+  cs.kh = cs.kw = op.kernel;
+  cs.stride = op.stride;
+  cs.pad = w.pad;
+  return cs;
+}
+
+kernels::Pool2dShape PoolShapeOf(const Op& op, const WindowedInput& w) {
+  kernels::Pool2dShape ps;
+  ps.n = w.n;
+  ps.h = w.rows;
+  ps.w = w.width;
+  ps.c = w.c;
+  ps.kh = ps.kw = op.kernel;
+  ps.stride = op.stride;
+  ps.pad = w.pad;
+  return ps;
+}
+
 }  // namespace
 
 void FunctionalSsd::Forward(const Plan& plan, int c, const float* images, int64_t n, bool training) {
@@ -452,39 +497,14 @@ void FunctionalSsd::Forward(const Plan& plan, int c, const float* images, int64_
         const RowRange out = s.window.out[static_cast<size_t>(wi)];
         if (out.empty()) break;
         const bool direct = own.begin == 0 && own.end == xs.h && out.begin == 0 && out.end == ys.h;
-        const float fill = op.kind == OpKind::kConv ? 0.f : -std::numeric_limits<float>::infinity();
-        const float* in = x;
-        int rows = xs.h, width = xs.w, pad = op.pad;
-        if (!direct) {
-          const int lo = s.window.lo[static_cast<size_t>(wi)], hi = s.window.hi[static_cast<size_t>(wi)];
-          BuildWindowInput(x, own, hbuf, halo, xs.h, xs.w, xs.c, op.pad, lo, hi, n, fill, core.ext);
-          in = core.ext.data();
-          rows = hi - lo;
-          width = xs.w + 2 * op.pad;
-          pad = 0;
-        }
+        const WindowedInput w =
+            BuildWindowedInput(op, xs, x, own, hbuf, halo, direct, s.window.lo[static_cast<size_t>(wi)],
+                               s.window.hi[static_cast<size_t>(wi)], n, core.ext);
         if (op.kind == OpKind::kConv) {
-          Conv2dShape cs;
-          cs.n = n;
-          cs.h = rows;
-          cs.w = width;
-          cs.c = xs.c;
-          cs.oc = ys.c;
-          cs.kh = cs.kw = op.kernel;
-          cs.stride = op.stride;
-          cs.pad = pad;
-          kernels::Conv2dForward(cs, in, p, y, cfg_.precision, 1);
+          kernels::Conv2dForward(ConvShapeOf(op, w, ys.c), w.in, p, y, cfg_.precision, 1);
           if (op.bias) kernels::AddBias(p + int64_t{op.kernel} * op.kernel * xs.c * ys.c, y, out_elems / ys.c, ys.c);
         } else {
-          kernels::Pool2dShape ps;
-          ps.n = n;
-          ps.h = rows;
-          ps.w = width;
-          ps.c = xs.c;
-          ps.kh = ps.kw = op.kernel;
-          ps.stride = op.stride;
-          ps.pad = pad;
-          kernels::MaxPoolForward(ps, in, y);
+          kernels::MaxPoolForward(PoolShapeOf(op, w), w.in, y);
         }
         break;
       }
@@ -649,45 +669,20 @@ void FunctionalSsd::Backward(const Plan& plan, int c, int64_t n) {
         const size_t row = static_cast<size_t>(xs.w) * xs.c, region = static_cast<size_t>(n) * halo * row;
         std::vector<float>& dext = core.tmp;
         if (!out.empty()) {
-          const float fill = op.kind == OpKind::kConv ? 0.f : -std::numeric_limits<float>::infinity();
-          const float* in = x;
-          int rows = xs.h, width = xs.w, pad = op.pad;
-          if (!direct) {
-            BuildWindowInput(x, own, hbuf, halo, xs.h, xs.w, xs.c, op.pad, lo, hi, n, fill, core.ext);
-            in = core.ext.data();
-            rows = hi - lo;
-            width = xs.w + 2 * op.pad;
-            pad = 0;
-          }
-          dext.resize(static_cast<size_t>(n) * rows * width * xs.c);
+          const WindowedInput w = BuildWindowedInput(op, xs, x, own, hbuf, halo, direct, lo, hi, n, core.ext);
+          dext.resize(static_cast<size_t>(n) * w.rows * w.width * xs.c);
           if (op.kind == OpKind::kConv) {
-            Conv2dShape cs;
-            cs.n = n;
-            cs.h = rows;
-            cs.w = width;
-            cs.c = xs.c;
-            cs.oc = ys.c;
-            cs.kh = cs.kw = op.kernel;
-            cs.stride = op.stride;
-            cs.pad = pad;
+            const Conv2dShape cs = ConvShapeOf(op, w, ys.c);
             if (owns_weights) {
               const int64_t nw = int64_t{op.kernel} * op.kernel * xs.c * ys.c;
-              kernels::Conv2dBackwardFilter(cs, in, dy, grads + op.param, cfg_.precision, 1);
+              kernels::Conv2dBackwardFilter(cs, w.in, dy, grads + op.param, cfg_.precision, 1);
               if (op.bias) {
                 kernels::BiasGrad(dy, grads + op.param + nw, n * out.size() * ys.w, ys.c);
               }
             }
             if (need_dx) kernels::Conv2dBackwardData(cs, dy, p, dext.data(), cfg_.precision, 1);
           } else {
-            kernels::Pool2dShape ps;
-            ps.n = n;
-            ps.h = rows;
-            ps.w = width;
-            ps.c = xs.c;
-            ps.kh = ps.kw = op.kernel;
-            ps.stride = op.stride;
-            ps.pad = pad;
-            kernels::MaxPoolBackward(ps, in, dy, dext.data());
+            kernels::MaxPoolBackward(PoolShapeOf(op, w), w.in, dy, dext.data());
           }
         }
         if (!need_dx) break;
