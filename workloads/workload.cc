@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
+#include <utility>
 
 namespace podbench::workloads {
 
@@ -40,6 +41,14 @@ bool Hyperparameters::Applies(const HyperparameterSpec& spec) const {
   if (!spec.only_when) return true;
   auto it = values_.find(spec.only_when->name);
   return it != values_.end() && it->second == spec.only_when->value;
+}
+
+HyperparameterSpec Spec(std::string name, HpValue def, std::string help) {
+  HyperparameterSpec s;
+  s.name = std::move(name);
+  s.default_value = std::move(def);
+  s.help = std::move(help);
+  return s;
 }
 
 Status CheckPublishedSchedule(const Hyperparameters& hp, int64_t batch, std::string_view source,

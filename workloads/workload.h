@@ -113,6 +113,10 @@ struct HyperparameterSpec {
   std::optional<Condition> only_when;
 };
 
+// A spec with its name, default and help; the other fields keep their
+// defaults for the caller to set.
+HyperparameterSpec Spec(std::string name, HpValue def, std::string help);
+
 // The integers of an int_list value. InvalidArgument naming `name` when the
 // text is not a comma-separated, strictly ascending list of integers.
 Result<std::vector<int64_t>> ParseIntList(const std::string& name, const std::string& text);

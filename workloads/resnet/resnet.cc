@@ -92,14 +92,6 @@ Result<resnet::ResNetConfig> FunctionalNet(const Hyperparameters& hp) {
   return c;
 }
 
-HyperparameterSpec Spec(std::string name, HpValue def, std::string help) {
-  HyperparameterSpec s;
-  s.name = std::move(name);
-  s.default_value = std::move(def);
-  s.help = std::move(help);
-  return s;
-}
-
 bool Sgd(const Hyperparameters& hp) { return hp.String("opt_name") == "sgd"; }
 
 // The LARS schedule of one of Google's v0.6 configurations, as --set items.

@@ -46,14 +46,6 @@ constexpr double kFunctionalTarget = 0.40;
 // Functional global batches above this are COCO-scale values by mistake.
 constexpr int64_t kMaxFunctionalBatch = 512;
 
-HyperparameterSpec Spec(std::string name, HpValue def, std::string help) {
-  HyperparameterSpec s;
-  s.name = std::move(name);
-  s.default_value = std::move(def);
-  s.help = std::move(help);
-  return s;
-}
-
 // Untimed initialisation (init_start..run_start), modelled: a straight line
 // through the median init times of Google's v0.6 SSD logs (324 s on 16
 // chips, 997 s on 1024: compile, ResNet-34 checkpoint restore, program

@@ -53,14 +53,6 @@ const char* const kBetaRule =
     "the official MLPerf 0.6.0 compliance rules (training_0.6.0/transformer.yaml) accept opt_adam_beta_1 in "
     "[0.86, 0.9] and opt_adam_beta_2 in [0.92, 0.98, 0.997]";
 
-HyperparameterSpec Spec(std::string name, HpValue def, std::string help) {
-  HyperparameterSpec s;
-  s.name = std::move(name);
-  s.default_value = std::move(def);
-  s.help = std::move(help);
-  return s;
-}
-
 // Untimed initialisation (init_start..run_start): graph build, compile, the
 // warm-up steps and Google's sleep(240). A straight line through Google's
 // v0.6 Transformer init times (394 s on 16 chips, 902 s on 1024); it does
