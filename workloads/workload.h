@@ -50,6 +50,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -154,6 +155,23 @@ using PublishedSchedule = std::vector<std::pair<std::string, HpValue>>;
 // Transformer runs".
 Status CheckPublishedSchedule(const Hyperparameters& hp, int64_t batch, std::string_view source,
                               std::string_view batches, const std::vector<PublishedSchedule>& schedules);
+
+// One point of a published convergence table, drawn with probability
+// proportional to its `runs` (how many of the published runs converged
+// there) by a generator seeded with `seed`: a projected run's convergence.
+// REQUIRES: the points' runs add up to at least 1.
+template <typename Point>
+const Point& DrawByPublishedRuns(const std::vector<Point>& points, uint64_t seed) {
+  int total = 0;
+  for (const Point& p : points) total += p.runs;
+  std::mt19937_64 rng(seed);
+  int pick = std::uniform_int_distribution<int>(0, total - 1)(rng);
+  for (const Point& p : points) {
+    if (pick < p.runs) return p;
+    pick -= p.runs;
+  }
+  return points.back();  // unreachable when the REQUIRES holds
+}
 
 // ---------------------------------------------------------------- description
 

@@ -215,18 +215,7 @@ class ResNetSession : public Session {
     if (ctx_.mode == Mode::kFunctional) return InitFunctional(cfg);
     if (ctx_.hp.Bool("projected_eval")) PODBENCH_RETURN_IF_ERROR(PriceEvaluation(kEvalImages, kTrainImages));
     // This run's convergence epoch, drawn from the table.
-    const auto& row = resnet::ConvergenceFor(batch_);
-    int total = 0;
-    for (const auto& p : row.points) total += p.runs;
-    std::mt19937_64 rng(ctx_.seed);
-    int pick = std::uniform_int_distribution<int>(0, total - 1)(rng);
-    for (const auto& p : row.points) {
-      if (pick < p.runs) {
-        converge_epoch_ = p.epochs;
-        break;
-      }
-      pick -= p.runs;
-    }
+    converge_epoch_ = DrawByPublishedRuns(resnet::ConvergenceFor(batch_).points, ctx_.seed).epochs;
     return InitSeconds(ctx_.slice.chips);
   }
 

@@ -286,17 +286,7 @@ class TransformerSession : public Session {
                                                                        transformer::kEvalSentences,
                                                                        ctx_.hp.Bool("projected_eval")));
     const auto& row = transformer::TransformerConvergenceFor(ctx_.slice.name, ctx_.hp.Int("global_batch_size"));
-    int total = 0;
-    for (const auto& p : row.points) total += p.runs;
-    std::mt19937_64 rng(ctx_.seed);
-    int pick = std::uniform_int_distribution<int>(0, total - 1)(rng);
-    for (const auto& p : row.points) {
-      if (pick < p.runs) {
-        target_eval_ = p.evals;
-        break;
-      }
-      pick -= p.runs;
-    }
+    target_eval_ = DrawByPublishedRuns(row.points, ctx_.seed).evals;
     return InitSeconds(ctx_.slice.chips);
   }
 
