@@ -231,14 +231,6 @@ struct ConvOperands {
   }
 };
 
-void RunConvPass(ConvPass pass, const Conv2dShape& s, const ConvArgs& a, Precision prec, int threads) {
-  switch (pass) {
-    case ConvPass::kForward: Conv2dForward(s, a.in0, a.in1, a.out, prec, threads); return;
-    case ConvPass::kBackwardData: Conv2dBackwardData(s, a.in0, a.in1, a.out, prec, threads); return;
-    case ConvPass::kBackwardFilter: Conv2dBackwardFilter(s, a.in0, a.in1, a.out, prec, threads); return;
-  }
-}
-
 void AddConvCases(std::vector<Case>& cases, const std::vector<int>& thread_counts) {
   for (const ConvShapeCase& sc : kConvShapes) {
     const Conv2dShape cs = ToShape(sc);
@@ -271,7 +263,7 @@ void AddConvCases(std::vector<Case>& cases, const std::vector<int>& thread_count
                              const ConvVariant& v = DispatchedConv(pass, cs, o.args, prec, t);
                              const Isa isa = v.runs_on(v, pass, cs, t);
                              state.SetLabel(fmt::format("{} ({})", v.name, IsaName(isa)));
-                             Measure(state, flops, t, isa, [&] { RunConvPass(pass, cs, o.args, prec, t); });
+                             Measure(state, flops, t, isa, [&] { RunDispatchedConv(pass, cs, o.args, prec, t); });
                            }});
           // oneDNN on podbench's interface (fp32 NHWC / HWIO tensors, its own
           // reorders in every run), and on operands prepared once in its types and layouts.

@@ -542,14 +542,10 @@ const ConvVariant& DispatchedConv(ConvPass pass, const Conv2dShape& s, const Con
   return *c.v[dispatch::Choose(ClassOf(pass, s, prec, threads), c.names, can_run, run)];
 }
 
-namespace {
-
-void Dispatch(ConvPass pass, const Conv2dShape& s, const ConvArgs& args, Precision prec, int threads) {
+void RunDispatchedConv(ConvPass pass, const Conv2dShape& s, const ConvArgs& args, Precision prec, int threads) {
   const ConvVariant& v = DispatchedConv(pass, s, args, prec, threads);
   v.run(v, pass, s, args, threads);
 }
-
-}  // namespace
 
 const char* ConvPassName(ConvPass pass) {
   switch (pass) {
@@ -583,17 +579,17 @@ std::span<const ConvVariant> ConvVariants(Precision precision) {
 
 void Conv2dForward(const Conv2dShape& s, const float* x, const float* filter, float* y, Precision prec,
                    int threads) {
-  Dispatch(ConvPass::kForward, s, {x, filter, y}, prec, threads);
+  RunDispatchedConv(ConvPass::kForward, s, {x, filter, y}, prec, threads);
 }
 
 void Conv2dBackwardData(const Conv2dShape& s, const float* dy, const float* filter, float* dx, Precision prec,
                         int threads) {
-  Dispatch(ConvPass::kBackwardData, s, {dy, filter, dx}, prec, threads);
+  RunDispatchedConv(ConvPass::kBackwardData, s, {dy, filter, dx}, prec, threads);
 }
 
 void Conv2dBackwardFilter(const Conv2dShape& s, const float* x, const float* dy, float* dfilter, Precision prec,
                           int threads) {
-  Dispatch(ConvPass::kBackwardFilter, s, {x, dy, dfilter}, prec, threads);
+  RunDispatchedConv(ConvPass::kBackwardFilter, s, {x, dy, dfilter}, prec, threads);
 }
 
 }  // namespace podbench::kernels

@@ -55,4 +55,8 @@ std::span<const ConvVariant> ConvVariants(Precision precision);
 const ConvVariant& DispatchedConv(ConvPass pass, const Conv2dShape& s, const ConvArgs& args, Precision prec,
                                   int threads);
 
+// Runs `pass` on the dispatched variant: what Conv2dForward / Conv2dBackward*
+// do, for a pass chosen at run time (benchmarks, tests).
+void RunDispatchedConv(ConvPass pass, const Conv2dShape& s, const ConvArgs& args, Precision prec, int threads);
+
 }  // namespace podbench::kernels

@@ -68,11 +68,7 @@ void CheckPasses(const Case& c, Precision prec, const ConvVariant* variant) {
   const double tol = 1e-5 * double(s.kh * s.kw * std::max(s.c, s.oc) * s.n) + 1e-5;
   auto run = [&](ConvPass pass, const float* in0, const float* in1, float* out) {
     if (variant == nullptr) {
-      switch (pass) {
-        case ConvPass::kForward: Conv2dForward(s, in0, in1, out, prec, c.threads); break;
-        case ConvPass::kBackwardData: Conv2dBackwardData(s, in0, in1, out, prec, c.threads); break;
-        case ConvPass::kBackwardFilter: Conv2dBackwardFilter(s, in0, in1, out, prec, c.threads); break;
-      }
+      RunDispatchedConv(pass, s, {in0, in1, out}, prec, c.threads);
       return true;
     }
     if (!CpuSupports(variant->isa) || !variant->supports(*variant, pass, s, c.threads)) return false;
