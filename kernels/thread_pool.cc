@@ -1,7 +1,5 @@
 #include "kernels/thread_pool.h"
 
-#include <algorithm>
-
 #include <cassert>
 
 #include "kernels/cpu_features.h"
@@ -89,23 +87,6 @@ void ThreadPool::WorkerLoop(int index) {
 ThreadPool& DefaultThreadPool() {
   static ThreadPool pool(HardwareThreads());
   return pool;
-}
-
-void ParallelRanges(int threads, std::int64_t n, std::int64_t min_per_part, std::int64_t align,
-                    const std::function<void(std::int64_t, std::int64_t)>& fn) {
-  if (n <= 0) return;
-  ThreadPool& pool = DefaultThreadPool();
-  const std::int64_t have = threads <= 0 ? pool.threads() : std::min(threads, pool.threads());
-  const int t = int(std::clamp<std::int64_t>(n / std::max<std::int64_t>(min_per_part, 1), 1, have));
-  if (t == 1) {
-    fn(0, n);
-    return;
-  }
-  pool.Run(t, [&](int w) {
-    const std::int64_t b = w == 0 ? 0 : n * w / t / align * align;
-    const std::int64_t e = w + 1 == t ? n : n * (w + 1) / t / align * align;
-    if (b < e) fn(b, e);
-  });
 }
 
 }  // namespace podbench::kernels

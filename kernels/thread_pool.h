@@ -6,7 +6,6 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <cstdint>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -48,18 +47,5 @@ class ThreadPool {
 
 // The process-wide pool, sized to the hardware threads, created on first use.
 ThreadPool& DefaultThreadPool();
-
-// fn(begin, end) over [0, n) split into at most `threads` contiguous parts
-// on the default pool (threads <= 0: all of it), each part at least
-// `min_per_part` long and, but for the last, a multiple of `align`: for
-// memory-bound passes (conversions, copies) too short to pay for a second
-// thread below min_per_part.
-// A second thread pays for itself on an elementwise conversion or copy from
-// about this many elements (measured on a 2-core Xeon: below, the wake-up and
-// the cache lines shared at the seam cost more than the half saved).
-constexpr std::int64_t kMinConvertPerThread = 1 << 16;
-
-void ParallelRanges(int threads, std::int64_t n, std::int64_t min_per_part, std::int64_t align,
-                    const std::function<void(std::int64_t, std::int64_t)>& fn);
 
 }  // namespace podbench::kernels

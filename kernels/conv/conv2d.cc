@@ -465,7 +465,7 @@ void OneDnnF32Run(const ConvVariant&, ConvPass pass, const Conv2dShape& s, const
   float* d0 = r0.as<float>();
   float* d1 = r1.as<float>();
   // One region for both inputs: [0, n0) is in0, [n0, n0 + n1) is in1.
-  onednn::ParallelRangesOnOnednnThreads(threads, n0 + n1, kMinConvertPerThread, 16, [&](int64_t b, int64_t e) {
+  onednn::ParallelRangesOnOnednnThreads(threads, n0 + n1, onednn::kMinConvertPerThread, 16, [&](int64_t b, int64_t e) {
     if (b < n0) RoundToBf16(a.in0 + b, d0 + b, long(std::min(e, n0) - b));
     if (e > n0) RoundToBf16(a.in1 + std::max(b, n0) - n0, d1 + std::max(b, n0) - n0, long(e - std::max(b, n0)));
   });

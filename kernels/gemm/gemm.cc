@@ -54,7 +54,7 @@ GemmProblem Widened(const GemmProblem& p, bool fill, int threads = 1) {
     float* db = wb.data();
     // One region over A's rows then B's rows, on the OpenMP threads the matmul then runs on.
     const std::int64_t rows = p.m + p.k;
-    const std::int64_t min_rows = std::max<std::int64_t>(1, kMinConvertPerThread * rows / std::max<std::int64_t>(p.m * p.k + p.k * p.n, 1));
+    const std::int64_t min_rows = std::max<std::int64_t>(1, onednn::kMinConvertPerThread * rows / std::max<std::int64_t>(p.m * p.k + p.k * p.n, 1));
     onednn::ParallelRangesOnOnednnThreads(threads, rows, min_rows, 1, [&](std::int64_t r0, std::int64_t r1) {
       for (std::int64_t r = r0; r < r1; ++r) {
         if (r < p.m) {

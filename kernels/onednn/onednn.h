@@ -57,6 +57,11 @@ std::string VersionString();
 void ParallelRangesOnOnednnThreads(int threads, std::int64_t n, std::int64_t min_per_part, std::int64_t align,
                                    const std::function<void(std::int64_t, std::int64_t)>& fn);
 
+// The min_per_part of podbench's conversion passes, in elements: below it a
+// pass is not split (the threshold the bf16 rounding of oneDNN convolutions
+// has always used; not tuned).
+constexpr std::int64_t kMinConvertPerThread = 1 << 16;
+
 // What oneDNN builds for one problem.
 struct Impl {
   bool accepted = false;  // exists and meets the contract above

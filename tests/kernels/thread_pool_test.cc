@@ -5,10 +5,7 @@
 #include "kernels/thread_pool.h"
 
 #include <atomic>
-#include <cstdint>
-#include <mutex>
 #include <thread>
-#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -62,31 +59,6 @@ TEST(ThreadPoolTest, ConcurrentCallersAndNestedCallsAllFinish) {
   }
   for (auto& t : callers) t.join();
   EXPECT_EQ(sum.load(), long{kCallers} * kRegions * (1 + 2 + 3 + 10 + 20));
-}
-
-// ParallelRanges covers [0, n) once, in parts that start on `align`, none
-// shorter than min_per_part unless there is only one.
-TEST(ThreadPoolTest, ParallelRangesCoverEveryIndexOnce) {
-  for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{17}, std::int64_t{1000}, std::int64_t{100003}}) {
-    for (std::int64_t min_part : {std::int64_t{1}, std::int64_t{64}, std::int64_t{1} << 16}) {
-      std::vector<std::atomic<int>> hits(static_cast<std::size_t>(n));
-      std::mutex mu;
-      std::vector<std::pair<std::int64_t, std::int64_t>> parts;
-      ParallelRanges(0, n, min_part, 16, [&](std::int64_t b, std::int64_t e) {
-        for (std::int64_t i = b; i < e; ++i) hits[static_cast<std::size_t>(i)].fetch_add(1);
-        std::lock_guard<std::mutex> lock(mu);
-        parts.emplace_back(b, e);
-      });
-      for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[static_cast<std::size_t>(i)].load(), 1) << n << " at " << i;
-      ASSERT_LE(parts.size(), static_cast<std::size_t>(DefaultThreadPool().threads()));
-      for (auto [b, e] : parts) {
-        EXPECT_EQ(b % 16, 0) << n;
-        if (parts.size() > 1) {
-          EXPECT_GE(e - b, min_part / 2) << n;  // near-equal parts, each about n / t >= min_part
-        }
-      }
-    }
-  }
 }
 
 }  // namespace
