@@ -16,6 +16,8 @@
 // align_val_t forms are libstdc++'s own (aligned_alloc / free) and stay
 // compatible. Under a sanitizer the runtime's operator new is kept, so its
 // new/delete mismatch checks still run.
+#include "harness/aligned_new.h"
+
 #include <cstddef>
 #include <cstdlib>
 #include <new>
@@ -28,6 +30,18 @@
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define PODBENCH_SANITIZED 1
 #endif
+
+namespace podbench {
+
+bool AlignedNewInstalled() {
+#ifdef PODBENCH_SANITIZED
+  return false;
+#else
+  return true;
+#endif
+}
+
+}  // namespace podbench
 
 #ifndef PODBENCH_SANITIZED
 

@@ -1,5 +1,7 @@
 // harness/aligned_new.cc: blocks of 1 KiB or more start on a cache line; all
 // blocks go back through free; allocation failure still throws bad_alloc.
+#include "harness/aligned_new.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -9,27 +11,10 @@
 
 namespace {
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define PODBENCH_TEST_SANITIZED 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define PODBENCH_TEST_SANITIZED 1
-#endif
-
-bool Sanitized() {
-#ifdef PODBENCH_TEST_SANITIZED
-  return true;
-#else
-  return false;
-#endif
-}
-
 std::uintptr_t Misalignment(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 64; }
 
 TEST(AlignedNewTest, LargeBlocksStartOnACacheLine) {
-  if (Sanitized()) GTEST_SKIP() << "a sanitizer keeps its own operator new";
+  if (!podbench::AlignedNewInstalled()) GTEST_SKIP() << "a sanitizer keeps its own operator new";
   // Sizes on both sides of glibc's mmap threshold, whose blocks sit 16 bytes past a page.
   for (std::size_t n : {256u, 1000u, 4097u, 100000u, 1u << 20, 1u << 24}) {
     std::vector<float> v(n);
@@ -51,7 +36,7 @@ TEST(AlignedNewTest, SmallAndOverAlignedBlocksStillWork) {
 }
 
 TEST(AlignedNewTest, ExhaustionThrowsBadAlloc) {
-  if (Sanitized()) GTEST_SKIP() << "a sanitizer reports the failed allocation itself";
+  if (!podbench::AlignedNewInstalled()) GTEST_SKIP() << "a sanitizer reports the failed allocation itself";
   EXPECT_THROW(
       {
         void* p = ::operator new(std::size_t(1) << 62);
