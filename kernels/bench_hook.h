@@ -17,6 +17,11 @@ struct BenchRequest {
   // has every repetition.
   int repetitions = 1;
   double min_time_s = 0.2;   // minimum measuring time per benchmark and repetition
+  // With repetitions > 1: run the repetitions of all selected benchmarks in
+  // one random interleaved order (Google Benchmark's random interleaving), so
+  // that a shared machine's drift falls on every contender alike instead of
+  // on whichever ran during it. False: each benchmark's repetitions back to back.
+  bool interleave = true;
 };
 
 // Returns a process exit code (0 ok, 2 bad request).

@@ -133,6 +133,10 @@ void AddBenchCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("--min-time", opt->request.min_time_s,
                   "Minimum seconds measured per benchmark and repetition (default: 0.2)")
       ->check(CLI::Range(0.001, 100.0));
+  sub->add_flag("--interleave,!--no-interleave", opt->request.interleave,
+               "With --repetitions above 1, run every selected benchmark's repetitions in one random "
+               "interleaved order, so a shared machine's drift falls on all contenders alike (default: on; "
+               "--no-interleave runs each benchmark's repetitions back to back)");
   sub->add_option("--db", opt->db,
                   "Also save the results (every repetition, and the median) to this results database");
   sub->add_option("--label", opt->label,

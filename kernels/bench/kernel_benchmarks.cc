@@ -536,7 +536,17 @@ int RunBenchmarks(const BenchRequest& req, std::ostream& out, std::ostream& err)
           ->ReportAggregatesOnly(req.repetitions > 1 && !req.json);
     }
   }
+  // Google Benchmark reads random interleaving only from its command-line flag.
+  const bool interleaved = req.interleave && req.repetitions > 1;
+  {
+    std::string prog = "podbench bench";
+    std::string flag = std::string("--benchmark_enable_random_interleaving=") + (interleaved ? "true" : "false");
+    char* argv[] = {prog.data(), flag.data(), nullptr};
+    int argc = 2;
+    benchmark::Initialize(&argc, argv);
+  }
   const CpuFeatures& cpu = DetectedCpuFeatures();
+  benchmark::AddCustomContext("repetition_order", interleaved ? "interleaved" : "in sequence");
   benchmark::AddCustomContext("cpu_model", cpu.model);
   benchmark::AddCustomContext("cpu_isa", cpu.flags);
   benchmark::AddCustomContext("onednn", onednn::Available() ? onednn::VersionString() : "unavailable");
@@ -558,6 +568,10 @@ int RunBenchmarks(const BenchRequest& req, std::ostream& out, std::ostream& err)
   reporter.SetOutputStream(&out);
   reporter.SetErrorStream(&err);
   out << "CPU: " << cpu.model << "; ISA: " << cpu.flags << "\n";
+  if (interleaved) {
+    out << "Repetitions: " << req.repetitions
+        << ", all benchmarks' interleaved in one random order (rows print as each benchmark completes)\n";
+  }
   out << "oneDNN: " << (onednn::Available() ? onednn::VersionString() : "unavailable (" + onednn::UnavailableReason() + ")")
       << "\n";
   for (Isa isa : kIsas) {

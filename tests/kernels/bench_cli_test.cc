@@ -1,6 +1,8 @@
 // `podbench bench` through the real binary: output formats and the build
 // without benchmarks. Timings are not asserted.
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -77,6 +79,41 @@ TEST(BenchCliTest, DispatchedRowNamesItsWinnerAndTheDecisionTable) {
   EXPECT_THAT(out, HasSubstr("Targets:"));
   EXPECT_THAT(out, HasSubstr("Dispatch decisions of this run"));
   EXPECT_THAT(out, ::testing::ContainsRegex("gemm_bf16 +m512\\.n512\\.k512\\.nn\\.t1 +(measured|only one) +bf16_gemm__"));
+}
+
+// The benchmark names of a JSON report, in the order they were reported
+// (each when its last repetition completed), once per benchmark.
+std::vector<std::string> ReportOrder(const std::string& json) {
+  std::vector<std::string> names;
+  const nlohmann::json report = nlohmann::json::parse(json);
+  for (const auto& b : report["benchmarks"]) {
+    const std::string name = b["run_name"];
+    if (names.empty() || names.back() != name) names.push_back(name);
+  }
+  return names;
+}
+
+TEST(BenchCliTest, RepetitionsOfAllBenchmarksRunInOneRandomOrder) {
+  // 14 benchmarks (the fp32 GEMM rows at 512^3, 1 and 2 threads), 2 repetitions each.
+  const std::string cmd = "PODBENCH_KERNEL_CACHE=off " + PodbenchBinary().string() +
+                          " bench --format json --repetitions 2 --min-time 0.001 --filter 'gemm_f32/m512n512k512/' ";
+  std::string in_sequence, interleaved;
+  ASSERT_EQ(RunCommand("(" + cmd + "--no-interleave 2>/dev/null)", &in_sequence), 0) << in_sequence;
+  ASSERT_EQ(RunCommand("(" + cmd + "2>/dev/null)", &interleaved), 0) << interleaved;
+  EXPECT_EQ(nlohmann::json::parse(in_sequence)["context"]["repetition_order"], "in sequence");
+  EXPECT_EQ(nlohmann::json::parse(interleaved)["context"]["repetition_order"], "interleaved");
+  // Back to back, a benchmark reports right after its own repetitions: in
+  // registration order. Interleaved, each reports when its last repetition
+  // comes up in the shuffled order, a uniformly random permutation of the
+  // benchmarks: the registration order again once in 14! (about 1e-11).
+  const std::vector<std::string> registered = ReportOrder(in_sequence);
+  ASSERT_GE(registered.size(), 12u);
+  std::vector<std::string> shuffled = ReportOrder(interleaved);
+  EXPECT_NE(shuffled, registered);
+  std::sort(shuffled.begin(), shuffled.end());
+  std::vector<std::string> sorted = registered;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(shuffled, sorted) << "the same benchmarks, each reported once";
 }
 
 TEST(BenchCliTest, BadKernelSettingIsAUsageError) {
