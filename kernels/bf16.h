@@ -46,6 +46,16 @@ static_assert(sizeof(Bf16) == 2);
 
 // fp32 -> bf16 -> fp32: what a value becomes when it passes through the MXU inputs.
 inline float RoundToBf16(float f) { return Bf16(f).ToFloat(); }
+// RoundToBf16 without a branch, so that loops over it vectorise: the same
+// bits for every input (NaN: sign and top payload kept, quiet bit forced;
+// else round to nearest even). Checked against RoundToBf16 by bf16_test.
+inline float RoundToBf16Branchless(float f) {
+  const std::uint32_t u = std::bit_cast<std::uint32_t>(f);
+  const std::uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
+  const std::uint32_t quiet_nan = (u | 0x00400000u) & 0xffff0000u;
+  const std::int32_t magnitude = std::int32_t(u & 0x7fffffffu);
+  return std::bit_cast<float>(magnitude > 0x7f800000 ? quiet_nan : rounded);
+}
 
 // REQUIRES: dst and src hold n elements each (RoundToBf16: they may be the same).
 void ConvertToBf16(const float* src, Bf16* dst, long n);

@@ -198,17 +198,9 @@ struct WidenFn {
 struct SameFn {
   float operator()(float x) const { return x; }
 };
-// RoundToBf16 (kernels/bf16.h) without its branch, so the packing loop
-// vectorises: the same bits for every input (NaN: quiet bit forced, top
-// payload kept; else round to nearest even; GemmPackingTest checks them).
+// RoundToBf16Branchless (kernels/bf16.h): the packing loop vectorises.
 struct RoundFn {
-  float operator()(float x) const {
-    const std::uint32_t u = std::bit_cast<std::uint32_t>(x);
-    const std::uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
-    const std::uint32_t quiet_nan = (u | 0x00400000u) & 0xffff0000u;
-    const std::int32_t magnitude = std::int32_t(u & 0x7fffffffu);
-    return std::bit_cast<float>(magnitude > 0x7f800000 ? quiet_nan : rounded);
-  }
+  float operator()(float x) const { return RoundToBf16Branchless(x); }
 };
 constexpr WidenFn Widen;
 constexpr SameFn Same;

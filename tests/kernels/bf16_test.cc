@@ -55,6 +55,19 @@ TEST(Bf16Test, DenormalsRound) {
   EXPECT_EQ(B(F(0x00010000u)), 0x0001u);
 }
 
+TEST(Bf16Test, BranchlessRoundingGivesTheSameBits) {
+  std::vector<std::uint32_t> inputs = {0x00000000u, 0x80000000u, 0x00000001u, 0x00008000u, 0x00018000u, 0x007fffffu,
+                                       0x00800000u, 0x3f808000u, 0x3f818000u, 0x3f807fffu, 0x7f7fffffu, 0xff7fffffu,
+                                       0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00001u, 0x7f800001u, 0x7f80ffffu,
+                                       0xff800001u, 0x7fffffffu};
+  std::mt19937 rng(11);
+  for (int i = 0; i < 100000; ++i) inputs.push_back(std::uint32_t(rng()));
+  for (std::uint32_t bits : inputs) {
+    ASSERT_EQ(std::bit_cast<std::uint32_t>(RoundToBf16Branchless(F(bits))), std::bit_cast<std::uint32_t>(RoundToBf16(F(bits))))
+        << std::hex << bits;
+  }
+}
+
 TEST(Bf16Test, ArrayConversions) {
   const float in[3] = {1.0f, 3.0f + 1.0f / 128, -7.0f};
   Bf16 mid[3];
