@@ -457,19 +457,9 @@ Isa OneDnnF32RunsOn(const ConvVariant&, ConvPass pass, const Conv2dShape& s, int
   return onednn::ConvImpl(pass, s, Precision::kF32, threads).isa;
 }
 
-// oneDNN's fp32 convolution on the inputs rounded to bf16 (as fp32 values),
-// rounded on oneDNN's own threads (onednn::ParallelRangesOnOnednnThreads).
+// oneDNN's fp32 convolution on the inputs rounded to bf16 (as fp32 values).
 void OneDnnF32Run(const ConvVariant&, ConvPass pass, const Conv2dShape& s, const ConvArgs& a, int threads) {
-  const int64_t n0 = ConvIn0Elems(pass, s), n1 = ConvIn1Elems(pass, s);
-  const ScratchLease r0(std::size_t(n0) * sizeof(float)), r1(std::size_t(n1) * sizeof(float));
-  float* d0 = r0.as<float>();
-  float* d1 = r1.as<float>();
-  // One region for both inputs: [0, n0) is in0, [n0, n0 + n1) is in1.
-  onednn::ParallelRangesOnOnednnThreads(threads, n0 + n1, onednn::kMinConvertPerThread, 16, [&](int64_t b, int64_t e) {
-    if (b < n0) RoundToBf16(a.in0 + b, d0 + b, long(std::min(e, n0) - b));
-    if (e > n0) RoundToBf16(a.in1 + std::max(b, n0) - n0, d1 + std::max(b, n0) - n0, long(e - std::max(b, n0)));
-  });
-  onednn::Conv(pass, s, {r0.as<float>(), r1.as<float>(), a.out}, Precision::kF32, threads);
+  onednn::ConvOnBf16Values(pass, s, a, threads);
 }
 
 std::vector<ConvVariant> BuildVariants(Precision prec) {

@@ -30,6 +30,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "kernels/conv/conv_variants.h"
 #include "kernels/cpu_features.h"
@@ -78,6 +79,24 @@ void Gemm(const GemmProblem& p, GemmDtype dtype, int threads);
 Impl ConvImpl(ConvPass pass, const Conv2dShape& s, Precision prec, int threads);
 // REQUIRES: ConvImpl(pass, s, prec, threads).accepted.
 void Conv(ConvPass pass, const Conv2dShape& s, const ConvArgs& args, Precision prec, int threads);
+// oneDNN's fp32 convolution of the inputs rounded to bf16 values
+// (RoundToBf16): the bf16 pass of the MXU contract where oneDNN has no bf16
+// primitive. The activations are rounded on oneDNN's threads; the filter of
+// the forward and backward-data passes is rounded while it is put in the
+// primitive's weights layout, one pass where Conv on pre-rounded inputs
+// needs two. Bit for bit Conv(pass, s, rounded args, kF32, threads).
+// REQUIRES: ConvImpl(pass, s, Precision::kF32, threads).accepted.
+void ConvOnBf16Values(ConvPass pass, const Conv2dShape& s, const ConvArgs& args, int threads);
+// Whether ConvOnBf16Values folds the filter's rounding into its reorder for
+// this problem (the primitive wants another layout than HWIO and podbench can
+// address it); false for the filter gradient, whose filter is the output.
+bool ConvFoldsFilterRounding(ConvPass pass, const Conv2dShape& s, int threads);
+// For tests: where ConvFoldsFilterRounding(pass, s, threads), the filter
+// `hwio` in the fp32 primitive's weights layout (every byte of it, padding
+// included) as ConvOnBf16Values makes it (`folded`) and as oneDNN's reorder
+// makes it from the filter rounded first (`reference`); else false.
+bool FoldedFilterForTesting(ConvPass pass, const Conv2dShape& s, int threads, const float* hwio,
+                            std::vector<float>* folded, std::vector<float>* reference);
 
 // A primitive with operands of its own: the benchmarks' peers. GEMM operands
 // are plain, in the GEMM's dtype (as GemmFn's are). Convolutions: with

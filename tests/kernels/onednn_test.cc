@@ -2,14 +2,23 @@
 // that start on `align`, no more of them than the threads asked for, none
 // shorter than about min_per_part unless there is only one; on oneDNN's
 // OpenMP team where the library loads, serially where it does not.
+// ConvOnBf16Values is, bit for bit, the fp32 convolution of the inputs
+// rounded to bf16 values, including where it rounds the filter while
+// putting it in the primitive's layout (padded channel blocks too).
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <bit>
 #include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
 #include <mutex>
 #include <utility>
 #include <vector>
 
+#include "kernels/bf16.h"
+#include "kernels/conv/conv2d.h"
 #include "kernels/onednn/onednn.h"
 #include "kernels/thread_pool.h"
 
@@ -40,6 +49,63 @@ TEST(OnednnTest, ParallelRangesOnOnednnThreadsCoverEveryIndexOnce) {
       }
     }
   }
+}
+
+// Values whose low 16 bits are random (so rounding moves most of them, ties
+// to even included), of magnitude about 2^-3 to 2^2, either sign.
+std::vector<float> RoundingInputs(std::int64_t n, std::uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::vector<float> v(static_cast<std::size_t>(n));
+  for (float& x : v) {
+    const std::uint32_t bits = (gen() & 0x8000ffffu) | (0x7cu + gen() % 6u) << 23 | (gen() & 0x7fu) << 16;
+    x = std::bit_cast<float>(gen() % 16 == 0 ? (bits & 0xffff0000u) | 0x8000u : bits);
+  }
+  return v;
+}
+
+std::vector<float> Rounded(std::vector<float> v) {
+  for (float& x : v) x = RoundToBf16(x);
+  return v;
+}
+
+TEST(OnednnTest, ConvOnBf16ValuesIsTheF32ConvolutionOfRoundedInputs) {
+  if (!onednn::Available()) GTEST_SKIP() << onednn::UnavailableReason();
+  // n, h, w, c, oc, kh, kw, stride, pad: channel counts that fill the
+  // layouts' blocks, and ones that leave them padded.
+  const Conv2dShape shapes[] = {{2, 7, 7, 64, 64, 3, 3, 1, 1},
+                                {1, 9, 9, 3, 5, 3, 3, 2, 1},
+                                {2, 5, 6, 24, 40, 1, 1, 1, 0},
+                                {1, 8, 8, 17, 33, 5, 5, 1, 2}};
+  bool folded = false;
+  for (const Conv2dShape& s : shapes) {
+    for (ConvPass pass : {ConvPass::kForward, ConvPass::kBackwardData, ConvPass::kBackwardFilter}) {
+      for (int threads : {1, 2}) {
+        const std::string what = std::string(ConvPassName(pass)) + " c" + std::to_string(s.c) + " oc" +
+                                 std::to_string(s.oc) + " k" + std::to_string(s.kh) + " t" + std::to_string(threads);
+        if (!onednn::ConvImpl(pass, s, Precision::kF32, threads).accepted) continue;
+        const std::vector<float> in0 = RoundingInputs(ConvIn0Elems(pass, s), 7);
+        const std::vector<float> in1 = RoundingInputs(ConvIn1Elems(pass, s), 8);
+        const std::vector<float> r0 = Rounded(in0), r1 = Rounded(in1);
+        const std::int64_t out_n = ConvOutElems(pass, s);
+        std::vector<float> want(static_cast<std::size_t>(out_n)), got(static_cast<std::size_t>(out_n), -1.0f);
+        onednn::Conv(pass, s, {r0.data(), r1.data(), want.data()}, Precision::kF32, threads);
+        onednn::ConvOnBf16Values(pass, s, {in0.data(), in1.data(), got.data()}, threads);
+        ASSERT_EQ(0, std::memcmp(want.data(), got.data(), want.size() * sizeof(float))) << what;
+        if (onednn::ConvFoldsFilterRounding(pass, s, threads)) {
+          // The layout itself, padding included (which these primitives' results do not show).
+          folded = true;
+          std::vector<float> mine, theirs;
+          ASSERT_TRUE(onednn::FoldedFilterForTesting(pass, s, threads, in1.data(), &mine, &theirs)) << what;
+          ASSERT_EQ(mine.size(), theirs.size()) << what;
+          ASSERT_EQ(0, std::memcmp(mine.data(), theirs.data(), mine.size() * sizeof(float))) << what;
+        }
+        if (pass == ConvPass::kBackwardFilter) {
+          EXPECT_FALSE(onednn::ConvFoldsFilterRounding(pass, s, threads)) << what;
+        }
+      }
+    }
+  }
+  EXPECT_TRUE(folded) << "no shape rounded its filter while reordering it: the folded path went untested";
 }
 
 }  // namespace
