@@ -61,6 +61,9 @@ double FloorMod(double a, double b) {
 
 Val Repeat(const Val& seq, int64_t n) {
   if (n < 0) n = 0;
+  // Empty stays empty for any count, without looping it (the size checks
+  // below only bound non-empty results; the fuzzer found '' * 10**18).
+  if (seq.kind() == Kind::kStr ? seq.str().empty() : seq.list().empty()) n = 0;
   if (seq.kind() == Kind::kStr) {
     const std::string& s = seq.str();
     if (!s.empty() && static_cast<uint64_t>(n) > kMaxContainer / s.size()) Raise("MemoryError", "string too large");

@@ -210,6 +210,11 @@ TEST_F(PyTest, RunawayCodeIsStopped) {
   interp_.set_budget(100000);
   EXPECT_EQ(X("l = [1]\nfor x in l:\n    l.append(x)").substr(0, 35), "ERROR: line 2: RuntimeError: execut");
   EXPECT_EQ(E("'x' * 100000000000").substr(0, 27), "ERROR: line 1: MemoryError:");
+  // An empty sequence repeated any number of times is empty, at once (the
+  // fuzzer's timeout: this once looped a count of 10^21 / 10^18 times).
+  EXPECT_EQ(E("333*3333333333316661*''"), "''");
+  EXPECT_EQ(E("'' * 9000000000000000000"), "''");
+  EXPECT_EQ(E("9000000000000000000 * []"), "[]");
 }
 
 TEST_F(PyTest, SyntaxOutsideTheSubsetIsRejected) {
