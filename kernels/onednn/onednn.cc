@@ -217,24 +217,30 @@ struct KeyHash {
 // at[2][x2] + at[3][x3]. Exact because every term of a blocked layout (each
 // dimension's outer index times its stride, then the inner blocks as the
 // digits of a mixed radix) depends on one dimension. at[k] runs to the
-// padded size; elements past dims[k] are padding and must hold zeros. runs0
-// cuts [0, dims[0]) into pieces that lie contiguously in memory.
+// padded size; elements past dims[k] are padding and must hold zeros.
 struct SplitOffsets {
   std::vector<int64_t> at[4];
   int64_t dims[4] = {};
   int64_t offset0 = 0;
-  struct Run {
-    int64_t x0, len, offset;
-  };
-  std::vector<Run> runs0;
-  // Whether every run of dimension 0 has a multiple of 8 elements; whether
-  // each 8 consecutive indices of dimension 1 from a multiple of 8 lie side
-  // by side. RoundIntoLayout moves 8 elements at a time where one holds.
+  // Whether dimension 0 (1) comes in aligned groups of 8 indices that lie
+  // side by side, over its whole padded size (InEights). RoundIntoLayout
+  // moves 8 elements at a time where one holds.
   bool dim0_in_8s = false, dim1_in_8s = false;
 };
 
+// Whether `at` (one dimension's offsets) has a multiple of 8 entries and
+// each 8 from a multiple of 8 are consecutive elements.
+bool InEights(const std::vector<int64_t>& at) {
+  if (at.size() % 8 != 0) return false;
+  for (std::size_t i = 0; i < at.size(); ++i) {
+    if (at[i] != at[i / 8 * 8] + int64_t(i % 8)) return false;
+  }
+  return true;
+}
+
 // False when `md` is not a plain or blocked 4-d layout without extras
-// (compensation buffers, padded offsets): then podbench leaves it to oneDNN.
+// (compensation buffers, padded offsets), or keeps neither dimension 0 nor 1
+// in groups of 8: then podbench leaves the reorder to oneDNN.
 bool SplitOffsetsOf(const dnnl_memory_desc_t& md, SplitOffsets* out) {
   if (md.ndims != 4 || md.format_kind != dnnl_blocked || md.extra.flags != 0) return false;
   const dnnl_blocking_desc_t& b = md.format_desc.blocking;
@@ -259,24 +265,10 @@ bool SplitOffsetsOf(const dnnl_memory_desc_t& md, SplitOffsets* out) {
     }
   }
   out->offset0 = md.offset0;
-  out->runs0.clear();
-  for (int64_t x = 0; x < out->dims[0]; ++x) {
-    const int64_t offset = out->at[0][std::size_t(x)];
-    if (!out->runs0.empty()) {
-      SplitOffsets::Run& r = out->runs0.back();
-      if (r.offset + r.len == offset) {
-        ++r.len;
-        continue;
-      }
-    }
-    out->runs0.push_back({x, 1, offset});
-  }
-  out->dim0_in_8s = std::all_of(out->runs0.begin(), out->runs0.end(), [](const SplitOffsets::Run& r) { return r.len % 8 == 0; });
-  const std::vector<int64_t>& at1 = out->at[1];
-  out->dim1_in_8s = at1.size() % 8 == 0;
-  for (std::size_t i = 0; i < at1.size() && out->dim1_in_8s; ++i) {
-    out->dim1_in_8s = at1[i] == at1[i / 8 * 8] + int64_t(i % 8);
-  }
+  out->dim0_in_8s = InEights(out->at[0]);
+  out->dim1_in_8s = InEights(out->at[1]);
+  // Neither: element by element would cost more than oneDNN's own reorder of a rounded copy.
+  if (!out->dim0_in_8s && !out->dim1_in_8s) return false;
   return true;
 }
 
@@ -637,10 +629,10 @@ const float* RoundedValuesCopy(const float* src, int64_t n, std::deque<ScratchLe
 // values, padding zeroed: the weights reorder and the rounding in one pass
 // over the filter instead of two. A work item is a tile of 8 input channels
 // x 64 output channels at one filter tap: its 8 source row pieces are rounded
-// (vectorised) into a buffer, then moved into place, 8 elements at a time
-// where the layout keeps 8 output (or 8 input) channels side by side, else
-// one by one. Items run in the source's order (kh, kw, input chunk, output
-// tile fastest), so the filter is read once, front to back; the other order,
+// (vectorised) into a buffer, then moved into place 8 elements at a time:
+// the layout keeps 8 output (or 8 input) channels side by side
+// (SplitOffsetsOf refuses other layouts). Items run in the source's order
+// (kh, kw, input chunk, output tile fastest), so the filter is read once, front to back; the other order,
 // the destination's, measured 2-4% slower on a 3x3x512x512 filter. Items
 // split over the primitive's OpenMP team. (Row by row with the rounding done
 // per element, this took twice oneDNN's own reorder on that filter.)
@@ -674,18 +666,13 @@ void RoundIntoLayout(const float* hwio, const SplitOffsets& to, float* dst, int 
               float* o = out + at0[std::size_t(o0 + q)];
               for (int64_t j = 0; j < k8; ++j) o[j] = tile[j][q];
             }
-          } else if (to.dim0_in_8s) {  // 8 output channels side by side (e.g. OIhw8i8o)
+          } else {  // 8 output channels side by side (e.g. OIhw8i8o)
             for (int64_t j = 0; j < rows; ++j) {
               float* out = tap + at1[std::size_t(i0 + j)];
               for (int64_t q = 0; q < cols; q += k8) {
                 float* o = out + at0[std::size_t(o0 + q)];
                 for (int64_t k = 0; k < k8; ++k) o[k] = tile[j][q + k];  // (std::copy_n calls memmove)
               }
-            }
-          } else {
-            for (int64_t j = 0; j < rows; ++j) {
-              float* out = tap + at1[std::size_t(i0 + j)];
-              for (int64_t q = 0; q < cols; ++q) out[at0[std::size_t(o0 + q)]] = tile[j][q];
             }
           }
         }
