@@ -871,6 +871,13 @@ void ParallelRangesOnOnednnThreads(int threads, int64_t n, int64_t min_per_part,
       &region, unsigned(t), 0);
 }
 
+namespace {
+// The cached convolution entry for (pass, s, prec) on t resolved threads.
+const Entry& ConvEntry(ConvPass pass, const Conv2dShape& s, Precision prec, int t) {
+  return Lookup(ConvKey(pass, s, prec, t), [&](Entry& e) { BuildConv(e, pass, s, prec == Precision::kBf16); });
+}
+}  // namespace
+
 Impl GemmImpl(const GemmProblem& p, GemmDtype dtype, int threads) {
   if (p.m <= 0 || p.n <= 0 || p.k <= 0) return {};
   const int t = ResolveThreads(threads);
@@ -890,33 +897,32 @@ void Gemm(const GemmProblem& p, GemmDtype dtype, int threads) {
 
 Impl ConvImpl(ConvPass pass, const Conv2dShape& s, Precision prec, int threads) {
   const int t = ResolveThreads(threads);
-  return Lookup(ConvKey(pass, s, prec, t), [&](Entry& e) { BuildConv(e, pass, s, prec == Precision::kBf16); }).impl;
+  return ConvEntry(pass, s, prec, t).impl;
 }
 
 void Conv(ConvPass pass, const Conv2dShape& s, const ConvArgs& args, Precision prec, int threads) {
   const int t = ResolveThreads(threads);
-  const Entry& e =
-      Lookup(ConvKey(pass, s, prec, t), [&](Entry& en) { BuildConv(en, pass, s, prec == Precision::kBf16); });
+  const Entry& e = ConvEntry(pass, s, prec, t);
   SetThreads(t);
   RunConv(e, pass, s, args, prec == Precision::kBf16 ? Inputs::kBf16 : Inputs::kAsGiven, t);
 }
 
 void ConvOnBf16Values(ConvPass pass, const Conv2dShape& s, const ConvArgs& args, int threads) {
   const int t = ResolveThreads(threads);
-  const Entry& e = Lookup(ConvKey(pass, s, Precision::kF32, t), [&](Entry& en) { BuildConv(en, pass, s, false); });
+  const Entry& e = ConvEntry(pass, s, Precision::kF32, t);
   SetThreads(t);
   RunConv(e, pass, s, args, Inputs::kBf16Values, t);
 }
 
 bool ConvFoldsFilterRounding(ConvPass pass, const Conv2dShape& s, int threads) {
   const int t = ResolveThreads(threads);
-  return Lookup(ConvKey(pass, s, Precision::kF32, t), [&](Entry& en) { BuildConv(en, pass, s, false); }).wei_split_ok;
+  return ConvEntry(pass, s, Precision::kF32, t).wei_split_ok;
 }
 
 bool FoldedFilterForTesting(ConvPass pass, const Conv2dShape& s, int threads, const float* hwio,
                             std::vector<float>* folded, std::vector<float>* reference) {
   const int t = ResolveThreads(threads);
-  const Entry& e = Lookup(ConvKey(pass, s, Precision::kF32, t), [&](Entry& en) { BuildConv(en, pass, s, false); });
+  const Entry& e = ConvEntry(pass, s, Precision::kF32, t);
   if (!e.wei_split_ok) return false;
   SetThreads(t);
   const std::size_t n = e.wei_prim_bytes / sizeof(float);
@@ -957,8 +963,7 @@ std::unique_ptr<Prepared> PrepareGemm(int64_t m, int64_t n, int64_t k, GemmDtype
 std::unique_ptr<Prepared> PrepareConv(ConvPass pass, const Conv2dShape& s, Precision prec, int threads, bool from_f32,
                                       std::string* why) {
   const int t = ResolveThreads(threads);
-  const Entry& e =
-      Lookup(ConvKey(pass, s, prec, t), [&](Entry& en) { BuildConv(en, pass, s, prec == Precision::kBf16); });
+  const Entry& e = ConvEntry(pass, s, prec, t);
   if (!e.impl.accepted) {
     if (why) *why = e.why;
     return nullptr;
