@@ -84,7 +84,7 @@ void MicroKernel6x16(int64_t kc, const void* ap, const void* bp, float* c, int64
 // micro-panel (16 KiB) in L1, the kc x nc block of B in L3.
 constexpr gemm_internal::BlockedGemmConfig kConfig = {
     6, 16, 168, 256, 4080, 1, sizeof(float),
-    gemm_internal::PackA_F32, gemm_internal::PackB_F32, MicroKernel6x16};
+    gemm_internal::PackA_F32__avx2, gemm_internal::PackB_F32, MicroKernel6x16};
 
 }  // namespace
 

@@ -56,7 +56,7 @@ void MicroKernel14x32(int64_t kc, const void* ap, const void* bp, float* c, int6
 // at 2048^3 on a Xeon with AVX-512: kc 512 beat 256 by 10-25%).
 constexpr gemm_internal::BlockedGemmConfig kConfig = {
     14, 32, 112, 512, 4064, 1, sizeof(float),
-    gemm_internal::PackA_F32, gemm_internal::PackB_F32, MicroKernel14x32};
+    gemm_internal::PackA_F32__avx512f, gemm_internal::PackB_F32, MicroKernel14x32};
 
 }  // namespace
 

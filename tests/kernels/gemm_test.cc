@@ -208,6 +208,64 @@ TEST(GemmPackingTest, RoundingPackerMatchesRoundToBf16) {
   }
 }
 
+// The register-transposing A packers write the portable packers' panels byte
+// for byte (padding included): every tile size they take, partial row
+// panels, depth tails shorter than a register tile, padded depth, offsets
+// into A, and the layouts they hand back (transposed A, mr above the tile).
+TEST(GemmPackingTest, VectorAPackersWriteThePortablePanels) {
+  struct Packer {
+    const char* name;
+    Isa isa;
+    bool bf16;
+    gemm_internal::PackAFn fn, portable;
+    int max_mr;
+  };
+  const Packer packers[] = {
+      {"PackA_F32__avx512f", Isa::kAvx512f, false, gemm_internal::PackA_F32__avx512f, gemm_internal::PackA_F32, 16},
+      {"PackA_Bf16ToF32__avx512f", Isa::kAvx512f, true, gemm_internal::PackA_Bf16ToF32__avx512f,
+       gemm_internal::PackA_Bf16ToF32, 16},
+      {"PackA_F32__avx2", Isa::kAvx2Fma, false, gemm_internal::PackA_F32__avx2, gemm_internal::PackA_F32, 8},
+      {"PackA_Bf16ToF32__avx2", Isa::kAvx2Fma, true, gemm_internal::PackA_Bf16ToF32__avx2,
+       gemm_internal::PackA_Bf16ToF32, 8},
+  };
+  // An 80 x 80 A holds rows i0 + mc and depth k0 + kcp in either layout.
+  constexpr std::int64_t kLd = 80, i0 = 5, k0 = 3;
+  std::mt19937 rng(11);
+  const std::vector<float> af = Random<float>(kLd * kLd, rng);
+  const std::vector<Bf16> ab = Random<Bf16>(kLd * kLd, rng);
+  int ran = 0;
+  for (const Packer& pk : packers) {
+    if (!CpuSupports(pk.isa)) continue;
+    ++ran;
+    for (bool transposed : {false, true}) {
+      GemmProblem p;
+      p.a = pk.bf16 ? static_cast<const void*>(ab.data()) : af.data();
+      p.rsa = transposed ? 1 : kLd;
+      p.csa = transposed ? kLd : 1;
+      for (int mr : {1, 3, pk.max_mr / 2 + 1, pk.max_mr - 2, pk.max_mr, pk.max_mr + 4}) {
+        for (std::int64_t mc : {std::int64_t{1}, std::int64_t{mr}, std::int64_t{3 * mr + 2}}) {
+          for (std::int64_t kc : {1, 7, 16, 37, 64}) {
+            // Unpadded depth (a store past the panel would show) and padded.
+            for (std::int64_t kcp : {kc + kc % 2, kc + kc % 2 + 2}) {
+              const std::size_t panel = std::size_t((mc + mr - 1) / mr * mr * kcp);
+              std::vector<float> want(panel + 16, -7.0f), got(panel + 16, -7.0f);
+              pk.portable(p, i0, k0, mc, kc, kcp, mr, want.data());
+              pk.fn(p, i0, k0, mc, kc, kcp, mr, got.data());
+              for (std::size_t e = 0; e < want.size(); ++e) {
+                ASSERT_EQ(std::bit_cast<std::uint32_t>(got[e]), std::bit_cast<std::uint32_t>(want[e]))
+                    << pk.name << (transposed ? " transposed" : "") << " mr " << mr << " mc " << mc << " kc " << kc
+                    << " kcp " << kcp << ": element " << e << " of " << panel
+                    << (e >= panel ? " (past the panel)" : "");
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  if (ran == 0) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512F";
+}
+
 TEST(GemmDispatchTest, DispatchedVariantRunsTheProblemAndIsNoReferenceWhenOthersCan) {
   const std::int64_t n = 64;
   std::vector<float> af(n * n, 0.5f), c(n * n);
