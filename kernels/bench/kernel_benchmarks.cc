@@ -550,6 +550,7 @@ int RunBenchmarks(const BenchRequest& req, std::ostream& out, std::ostream& err)
   benchmark::AddCustomContext("cpu_model", cpu.model);
   benchmark::AddCustomContext("cpu_isa", cpu.flags);
   benchmark::AddCustomContext("onednn", onednn::Available() ? onednn::VersionString() : "unavailable");
+  if (onednn::Available()) benchmark::AddCustomContext("openmp_wait", onednn::OpenMpWaitSetting());
   for (Isa isa : kIsas) {
     for (int t : thread_counts) {
       benchmark::AddCustomContext(fmt::format("peak_gflops_{}_{}t", IsaName(isa), t),
@@ -572,7 +573,9 @@ int RunBenchmarks(const BenchRequest& req, std::ostream& out, std::ostream& err)
     out << "Repetitions: " << req.repetitions
         << ", all benchmarks' interleaved in one random order (rows print as each benchmark completes)\n";
   }
-  out << "oneDNN: " << (onednn::Available() ? onednn::VersionString() : "unavailable (" + onednn::UnavailableReason() + ")")
+  out << "oneDNN: "
+      << (onednn::Available() ? onednn::VersionString() + "; OpenMP threads wait: " + onednn::OpenMpWaitSetting()
+                              : "unavailable (" + onednn::UnavailableReason() + ")")
       << "\n";
   for (Isa isa : kIsas) {
     for (int t : thread_counts) {

@@ -28,6 +28,7 @@ namespace podbench::kernels::onednn {
 bool Available() { return false; }
 std::string UnavailableReason() { return "podbench was built without the oneDNN headers (libdnnl-dev)"; }
 std::string VersionString() { return ""; }
+std::string OpenMpWaitSetting() { return ""; }
 void ParallelRangesOnOnednnThreads(int, std::int64_t n, std::int64_t, std::int64_t,
                                    const std::function<void(std::int64_t, std::int64_t)>& fn) {
   if (n > 0) fn(0, n);
@@ -85,6 +86,7 @@ struct Api {
   dnnl_engine_t engine = nullptr;
   std::string error;  // empty when loaded
   std::string version;
+  std::string openmp_wait;  // OpenMpWaitSetting
 };
 
 // The oneDNN ISA that corresponds to podbench's cap (PODBENCH_CPU_ISA).
@@ -99,6 +101,29 @@ dnnl_cpu_isa_t DnnlIsaFor(Isa isa) {
   return dnnl_cpu_isa_all;
 }
 
+// libgomp's threads spin after each parallel region before they sleep:
+// 300,000 iterations by default, about 10 ms here. podbench's own pool runs
+// between oneDNN calls on the same cores, and a spinning OpenMP thread holds
+// one: a 2-thread 512^3 fp32 GEMM of podbench's ran 2.0x slower in the 10 ms
+// after a oneDNN GEMM (2.40 against 1.17 ms), and dispatch measured it 3.5x
+// slower than oneDNN's and dropped it. 10,000 iterations (a few hundred
+// microseconds) still spans the gaps between back-to-back oneDNN calls.
+// Applied only when libgomp is not loaded yet (it reads the variable once,
+// at load) and the user has set neither GOMP_SPINCOUNT nor OMP_WAIT_POLICY.
+// Returns how libgomp will wait (OpenMpWaitSetting's text).
+std::string ShortenOpenMpSpin() {
+  for (const char* user : {"GOMP_SPINCOUNT", "OMP_WAIT_POLICY"}) {
+    if (const char* v = std::getenv(user); v != nullptr) return std::string(user) + "=" + v + " (user)";
+  }
+  if (void* loaded = dlopen("libgomp.so.1", RTLD_NOW | RTLD_NOLOAD); loaded != nullptr) {
+    dlclose(loaded);
+    return "libgomp's default (it was loaded before oneDNN)";
+  }
+  const std::string count = std::to_string(kOpenMpSpinCount);
+  setenv("GOMP_SPINCOUNT", count.c_str(), 0);
+  return "GOMP_SPINCOUNT=" + count + " (set by podbench)";
+}
+
 Api Load() {
   Api api;
   if (MaxSupportedIsa() == Isa::kScalar) {
@@ -106,6 +131,7 @@ Api Load() {
     return api;
   }
   const std::string soname = "libdnnl.so." + std::to_string(DNNL_VERSION_MAJOR);
+  api.openmp_wait = ShortenOpenMpSpin();
   void* h = dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (h == nullptr) {
     const char* e = dlerror();
@@ -847,6 +873,7 @@ class PreparedImpl : public Prepared {
 bool Available() { return A().error.empty(); }
 std::string UnavailableReason() { return A().error; }
 std::string VersionString() { return A().version; }
+std::string OpenMpWaitSetting() { return A().error.empty() ? A().openmp_wait : ""; }
 
 void ParallelRangesOnOnednnThreads(int threads, int64_t n, int64_t min_per_part, int64_t align,
                                    const std::function<void(int64_t, int64_t)>& fn) {

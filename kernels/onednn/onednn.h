@@ -63,6 +63,16 @@ void ParallelRangesOnOnednnThreads(int threads, std::int64_t n, std::int64_t min
 // has always used; not tuned).
 constexpr std::int64_t kMinConvertPerThread = 1 << 16;
 
+// The GOMP_SPINCOUNT podbench sets before it loads oneDNN (and with it
+// libgomp), unless the user has set GOMP_SPINCOUNT or OMP_WAIT_POLICY or
+// libgomp is already loaded: libgomp's default spin after a region (300,000
+// iterations, about 10 ms) keeps a core from podbench's own thread pool.
+constexpr long kOpenMpSpinCount = 10000;
+// How libgomp's threads wait in this process, for benchmark contexts: e.g.
+// "GOMP_SPINCOUNT=10000 (set by podbench)", "OMP_WAIT_POLICY=active (user)".
+// Loads oneDNN if it is not loaded yet; "" when it is unavailable.
+std::string OpenMpWaitSetting();
+
 // What oneDNN builds for one problem.
 struct Impl {
   bool accepted = false;  // exists and meets the contract above

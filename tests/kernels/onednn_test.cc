@@ -10,6 +10,7 @@
 #include <atomic>
 #include <bit>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -48,6 +49,32 @@ TEST(OnednnTest, ParallelRangesOnOnednnThreadsCoverEveryIndexOnce) {
         }
       }
     }
+  }
+}
+
+// podbench shortens libgomp's spin after a region (kOpenMpSpinCount) unless
+// the user chose how OpenMP threads wait or libgomp was loaded before
+// oneDNN (the sanitizer builds link libdnnl at start-up); the reported
+// setting names which, and the variable libgomp read agrees with it.
+TEST(OnednnTest, OpenMpSpinIsShortenedUnlessTheUserChoseOrLibgompCameFirst) {
+  const char* user_count = std::getenv("GOMP_SPINCOUNT");
+  const std::string before = user_count ? user_count : "";
+  const char* user_policy = std::getenv("OMP_WAIT_POLICY");
+  if (!onednn::Available()) GTEST_SKIP() << "oneDNN is unavailable: " << onednn::UnavailableReason();
+  const std::string setting = onednn::OpenMpWaitSetting();
+  const char* now = std::getenv("GOMP_SPINCOUNT");
+  if (user_count != nullptr) {
+    EXPECT_EQ(setting, "GOMP_SPINCOUNT=" + before + " (user)");
+    EXPECT_EQ(std::string(now), before) << "a user's GOMP_SPINCOUNT is kept";
+  } else if (user_policy != nullptr) {
+    EXPECT_EQ(setting, std::string("OMP_WAIT_POLICY=") + user_policy + " (user)");
+    EXPECT_EQ(now, nullptr) << "with a user's OMP_WAIT_POLICY, GOMP_SPINCOUNT stays unset";
+  } else if (setting.rfind("libgomp's default", 0) == 0) {
+    EXPECT_EQ(now, nullptr) << setting;
+  } else {
+    EXPECT_EQ(setting, "GOMP_SPINCOUNT=" + std::to_string(onednn::kOpenMpSpinCount) + " (set by podbench)");
+    ASSERT_NE(now, nullptr);
+    EXPECT_EQ(std::string(now), std::to_string(onednn::kOpenMpSpinCount));
   }
 }
 
