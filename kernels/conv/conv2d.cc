@@ -131,6 +131,9 @@ struct ImplicitA {
   const Conv2dShape* s;
   const float* x;
   const float* zeros;  // s->c zeros: the source of padding
+  // The variant ISA's register transpose for the fp32 panel's runs; null:
+  // element by element.
+  gemm_internal::TransposeRowsFn transpose = nullptr;
 };
 
 // Calls emit(q, len, src[MR]) for each contiguous channel run of depth
@@ -172,6 +175,10 @@ void PackIm2ColPanel(const ImplicitA& a, int64_t row0, int64_t rows, int64_t k0,
                      float* out) {
   ForEachRun<MR>(*a.s, a.x, a.zeros, row0, rows, k0, kc, [&](int64_t q, int64_t len, const float* const* src) {
     float* o = out + q * MR;
+    if (a.transpose != nullptr) {  // every src[r] is readable (padding and missing rows read zeros)
+      a.transpose(src, MR, len, MR, kRound, o);
+      return;
+    }
     for (int64_t t = 0; t < len; ++t, o += MR) {
 #pragma GCC unroll 16
       for (int r = 0; r < MR; ++r) o[r] = kRound ? RoundToBf16(src[r][t]) : src[r][t];
@@ -237,7 +244,12 @@ void PackAIm2ColPairs(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, 
 // filter) is passed as fp32, which the fp32-panel variants take (a bf16 one,
 // which widens bf16 to fp32 to run the fp32 micro-kernel, then rounds the
 // filter while packing it: no separate rounding pass), else as bf16.
-bool ImplicitConfig(const GemmVariant& v, gemm_internal::BlockedGemmConfig* cfg, bool* filter_f32) {
+// *transpose: the register transpose of the variant's ISA for an fp32 panel
+// of its tile height, or null (for the 2-thread bf16 res5 forward pass under
+// the AVX2 cap, element by element had made bf16 0.87x of fp32).
+bool ImplicitConfig(const GemmVariant& v, gemm_internal::BlockedGemmConfig* cfg, bool* filter_f32,
+                    gemm_internal::TransposeRowsFn* transpose) {
+  *transpose = nullptr;
   if (v.blocked_config == nullptr || v.blocked_config() == nullptr) return false;
   *cfg = *v.blocked_config();
   if (!WithMr(cfg->mr, [](auto) {})) return false;
@@ -246,6 +258,11 @@ bool ImplicitConfig(const GemmVariant& v, gemm_internal::BlockedGemmConfig* cfg,
     cfg->pack_a = bf16 ? PackAIm2Col<true> : PackAIm2Col<false>;
     if (bf16) cfg->pack_b = gemm_internal::PackB_F32RoundedToBf16;
     *filter_f32 = true;
+    if (v.isa >= Isa::kAvx512f && cfg->mr <= 16) {
+      *transpose = gemm_internal::TransposeRows_F32__avx512f;
+    } else if (v.isa >= Isa::kAvx2Fma && cfg->mr <= 8) {
+      *transpose = gemm_internal::TransposeRows_F32__avx2;
+    }
     return true;
   }
   if (bf16 && cfg->k_granule == 2 && cfg->packed_elem_size == sizeof(std::uint16_t)) {
@@ -258,11 +275,11 @@ bool ImplicitConfig(const GemmVariant& v, gemm_internal::BlockedGemmConfig* cfg,
 
 // y = implicit-GEMM convolution of x with the HWIO filter f (fp32 or bf16,
 // as ImplicitConfig said) through `cfg`, ImplicitConfig's setup.
-void ImplicitForward(const gemm_internal::BlockedGemmConfig& cfg, const Conv2dShape& s, const float* x,
-                     const void* f, float* y, int threads) {
+void ImplicitForward(const gemm_internal::BlockedGemmConfig& cfg, gemm_internal::TransposeRowsFn transpose,
+                     const Conv2dShape& s, const float* x, const void* f, float* y, int threads) {
   const ScratchLease zeros(std::size_t(s.c) * sizeof(float));
   std::fill_n(zeros.as<float>(), s.c, 0.0f);
-  const ImplicitA a{&s, x, zeros.as<float>()};
+  const ImplicitA a{&s, x, zeros.as<float>(), transpose};
   GemmProblem p;
   p.m = s.n * s.OutH() * s.OutW();
   p.n = s.oc;
@@ -313,12 +330,13 @@ void LoweredForward(const GemmVariant& v, const Conv2dShape& s, const float* x, 
   const int64_t filter_elems = s.kh * s.kw * s.c * s.oc;
   gemm_internal::BlockedGemmConfig cfg;
   bool filter_f32 = false;
-  if (ImplicitConfig(v, &cfg, &filter_f32)) {
+  gemm_internal::TransposeRowsFn transpose = nullptr;
+  if (ImplicitConfig(v, &cfg, &filter_f32, &transpose)) {
     if (filter_f32) {
-      ImplicitForward(cfg, s, x, filter, y, threads);
+      ImplicitForward(cfg, transpose, s, x, filter, y, threads);
     } else {
       const GemmInput<T> f(filter, filter_elems);
-      ImplicitForward(cfg, s, x, f.get(), y, threads);
+      ImplicitForward(cfg, transpose, s, x, f.get(), y, threads);
     }
     return;
   }
@@ -351,7 +369,8 @@ void LoweredBackwardData(const GemmVariant& v, const Conv2dShape& s, const float
   gemm_internal::BlockedGemmConfig cfg;
   Conv2dShape flipped;
   bool filter_f32 = false;
-  if (!IsPointwise(s) && ImplicitConfig(v, &cfg, &filter_f32) && FlippedForwardShape(s, &flipped)) {
+  gemm_internal::TransposeRowsFn transpose = nullptr;
+  if (!IsPointwise(s) && ImplicitConfig(v, &cfg, &filter_f32, &transpose) && FlippedForwardShape(s, &flipped)) {
     // W' in the type ImplicitConfig asks for (fp32 is rounded, if at all, by the packer).
     auto flip = [&](auto* wf) {
       using E = std::remove_pointer_t<decltype(wf)>;
@@ -364,7 +383,7 @@ void LoweredBackwardData(const GemmVariant& v, const Conv2dShape& s, const float
           }
         }
       }
-      ImplicitForward(cfg, flipped, dy, wf, dx, threads);
+      ImplicitForward(cfg, transpose, flipped, dy, wf, dx, threads);
     };
     const ScratchLease flipped_filter(std::size_t(k * s.oc) * (filter_f32 ? sizeof(float) : sizeof(T)));
     if (filter_f32) {

@@ -55,9 +55,11 @@ void PackB_F32RoundedToBf16(const GemmProblem&, std::int64_t, std::int64_t, std:
 // PackA_F32 and PackA_Bf16ToF32, the same panels bit for bit, transposing
 // tiles of row-major A (csa == 1) in vector registers: 16 x 16 for mr <= 16
 // (pack_a__avx512f.cc), 8 x 8 for mr <= 8 (pack_a__avx2.cc); other layouts
-// and tiles go to the portable packers. The scalar packers take about two
-// cycles an element where A is in L2, a tenth of the 14 x 32 kernel's time
-// at m=n=k=512. REQUIRES: the CPU has the ISA.
+// and tiles go to the portable packers, whose per-element gather takes about
+// two cycles an element where A is in L2 (with these, the 2-thread AVX-512
+// fp32 GEMM at m=n=k=512 ran 9-11% faster). Depth tails shorter than a tile
+// load only what is there.
+// REQUIRES: the CPU has the ISA.
 void PackA_F32__avx512f(const GemmProblem&, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
                         std::int64_t, int, void*);
 void PackA_Bf16ToF32__avx512f(const GemmProblem&, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
@@ -66,6 +68,15 @@ void PackA_F32__avx2(const GemmProblem&, std::int64_t, std::int64_t, std::int64_
                      std::int64_t, int, void*);
 void PackA_Bf16ToF32__avx2(const GemmProblem&, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
                            std::int64_t, int, void*);
+// The transpose under them, on rows given by pointer (the implicit-im2col
+// packer's runs, conv/conv2d.cc): out[t * mr + j] = src[j][t] for t < len and
+// j < rows, rounded to bf16 values (RoundToBf16) when `round`; 0 for rows j in
+// [rows, mr). REQUIRES: rows <= mr <= 16 (avx512f) or 8 (avx2); the CPU has the ISA.
+using TransposeRowsFn = void (*)(const float* const* src, int rows, std::int64_t len, int mr, bool round,
+                                 float* out);
+void TransposeRows_F32__avx512f(const float* const* src, int rows, std::int64_t len, int mr, bool round,
+                                float* out);
+void TransposeRows_F32__avx2(const float* const* src, int rows, std::int64_t len, int mr, bool round, float* out);
 // bf16 kept, depth in pairs: A panel holds (row, k pair) as one 32-bit word per
 // row; B panel holds per k pair nr words of (B(2q, j), B(2q+1, j)). For vdpbf16ps.
 void PackA_Bf16Pairs(const GemmProblem&, std::int64_t, std::int64_t, std::int64_t, std::int64_t,

@@ -1,13 +1,13 @@
-// Row-major A packed by transposing 8 x 8 tiles in AVX2 registers: the same
-// panels as PackA_F32 / PackA_Bf16ToF32 (gemm_driver.h), bit for bit.
-// Compiled with -mavx2 (this file only); only the AVX2 variants use it.
+// A panels packed by transposing 8 x 8 tiles in AVX2 registers: the same
+// panels as PackA_F32 / PackA_Bf16ToF32 and the implicit-im2col packer, bit
+// for bit (gemm_driver.h). Compiled with -mavx2 (this file only).
 // No standard-library templates or header inline functions here (see
 // gemm_driver.h): bf16 is read as its 16 bits.
 #include <immintrin.h>
 
 #include <cstdint>
-#include <cstring>
 
+#include "kernels/bf16_simd.h"
 #include "kernels/gemm/gemm_driver.h"
 
 namespace podbench::kernels::gemm_internal {
@@ -35,40 +35,40 @@ inline void Transpose8x8(__m256 r[8]) {
   for (int i = 0; i < 8; ++i) r[i] = t[i];
 }
 
-// 8 consecutive elements of A at `src` as fp32.
-inline __m256 Load8(const float* src) { return _mm256_loadu_ps(src); }
-inline __m256 Load8(const std::uint16_t* src) {
-  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
+// Lane masks: kLanes + 8 - n selects the first n of 8.
+alignas(32) constexpr std::int32_t kLanes[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+inline __m256i FirstLanes(int64_t n) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kLanes + 8 - n)); }
+
+// 8 consecutive elements of a row as fp32; n < 8 reads only n (the rest 0).
+inline __m256 Load8(const float* src, int64_t n) {
+  return n == 8 ? _mm256_loadu_ps(src) : _mm256_maskload_ps(src, FirstLanes(n));
+}
+inline __m256 Load8(const std::uint16_t* src, int64_t n) {
+  __m128i h;
+  if (n == 8) {
+    h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
+  } else {
+    alignas(16) std::uint16_t part[8] = {};
+    for (int64_t i = 0; i < n; ++i) part[i] = src[i];
+    h = _mm_load_si128(reinterpret_cast<const __m128i*>(part));
+  }
   return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
 }
-inline float ToF32(float x) { return x; }
-inline float ToF32(std::uint16_t bits) {  // exact: bf16 is the top half of an fp32
-  const std::uint32_t u = std::uint32_t(bits) << 16;
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
 
-// One micro-panel: `rows` (<= mr <= 8) rows of row-major A from `src`
-// (leading dimension lda), depth kc, zero to kcp and to mr rows.
-template <typename In>
-void PackPanel(const In* src, int64_t lda, int64_t rows, int64_t kc, int64_t kcp, int mr, float* out) {
-  alignas(32) static constexpr std::int32_t kLanes[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
-  const __m256i lanes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kLanes + 8 - mr));
-  int64_t q = 0;
-  for (; q + 8 <= kc; q += 8, out += 8 * mr) {
+// out[t * mr + j] = src[j][t] for t < len and j < rows (<= mr <= 8), as
+// fp32 (rounded to bf16 values if kRound); 0 for rows j in [rows, mr).
+template <typename In, bool kRound>
+void TransposeRun(const In* const* src, int64_t rows, int64_t len, int mr, float* out) {
+  const __m256i lanes = FirstLanes(mr);
+  for (int64_t q = 0; q < len; q += 8) {
+    const int64_t n = len - q < 8 ? len - q : 8;
     __m256 r[8];
-    for (int64_t j = 0; j < 8; ++j) r[j] = j < rows ? Load8(src + j * lda + q) : _mm256_setzero_ps();
+    for (int64_t j = 0; j < 8; ++j) {
+      r[j] = j < rows ? Load8(src[j] + q, n) : _mm256_setzero_ps();
+      if (kRound) r[j] = simd::RoundToBf16x8(r[j]);
+    }
     Transpose8x8(r);
-    for (int d = 0; d < 8; ++d) _mm256_maskstore_ps(out + d * mr, lanes, r[d]);
-  }
-  for (; q < kc; ++q, out += mr) {
-    int64_t j = 0;
-    for (; j < rows; ++j) out[j] = ToF32(src[j * lda + q]);
-    for (; j < mr; ++j) out[j] = 0.0f;
-  }
-  for (; q < kcp; ++q, out += mr) {
-    for (int j = 0; j < mr; ++j) out[j] = 0.0f;
+    for (int64_t d = 0; d < n; ++d) _mm256_maskstore_ps(out + (q + d) * mr, lanes, r[d]);
   }
 }
 
@@ -76,7 +76,11 @@ template <typename In>
 void PackA(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_t kc, int64_t kcp, int mr, float* out) {
   const In* a = static_cast<const In*>(p.a);
   for (int64_t ir = 0; ir < mc; ir += mr, out += kcp * mr) {
-    PackPanel(a + (i0 + ir) * p.rsa + k0, p.rsa, mc - ir < mr ? mc - ir : mr, kc, kcp, mr, out);
+    const int64_t rows = mc - ir < mr ? mc - ir : mr;
+    const In* src[8];
+    for (int64_t j = 0; j < rows; ++j) src[j] = a + (i0 + ir + j) * p.rsa + k0;
+    TransposeRun<In, false>(src, rows, kc, mr, out);
+    for (int64_t i = kc * mr; i < kcp * mr; ++i) out[i] = 0.0f;
   }
 }
 
@@ -92,6 +96,14 @@ void PackA_Bf16ToF32__avx2(const GemmProblem& p, int64_t i0, int64_t k0, int64_t
                            void* dst) {
   if (p.csa != 1 || mr > 8) return PackA_Bf16ToF32(p, i0, k0, mc, kc, kcp, mr, dst);
   PackA<std::uint16_t>(p, i0, k0, mc, kc, kcp, mr, static_cast<float*>(dst));
+}
+
+void TransposeRows_F32__avx2(const float* const* src, int rows, int64_t len, int mr, bool round, float* out) {
+  if (round) {
+    TransposeRun<float, true>(src, rows, len, mr, out);
+  } else {
+    TransposeRun<float, false>(src, rows, len, mr, out);
+  }
 }
 
 }  // namespace podbench::kernels::gemm_internal

@@ -1,13 +1,13 @@
-// Row-major A packed by transposing 16 x 16 tiles in AVX-512 registers: the
-// same panels as PackA_F32 / PackA_Bf16ToF32 (gemm_driver.h), bit for bit.
-// Compiled with -mavx512f (this file only); only the AVX-512 variants use it.
+// A panels packed by transposing 16 x 16 tiles in AVX-512 registers: the
+// same panels as PackA_F32 / PackA_Bf16ToF32 and the implicit-im2col packer,
+// bit for bit (gemm_driver.h). Compiled with -mavx512f (this file only).
 // No standard-library templates or header inline functions here (see
 // gemm_driver.h): bf16 is read as its 16 bits.
 #include <immintrin.h>
 
 #include <cstdint>
-#include <cstring>
 
+#include "kernels/bf16_simd.h"
 #include "kernels/gemm/gemm_driver.h"
 
 namespace podbench::kernels::gemm_internal {
@@ -47,39 +47,36 @@ inline void Transpose16x16(__m512 r[16]) {
   }
 }
 
-// 16 consecutive elements of A at `src` as fp32.
-inline __m512 Load16(const float* src) { return _mm512_loadu_ps(src); }
-inline __m512 Load16(const std::uint16_t* src) {
-  const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src));
+// 16 consecutive elements of a row as fp32; n < 16 reads only n (the rest 0).
+inline __m512 Load16(const float* src, int64_t n) {
+  return n == 16 ? _mm512_loadu_ps(src) : _mm512_maskz_loadu_ps(__mmask16((1u << n) - 1), src);
+}
+inline __m512 Load16(const std::uint16_t* src, int64_t n) {
+  __m256i h;
+  if (n == 16) {
+    h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src));
+  } else {
+    alignas(32) std::uint16_t part[16] = {};
+    for (int64_t i = 0; i < n; ++i) part[i] = src[i];
+    h = _mm256_load_si256(reinterpret_cast<const __m256i*>(part));
+  }
   return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(kAll16, _mm512_maskz_cvtepu16_epi32(kAll16, h), 16));
 }
-inline float ToF32(float x) { return x; }
-inline float ToF32(std::uint16_t bits) {  // exact: bf16 is the top half of an fp32
-  const std::uint32_t u = std::uint32_t(bits) << 16;
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
 
-// One micro-panel: `rows` (<= mr <= 16) rows of row-major A from `src`
-// (leading dimension lda), depth kc, zero to kcp and to mr rows.
-template <typename In>
-void PackPanel(const In* src, int64_t lda, int64_t rows, int64_t kc, int64_t kcp, int mr, float* out) {
+// out[t * mr + j] = src[j][t] for t < len and j < rows (<= mr <= 16), as
+// fp32 (rounded to bf16 values if kRound); 0 for rows j in [rows, mr).
+template <typename In, bool kRound>
+void TransposeRun(const In* const* src, int64_t rows, int64_t len, int mr, float* out) {
   const __mmask16 lanes = __mmask16((1u << mr) - 1);
-  int64_t q = 0;
-  for (; q + 16 <= kc; q += 16, out += 16 * mr) {
+  for (int64_t q = 0; q < len; q += 16) {
+    const int64_t n = len - q < 16 ? len - q : 16;
     __m512 r[16];
-    for (int64_t j = 0; j < 16; ++j) r[j] = j < rows ? Load16(src + j * lda + q) : _mm512_setzero_ps();
+    for (int64_t j = 0; j < 16; ++j) {
+      r[j] = j < rows ? Load16(src[j] + q, n) : _mm512_setzero_ps();
+      if (kRound) r[j] = simd::RoundToBf16x16(r[j]);
+    }
     Transpose16x16(r);
-    for (int d = 0; d < 16; ++d) _mm512_mask_storeu_ps(out + d * mr, lanes, r[d]);
-  }
-  for (; q < kc; ++q, out += mr) {
-    int64_t j = 0;
-    for (; j < rows; ++j) out[j] = ToF32(src[j * lda + q]);
-    for (; j < mr; ++j) out[j] = 0.0f;
-  }
-  for (; q < kcp; ++q, out += mr) {
-    for (int j = 0; j < mr; ++j) out[j] = 0.0f;
+    for (int64_t d = 0; d < n; ++d) _mm512_mask_storeu_ps(out + (q + d) * mr, lanes, r[d]);
   }
 }
 
@@ -87,7 +84,11 @@ template <typename In>
 void PackA(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_t kc, int64_t kcp, int mr, float* out) {
   const In* a = static_cast<const In*>(p.a);
   for (int64_t ir = 0; ir < mc; ir += mr, out += kcp * mr) {
-    PackPanel(a + (i0 + ir) * p.rsa + k0, p.rsa, mc - ir < mr ? mc - ir : mr, kc, kcp, mr, out);
+    const int64_t rows = mc - ir < mr ? mc - ir : mr;
+    const In* src[16];
+    for (int64_t j = 0; j < rows; ++j) src[j] = a + (i0 + ir + j) * p.rsa + k0;
+    TransposeRun<In, false>(src, rows, kc, mr, out);
+    for (int64_t i = kc * mr; i < kcp * mr; ++i) out[i] = 0.0f;
   }
 }
 
@@ -103,6 +104,14 @@ void PackA_Bf16ToF32__avx512f(const GemmProblem& p, int64_t i0, int64_t k0, int6
                               int mr, void* dst) {
   if (p.csa != 1 || mr > 16) return PackA_Bf16ToF32(p, i0, k0, mc, kc, kcp, mr, dst);
   PackA<std::uint16_t>(p, i0, k0, mc, kc, kcp, mr, static_cast<float*>(dst));
+}
+
+void TransposeRows_F32__avx512f(const float* const* src, int rows, int64_t len, int mr, bool round, float* out) {
+  if (round) {
+    TransposeRun<float, true>(src, rows, len, mr, out);
+  } else {
+    TransposeRun<float, false>(src, rows, len, mr, out);
+  }
 }
 
 }  // namespace podbench::kernels::gemm_internal

@@ -266,6 +266,60 @@ TEST(GemmPackingTest, VectorAPackersWriteThePortablePanels) {
   if (ran == 0) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512F";
 }
 
+// The register transposes under the implicit-im2col packer: out[t * mr + j]
+// = src[j][t], rounded with RoundToBf16's bits (ties, NaNs, infinities,
+// denormals) when asked, zero rows up to mr, nothing written past len rows of
+// the panel; rows from unrelated places, lengths around the tile widths.
+TEST(GemmPackingTest, RegisterTransposesMatchElementByElement) {
+  struct Transpose {
+    const char* name;
+    Isa isa;
+    gemm_internal::TransposeRowsFn fn;
+    int max_mr;
+  };
+  const Transpose transposes[] = {
+      {"TransposeRows_F32__avx512f", Isa::kAvx512f, gemm_internal::TransposeRows_F32__avx512f, 16},
+      {"TransposeRows_F32__avx2", Isa::kAvx2Fma, gemm_internal::TransposeRows_F32__avx2, 8},
+  };
+  std::vector<float> pool;
+  for (std::uint32_t bits : {0x3f808000u, 0x3f818000u, 0x3f807fffu, 0x7f7fffffu, 0x7f800000u, 0xff800000u,
+                             0x7fc00000u, 0xffc00001u, 0x7f800001u, 0x00000001u, 0x807fffffu, 0x00000000u}) {
+    pool.push_back(std::bit_cast<float>(bits));
+  }
+  std::mt19937 rng(5);
+  while (pool.size() < 4096) pool.push_back(std::bit_cast<float>(std::uint32_t(rng())));
+  int ran = 0;
+  for (const Transpose& tr : transposes) {
+    if (!CpuSupports(tr.isa)) continue;
+    ++ran;
+    for (int mr : {1, 6, tr.max_mr - 2, tr.max_mr}) {
+      for (int rows : {1, mr / 2 + 1, mr}) {
+        if (rows > mr) continue;
+        for (std::int64_t len : {1, 5, 8, 15, 16, 17, 40}) {
+          for (bool round : {false, true}) {
+            const float* src[16];
+            for (int j = 0; j < rows; ++j) src[j] = pool.data() + (std::size_t(j) * 211 + std::size_t(len) * 7) % 4000;
+            std::vector<float> got(std::size_t(len * mr + 8), -3.0f);
+            tr.fn(src, rows, len, mr, round, got.data());
+            for (std::int64_t t = 0; t < len; ++t) {
+              for (int j = 0; j < mr; ++j) {
+                const float want = j >= rows ? 0.0f : round ? RoundToBf16(src[j][t]) : src[j][t];
+                ASSERT_EQ(std::bit_cast<std::uint32_t>(got[std::size_t(t * mr + j)]), std::bit_cast<std::uint32_t>(want))
+                    << tr.name << " mr " << mr << " rows " << rows << " len " << len << (round ? " rounded" : "")
+                    << ": depth " << t << " row " << j;
+              }
+            }
+            for (std::size_t e = std::size_t(len * mr); e < got.size(); ++e) {
+              ASSERT_EQ(got[e], -3.0f) << tr.name << " mr " << mr << " len " << len << ": wrote past the run";
+            }
+          }
+        }
+      }
+    }
+  }
+  if (ran == 0) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512F";
+}
+
 TEST(GemmDispatchTest, DispatchedVariantRunsTheProblemAndIsNoReferenceWhenOthersCan) {
   const std::int64_t n = 64;
   std::vector<float> af(n * n, 0.5f), c(n * n);
