@@ -54,7 +54,7 @@ void PackB_F32RoundedToBf16(const GemmProblem&, std::int64_t, std::int64_t, std:
                             std::int64_t, int, void*);
 // PackA_F32 and PackA_Bf16ToF32, the same panels bit for bit, transposing
 // tiles of row-major A (csa == 1) in vector registers: 16 x 16 for mr <= 16
-// (pack_a__avx512f.cc), 8 x 8 for mr <= 8 (pack_a__avx2.cc); other layouts
+// (pack__avx512f.cc), 8 x 8 for mr <= 8 (pack__avx2.cc); other layouts
 // and tiles go to the portable packers, whose per-element gather takes about
 // two cycles an element where A is in L2 (with these, the 2-thread AVX-512
 // fp32 GEMM at m=n=k=512 ran 9-11% faster). Depth tails shorter than a tile
@@ -77,6 +77,13 @@ using TransposeRowsFn = void (*)(const float* const* src, int rows, std::int64_t
 void TransposeRows_F32__avx512f(const float* const* src, int rows, std::int64_t len, int mr, bool round,
                                 float* out);
 void TransposeRows_F32__avx2(const float* const* src, int rows, std::int64_t len, int mr, bool round, float* out);
+// PackB_F32RoundedToBf16 with the rounding in vector registers (the portable
+// one is built for the baseline ISA), for row-major B and nr a multiple of
+// the vector width; else the portable one. REQUIRES: the CPU has the ISA.
+void PackB_F32RoundedToBf16__avx512f(const GemmProblem&, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                                     std::int64_t, int, void*);
+void PackB_F32RoundedToBf16__avx2(const GemmProblem&, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                                  std::int64_t, int, void*);
 // bf16 kept, depth in pairs: A panel holds (row, k pair) as one 32-bit word per
 // row; B panel holds per k pair nr words of (B(2q, j), B(2q+1, j)). For vdpbf16ps.
 void PackA_Bf16Pairs(const GemmProblem&, std::int64_t, std::int64_t, std::int64_t, std::int64_t,

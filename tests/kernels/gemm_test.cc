@@ -266,6 +266,57 @@ TEST(GemmPackingTest, VectorAPackersWriteThePortablePanels) {
   if (ran == 0) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512F";
 }
 
+// The vector B packers that round to bf16 values write the portable one's
+// panels byte for byte: special values, partial column panels, padded depth,
+// offsets into B; transposed B goes to the portable one.
+TEST(GemmPackingTest, VectorRoundingBPackersWriteThePortablePanels) {
+  struct Packer {
+    const char* name;
+    Isa isa;
+    gemm_internal::PackBFn fn;
+    int nr;
+  };
+  const Packer packers[] = {
+      {"PackB_F32RoundedToBf16__avx512f", Isa::kAvx512f, gemm_internal::PackB_F32RoundedToBf16__avx512f, 32},
+      {"PackB_F32RoundedToBf16__avx2", Isa::kAvx2Fma, gemm_internal::PackB_F32RoundedToBf16__avx2, 16},
+  };
+  constexpr std::int64_t kLd = 90, k0 = 2, j0 = 3;
+  std::vector<float> b;
+  for (std::uint32_t bits : {0x3f808000u, 0x3f818000u, 0x7f800001u, 0xffc00001u, 0x807fffffu, 0x7f7fffffu}) {
+    b.push_back(std::bit_cast<float>(bits));
+  }
+  std::mt19937 rng(3);
+  while (b.size() < std::size_t(kLd * kLd)) b.push_back(std::bit_cast<float>(std::uint32_t(rng())));
+  int ran = 0;
+  for (const Packer& pk : packers) {
+    if (!CpuSupports(pk.isa)) continue;
+    ++ran;
+    for (bool transposed : {false, true}) {
+      GemmProblem p;
+      p.b = b.data();
+      p.rsb = transposed ? 1 : kLd;
+      p.csb = transposed ? kLd : 1;
+      const std::int64_t nr = pk.nr;
+      for (std::int64_t nc : {std::int64_t{1}, nr - 3, nr, 2 * nr + 5}) {
+        for (std::int64_t kc : {1, 6, 33}) {
+          for (std::int64_t kcp : {kc, kc + 3}) {
+            const std::size_t panel = std::size_t((nc + pk.nr - 1) / pk.nr * pk.nr * kcp);
+            std::vector<float> want(panel + 8, -7.0f), got(panel + 8, -7.0f);
+            gemm_internal::PackB_F32RoundedToBf16(p, k0, j0, nc, kc, kcp, pk.nr, want.data());
+            pk.fn(p, k0, j0, nc, kc, kcp, pk.nr, got.data());
+            for (std::size_t e = 0; e < want.size(); ++e) {
+              ASSERT_EQ(std::bit_cast<std::uint32_t>(got[e]), std::bit_cast<std::uint32_t>(want[e]))
+                  << pk.name << (transposed ? " transposed" : "") << " nc " << nc << " kc " << kc << " kcp " << kcp
+                  << ": element " << e << " of " << panel;
+            }
+          }
+        }
+      }
+    }
+  }
+  if (ran == 0) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512F";
+}
+
 // The register transposes under the implicit-im2col packer: out[t * mr + j]
 // = src[j][t], rounded with RoundToBf16's bits (ties, NaNs, infinities,
 // denormals) when asked, zero rows up to mr, nothing written past len rows of
@@ -304,7 +355,8 @@ TEST(GemmPackingTest, RegisterTransposesMatchElementByElement) {
             for (std::int64_t t = 0; t < len; ++t) {
               for (int j = 0; j < mr; ++j) {
                 const float want = j >= rows ? 0.0f : round ? RoundToBf16(src[j][t]) : src[j][t];
-                ASSERT_EQ(std::bit_cast<std::uint32_t>(got[std::size_t(t * mr + j)]), std::bit_cast<std::uint32_t>(want))
+                const float g = got[std::size_t(t * mr + j)];
+                ASSERT_EQ(std::bit_cast<std::uint32_t>(g), std::bit_cast<std::uint32_t>(want))
                     << tr.name << " mr " << mr << " rows " << rows << " len " << len << (round ? " rounded" : "")
                     << ": depth " << t << " row " << j;
               }

@@ -1,4 +1,4 @@
-// A panels packed by transposing 16 x 16 tiles in AVX-512 registers: the
+// Packing in vector registers. A panels packed by transposing 16 x 16 tiles in AVX-512 registers: the
 // same panels as PackA_F32 / PackA_Bf16ToF32 and the implicit-im2col packer,
 // bit for bit (gemm_driver.h). Compiled with -mavx512f (this file only).
 // No standard-library templates or header inline functions here (see
@@ -92,6 +92,32 @@ void PackA(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_t kc,
   }
 }
 
+// Row-major B, depth [k0, k0 + kc) x columns [j0, j0 + nc), rounded to bf16
+// values into nr-column micro-panels (nr a multiple of 16): each row read once,
+// front to back; columns past nc and depth past kc are zero.
+void PackBRounded(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc, int64_t kcp, int nr,
+                  float* out) {
+  const float* b = static_cast<const float*>(p.b);
+  for (int64_t q = 0; q < kcp; ++q) {
+    const bool in_depth = q < kc;
+    const float* row = in_depth ? b + (k0 + q) * p.rsb + j0 : nullptr;
+    float* o = out + q * nr;
+    for (int64_t jr = 0; jr < nc; jr += nr, o += kcp * nr) {
+      for (int64_t j = 0; j < nr; j += 16) {
+        const int64_t left = in_depth ? nc - jr - j : 0;
+        const int64_t n = left < 16 ? (left > 0 ? left : 0) : 16;
+        __m512 v = _mm512_setzero_ps();
+        if (n == 16) {
+          v = _mm512_loadu_ps(row + jr + j);
+        } else if (n > 0) {
+          v = _mm512_maskz_loadu_ps(__mmask16((1u << n) - 1), row + jr + j);
+        }
+        _mm512_storeu_ps(o + j, simd::RoundToBf16x16(v));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void PackA_F32__avx512f(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_t kc, int64_t kcp, int mr,
@@ -112,6 +138,12 @@ void TransposeRows_F32__avx512f(const float* const* src, int rows, int64_t len, 
   } else {
     TransposeRun<float, false>(src, rows, len, mr, out);
   }
+}
+
+void PackB_F32RoundedToBf16__avx512f(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc,
+                                     int64_t kcp, int nr, void* dst) {
+  if (p.csb != 1 || nr % 16 != 0) return PackB_F32RoundedToBf16(p, k0, j0, nc, kc, kcp, nr, dst);
+  PackBRounded(p, k0, j0, nc, kc, kcp, nr, static_cast<float*>(dst));
 }
 
 }  // namespace podbench::kernels::gemm_internal
