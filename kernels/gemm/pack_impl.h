@@ -1,0 +1,97 @@
+// Private to kernels/gemm: the one body of the vector-register packers,
+// included by each pack__<isa>.cc after it defines `V`, its register traits:
+//   kWidth (lanes: the transpose is kWidth x kWidth), Reg, Zero(),
+//   Load(const float*, n) / Load(const std::uint16_t* bf16 bits, n) (the
+//   first n < kWidth lanes only, the rest zero), Round(Reg) (to bf16 values,
+//   simd::RoundToBf16x*), Transpose(Reg r[kWidth]) (row j in, column j out),
+//   Store(float*, Reg) and StoreFirst(float*, int lanes, Reg).
+// Everything here has internal linkage (anonymous namespace) and calls no
+// inline library template, so no function compiled for one ISA can be picked
+// by the linker for another (gemm_driver.h).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/gemm/gemm_driver.h"
+
+namespace podbench::kernels::gemm_internal {
+namespace {
+
+using std::int64_t;
+
+// out[t * mr + j] = src[j][t] for t < len and j < rows (<= mr <= kWidth), as
+// fp32 (rounded to bf16 values if kRound); 0 for rows j in [rows, mr).
+template <typename In, bool kRound>
+void TransposeRun(const In* const* src, int64_t rows, int64_t len, int mr, float* out) {
+  constexpr int64_t w = V::kWidth;
+  for (int64_t q = 0; q < len; q += w) {
+    const int64_t n = len - q < w ? len - q : w;
+    typename V::Reg r[w];
+    for (int64_t j = 0; j < w; ++j) {
+      r[j] = j < rows ? V::Load(src[j] + q, n) : V::Zero();
+      if (kRound) r[j] = V::Round(r[j]);
+    }
+    V::Transpose(r);
+    for (int64_t d = 0; d < n; ++d) V::StoreFirst(out + (q + d) * mr, mr, r[d]);
+  }
+}
+
+// PackA_F32 / PackA_Bf16ToF32 for row-major A and mr <= kWidth.
+template <typename In>
+void PackA(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_t kc, int64_t kcp, int mr, float* out) {
+  const In* a = static_cast<const In*>(p.a);
+  for (int64_t ir = 0; ir < mc; ir += mr, out += kcp * mr) {
+    const int64_t rows = mc - ir < mr ? mc - ir : mr;
+    const In* src[V::kWidth];
+    for (int64_t j = 0; j < rows; ++j) src[j] = a + (i0 + ir + j) * p.rsa + k0;
+    TransposeRun<In, false>(src, rows, kc, mr, out);
+    for (int64_t i = kc * mr; i < kcp * mr; ++i) out[i] = 0.0f;
+  }
+}
+
+// PackB_F32RoundedToBf16 for row-major B and nr a multiple of kWidth: each
+// row read once, front to back; columns past nc and depth past kc are zero.
+void PackBRounded(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc, int64_t kcp, int nr,
+                  float* out) {
+  constexpr int64_t w = V::kWidth;
+  const float* b = static_cast<const float*>(p.b);
+  for (int64_t q = 0; q < kcp; ++q) {
+    const bool in_depth = q < kc;
+    const float* row = in_depth ? b + (k0 + q) * p.rsb + j0 : nullptr;
+    float* o = out + q * nr;
+    for (int64_t jr = 0; jr < nc; jr += nr, o += kcp * nr) {
+      for (int64_t j = 0; j < nr; j += w) {
+        const int64_t left = in_depth ? nc - jr - j : 0;
+        const int64_t n = left < w ? (left > 0 ? left : 0) : w;
+        V::Store(o + j, V::Round(n > 0 ? V::Load(row + jr + j, n) : V::Zero()));
+      }
+    }
+  }
+}
+
+// The entry points of gemm_driver.h for this ISA: the vector paths where
+// the layout allows, the portable packers elsewhere.
+void PackAF32(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_t kc, int64_t kcp, int mr, void* dst) {
+  if (p.csa != 1 || mr > V::kWidth) return PackA_F32(p, i0, k0, mc, kc, kcp, mr, dst);
+  PackA<float>(p, i0, k0, mc, kc, kcp, mr, static_cast<float*>(dst));
+}
+void PackABf16ToF32(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_t kc, int64_t kcp, int mr,
+                    void* dst) {
+  if (p.csa != 1 || mr > V::kWidth) return PackA_Bf16ToF32(p, i0, k0, mc, kc, kcp, mr, dst);
+  PackA<std::uint16_t>(p, i0, k0, mc, kc, kcp, mr, static_cast<float*>(dst));
+}
+void TransposeRowsF32(const float* const* src, int rows, int64_t len, int mr, bool round, float* out) {
+  if (round) {
+    TransposeRun<float, true>(src, rows, len, mr, out);
+  } else {
+    TransposeRun<float, false>(src, rows, len, mr, out);
+  }
+}
+void PackBF32RoundedToBf16(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc, int64_t kcp,
+                           int nr, void* dst) {
+  if (p.csb != 1 || nr % V::kWidth != 0) return PackB_F32RoundedToBf16(p, k0, j0, nc, kc, kcp, nr, dst);
+  PackBRounded(p, k0, j0, nc, kc, kcp, nr, static_cast<float*>(dst));
+}
+
+}  // namespace
+}  // namespace podbench::kernels::gemm_internal
