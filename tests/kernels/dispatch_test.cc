@@ -236,6 +236,28 @@ TEST(DispatchChooseTest, MultiThreadMeasurementsSettleEachContenderFirst) {
   }
 }
 
+// A close call (the best two within 5%) is measured five times as long as
+// a clear one (10 ms, then 50 ms of rounds): two identical contenders get
+// several times the rounds of two that differ by 2.5x.
+TEST(DispatchChooseTest, ACloseCallIsMeasuredLonger) {
+  auto rounds_for = [](double ms_a, double ms_b) {
+    testing::TempDir dir;
+    Dispatcher d(Temp(dir));
+    const Candidate c[] = {{"a"}, {"b"}};
+    int runs = 0;
+    auto run = [&](std::size_t i) {
+      ++runs;
+      Burn(i == 0 ? ms_a : ms_b);
+    };
+    (void)d.Choose(Class("test.close"), c, [](std::size_t) { return true; }, run);
+    return (runs - 2) / 2;  // after the untimed first pass, one timed run of each per round
+  };
+  const int clear = rounds_for(0.2, 0.5);
+  const int close = rounds_for(0.2, 0.2);
+  EXPECT_GE(clear, 3);
+  EXPECT_GE(close, 3 * clear) << "identical contenders: " << close << " rounds; 2.5x apart: " << clear;
+}
+
 TEST(DispatchChooseTest, FallsBackAlongTheRankingWhenTheWinnerCannotRun) {
   testing::TempDir dir;
   ASSERT_TRUE(MergeIntoCacheFile(Temp(dir).cache_path, "test",
