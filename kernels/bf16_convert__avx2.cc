@@ -1,6 +1,10 @@
 // fp32 -> bf16 rounding (kernels/bf16.h semantics, bit for bit) for AVX2,
-// 16 values per step. Compiled with -mavx2 (this file only).
+// 16 values per step. Compiled with -mavx2 (this file only). The tails go
+// through the same vector code on a padded copy: no header inline function
+// is called here (see kernels/gemm/gemm_driver.h on why an ISA file must not).
 #include <immintrin.h>
+
+#include <cstdint>
 
 #include "kernels/bf16.h"
 #include "kernels/bf16_convert.h"
@@ -19,7 +23,13 @@ void ConvertToBf16_Avx2(const float* src, Bf16* dst, long n) {
     const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xd8);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), packed);
   }
-  for (; i < n; ++i) dst[i] = Bf16(src[i]);
+  if (i < n) {
+    alignas(32) float in[16] = {};
+    alignas(32) std::uint16_t out[16];  // Bf16's bits (no Bf16 object: its constructor is a header inline)
+    for (long k = 0; k < n - i; ++k) in[k] = src[i + k];
+    ConvertToBf16_Avx2(in, reinterpret_cast<Bf16*>(out), 16);
+    for (long k = 0; k < n - i; ++k) dst[i + k].bits = out[k];
+  }
 }
 
 void ConvertToFloat_Avx2(const Bf16* src, float* dst, long n) {
@@ -28,7 +38,13 @@ void ConvertToFloat_Avx2(const Bf16* src, float* dst, long n) {
     const __m256i h = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_slli_epi32(h, 16));
   }
-  for (; i < n; ++i) dst[i] = src[i].ToFloat();
+  if (i < n) {
+    alignas(32) std::uint16_t in[8] = {};
+    alignas(32) float out[8];
+    for (long k = 0; k < n - i; ++k) in[k] = src[i + k].bits;
+    ConvertToFloat_Avx2(reinterpret_cast<const Bf16*>(in), out, 8);
+    for (long k = 0; k < n - i; ++k) dst[i + k] = out[k];
+  }
 }
 
 void RoundToBf16_Avx2(const float* src, float* dst, long n) {
@@ -37,7 +53,12 @@ void RoundToBf16_Avx2(const float* src, float* dst, long n) {
     const __m256i r = Bf16Bits8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i)));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_slli_epi32(r, 16));
   }
-  for (; i < n; ++i) dst[i] = RoundToBf16(src[i]);
+  if (i < n) {
+    alignas(32) float in[8] = {}, out[8];
+    for (long k = 0; k < n - i; ++k) in[k] = src[i + k];
+    RoundToBf16_Avx2(in, out, 8);
+    for (long k = 0; k < n - i; ++k) dst[i + k] = out[k];
+  }
 }
 
 }  // namespace podbench::kernels::bf16_internal

@@ -3,6 +3,8 @@
 // inputs as zero.) Compiled with -mavx512f (this file only).
 #include <immintrin.h>
 
+#include <cstdint>
+
 #include "kernels/bf16.h"
 #include "kernels/bf16_convert.h"
 #include "kernels/bf16_simd.h"
@@ -15,7 +17,13 @@ void ConvertToBf16_Avx512f(const float* src, Bf16* dst, long n) {
     const __m512i r = simd::Bf16Bits16(_mm512_loadu_si512(src + i));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), _mm512_maskz_cvtepi32_epi16(0xffff, r));
   }
-  for (; i < n; ++i) dst[i] = Bf16(src[i]);
+  if (i < n) {  // the tail through the same code on a padded copy (no header inline function here)
+    alignas(64) float in[16] = {};
+    alignas(64) std::uint16_t out[16];  // Bf16's bits (no Bf16 object: its constructor is a header inline)
+    for (long k = 0; k < n - i; ++k) in[k] = src[i + k];
+    ConvertToBf16_Avx512f(in, reinterpret_cast<Bf16*>(out), 16);
+    for (long k = 0; k < n - i; ++k) dst[i + k].bits = out[k];
+  }
 }
 
 }  // namespace podbench::kernels::bf16_internal

@@ -10,6 +10,7 @@
 // by the linker for another (gemm_driver.h).
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 
 #include "kernels/gemm/gemm_driver.h"
@@ -81,6 +82,7 @@ void PackABf16ToF32(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, in
   PackA<std::uint16_t>(p, i0, k0, mc, kc, kcp, mr, static_cast<float*>(dst));
 }
 void TransposeRowsF32(const float* const* src, int rows, int64_t len, int mr, bool round, float* out) {
+  assert(0 <= rows && rows <= mr && 1 <= mr && mr <= V::kWidth && len >= 0);
   if (round) {
     TransposeRun<float, true>(src, rows, len, mr, out);
   } else {

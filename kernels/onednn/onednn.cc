@@ -23,6 +23,14 @@
 
 namespace podbench::kernels::onednn {
 
+OpenMpSpinPlan PlanOpenMpSpin(const char* user_spincount, const char* user_wait_policy, bool libgomp_loaded) {
+  if (user_spincount != nullptr) return {"", std::string("GOMP_SPINCOUNT=") + user_spincount + " (user)"};
+  if (user_wait_policy != nullptr) return {"", std::string("OMP_WAIT_POLICY=") + user_wait_policy + " (user)"};
+  if (libgomp_loaded) return {"", "libgomp's default (it was loaded before oneDNN)"};
+  const std::string count = std::to_string(kOpenMpSpinCount);
+  return {count, "GOMP_SPINCOUNT=" + count + " (set by podbench)"};
+}
+
 #if !PODBENCH_HAVE_ONEDNN_HEADERS
 
 bool Available() { return false; }
@@ -110,19 +118,23 @@ dnnl_cpu_isa_t DnnlIsaFor(Isa isa) {
 // microseconds) still spans the gaps between back-to-back oneDNN calls.
 // Applied only when libgomp is not loaded yet (it reads the variable once,
 // at load) and the user has set neither GOMP_SPINCOUNT nor OMP_WAIT_POLICY.
-// Returns how libgomp will wait (OpenMpWaitSetting's text).
-std::string ShortenOpenMpSpin() {
-  for (const char* user : {"GOMP_SPINCOUNT", "OMP_WAIT_POLICY"}) {
-    if (const char* v = std::getenv(user); v != nullptr) return std::string(user) + "=" + v + " (user)";
-  }
-  if (void* loaded = dlopen("libgomp.so.1", RTLD_NOW | RTLD_NOLOAD); loaded != nullptr) {
-    dlclose(loaded);
-    return "libgomp's default (it was loaded before oneDNN)";
-  }
-  const std::string count = std::to_string(kOpenMpSpinCount);
-  setenv("GOMP_SPINCOUNT", count.c_str(), 0);
-  return "GOMP_SPINCOUNT=" + count + " (set by podbench)";
+// Decided once, at start-up (g_openmp_wait), while the process has one
+// thread: setenv is not safe against a concurrent getenv.
+const std::string& OpenMpWait() {
+  static const std::string setting = [] {
+    bool loaded = false;
+    if (void* gomp = dlopen("libgomp.so.1", RTLD_NOW | RTLD_NOLOAD); gomp != nullptr) {
+      loaded = true;
+      dlclose(gomp);
+    }
+    const OpenMpSpinPlan plan =
+        PlanOpenMpSpin(std::getenv("GOMP_SPINCOUNT"), std::getenv("OMP_WAIT_POLICY"), loaded);
+    if (!plan.spincount.empty()) setenv("GOMP_SPINCOUNT", plan.spincount.c_str(), 0);
+    return plan.setting;
+  }();
+  return setting;
 }
+[[maybe_unused]] const std::string& g_openmp_wait = OpenMpWait();
 
 Api Load() {
   Api api;
@@ -131,7 +143,7 @@ Api Load() {
     return api;
   }
   const std::string soname = "libdnnl.so." + std::to_string(DNNL_VERSION_MAJOR);
-  api.openmp_wait = ShortenOpenMpSpin();
+  api.openmp_wait = OpenMpWait();
   void* h = dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (h == nullptr) {
     const char* e = dlerror();

@@ -72,6 +72,16 @@ constexpr long kOpenMpSpinCount = 10000;
 // "GOMP_SPINCOUNT=10000 (set by podbench)", "OMP_WAIT_POLICY=active (user)".
 // Loads oneDNN if it is not loaded yet; "" when it is unavailable.
 std::string OpenMpWaitSetting();
+// The decision behind it, made once while the process starts (one thread:
+// setenv is not safe against a concurrent getenv), from the user's
+// GOMP_SPINCOUNT and OMP_WAIT_POLICY (null when unset) and whether libgomp
+// is loaded already. `spincount`: what to set GOMP_SPINCOUNT to ("" for
+// nothing); `setting`: OpenMpWaitSetting's text.
+struct OpenMpSpinPlan {
+  std::string spincount;
+  std::string setting;
+};
+OpenMpSpinPlan PlanOpenMpSpin(const char* user_spincount, const char* user_wait_policy, bool libgomp_loaded);
 
 // What oneDNN builds for one problem.
 struct Impl {

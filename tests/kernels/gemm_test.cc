@@ -2,7 +2,12 @@
 // reference, over awkward shapes, strides, transposes and thread counts, and
 // the dispatched GEMM. Variants the CPU (or PODBENCH_CPU_ISA) cannot run, and
 // oneDNN where it has no implementation that meets the contract, are skipped.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <array>
 #include <bit>
+#include <cstdlib>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -208,6 +213,37 @@ TEST(GemmPackingTest, RoundingPackerMatchesRoundToBf16) {
   }
 }
 
+// fp32 bit patterns whose rounding to bf16 is easy to get wrong: ties to
+// even either way, just below a tie, the largest finite value (rounds to
+// infinity), infinities, quiet and signalling NaNs (payloads), denormals, zero.
+constexpr std::array<std::uint32_t, 12> kRoundingSpecials = {
+    0x3f808000u, 0x3f818000u, 0x3f807fffu, 0x7f7fffffu, 0x7f800000u, 0xff800000u,
+    0x7fc00000u, 0xffc00001u, 0x7f800001u, 0x00000001u, 0x807fffffu, 0x00000000u};
+
+// Memory that ends where an unreadable page begins: a packer that reads past
+// the rows it was given faults (masked vector loads do not, for masked lanes).
+class GuardedBuffer {
+ public:
+  explicit GuardedBuffer(std::size_t bytes) : page_(std::size_t(sysconf(_SC_PAGESIZE))) {
+    size_ = ((bytes + page_ - 1) / page_ + 1) * page_;
+    base_ = static_cast<char*>(mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    if (base_ == MAP_FAILED) std::abort();
+    if (mprotect(base_ + size_ - page_, page_, PROT_NONE) != 0) std::abort();
+  }
+  ~GuardedBuffer() { munmap(base_, size_); }
+  GuardedBuffer(const GuardedBuffer&) = delete;
+  GuardedBuffer& operator=(const GuardedBuffer&) = delete;
+  // The last n elements before the guard page.
+  template <typename T>
+  T* Last(std::size_t n) {
+    return reinterpret_cast<T*>(base_ + size_ - page_) - n;
+  }
+
+ private:
+  std::size_t page_, size_;
+  char* base_;
+};
+
 // The register-transposing A packers write the portable packers' panels byte
 // for byte (padding included): every tile size they take, partial row
 // panels, depth tails shorter than a register tile, padded depth, offsets
@@ -281,12 +317,14 @@ TEST(GemmPackingTest, VectorRoundingBPackersWriteThePortablePanels) {
       {"PackB_F32RoundedToBf16__avx2", Isa::kAvx2Fma, gemm_internal::PackB_F32RoundedToBf16__avx2, 16},
   };
   constexpr std::int64_t kLd = 90, k0 = 2, j0 = 3;
-  std::vector<float> b;
-  for (std::uint32_t bits : {0x3f808000u, 0x3f818000u, 0x7f800001u, 0xffc00001u, 0x807fffffu, 0x7f7fffffu}) {
-    b.push_back(std::bit_cast<float>(bits));
-  }
   std::mt19937 rng(3);
+  std::vector<float> b;
   while (b.size() < std::size_t(kLd * kLd)) b.push_back(std::bit_cast<float>(std::uint32_t(rng())));
+  // The specials where the first packed row reads them, in either layout.
+  for (std::size_t i = 0; i < kRoundingSpecials.size(); ++i) {
+    b[std::size_t(k0 * kLd + j0) + i] = std::bit_cast<float>(kRoundingSpecials[i]);
+    b[std::size_t(j0 * kLd + k0) + i * std::size_t(kLd)] = std::bit_cast<float>(kRoundingSpecials[i]);
+  }
   int ran = 0;
   for (const Packer& pk : packers) {
     if (!CpuSupports(pk.isa)) continue;
@@ -332,13 +370,15 @@ TEST(GemmPackingTest, RegisterTransposesMatchElementByElement) {
       {"TransposeRows_F32__avx512f", Isa::kAvx512f, gemm_internal::TransposeRows_F32__avx512f, 16},
       {"TransposeRows_F32__avx2", Isa::kAvx2Fma, gemm_internal::TransposeRows_F32__avx2, 8},
   };
-  std::vector<float> pool;
-  for (std::uint32_t bits : {0x3f808000u, 0x3f818000u, 0x3f807fffu, 0x7f7fffffu, 0x7f800000u, 0xff800000u,
-                             0x7fc00000u, 0xffc00001u, 0x7f800001u, 0x00000001u, 0x807fffffu, 0x00000000u}) {
-    pool.push_back(std::bit_cast<float>(bits));
-  }
+  // Row j reads 64-float block j: the specials first (rotated by j), then random bits.
   std::mt19937 rng(5);
-  while (pool.size() < 4096) pool.push_back(std::bit_cast<float>(std::uint32_t(rng())));
+  std::vector<float> pool(16 * 64);
+  for (std::size_t e = 0; e < pool.size(); ++e) {
+    const std::size_t block = e / 64, at = e % 64;
+    pool[e] = std::bit_cast<float>(at < kRoundingSpecials.size()
+                                       ? kRoundingSpecials[(at + block) % kRoundingSpecials.size()]
+                                       : std::uint32_t(rng()));
+  }
   int ran = 0;
   for (const Transpose& tr : transposes) {
     if (!CpuSupports(tr.isa)) continue;
@@ -349,7 +389,7 @@ TEST(GemmPackingTest, RegisterTransposesMatchElementByElement) {
         for (std::int64_t len : {1, 5, 8, 15, 16, 17, 40}) {
           for (bool round : {false, true}) {
             const float* src[16];
-            for (int j = 0; j < rows; ++j) src[j] = pool.data() + (std::size_t(j) * 211 + std::size_t(len) * 7) % 4000;
+            for (int j = 0; j < rows; ++j) src[j] = pool.data() + std::size_t(j) * 64;
             std::vector<float> got(std::size_t(len * mr + 8), -3.0f);
             tr.fn(src, rows, len, mr, round, got.data());
             for (std::int64_t t = 0; t < len; ++t) {
@@ -367,6 +407,70 @@ TEST(GemmPackingTest, RegisterTransposesMatchElementByElement) {
           }
         }
       }
+    }
+  }
+  if (ran == 0) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512F";
+}
+
+// The vector packers read no further than the rows they are given: each
+// operand here ends at an unreadable page (row lengths that leave a tail
+// shorter than a vector), and the panels still match the portable packers.
+TEST(GemmPackingTest, VectorPackersReadNothingPastTheirRows) {
+  struct Isas {
+    Isa isa;
+    int width;
+    gemm_internal::PackAFn pack_a_f32, pack_a_bf16;
+    gemm_internal::TransposeRowsFn transpose;
+    gemm_internal::PackBFn pack_b_rounded;
+  };
+  const Isas isas[] = {
+      {Isa::kAvx512f, 16, gemm_internal::PackA_F32__avx512f, gemm_internal::PackA_Bf16ToF32__avx512f,
+       gemm_internal::TransposeRows_F32__avx512f, gemm_internal::PackB_F32RoundedToBf16__avx512f},
+      {Isa::kAvx2Fma, 8, gemm_internal::PackA_F32__avx2, gemm_internal::PackA_Bf16ToF32__avx2,
+       gemm_internal::TransposeRows_F32__avx2, gemm_internal::PackB_F32RoundedToBf16__avx2},
+  };
+  int ran = 0;
+  for (const Isas& is : isas) {
+    if (!CpuSupports(is.isa)) continue;
+    ++ran;
+    const int mr = is.width - 2;
+    for (std::int64_t kc : {1, 5, 13, 37}) {
+      // A: mr rows of kc, the last one ending at the guard.
+      GuardedBuffer fa(std::size_t(mr * kc) * sizeof(float)), ba(std::size_t(mr * kc) * sizeof(Bf16));
+      float* af = fa.Last<float>(std::size_t(mr * kc));
+      Bf16* ab = ba.Last<Bf16>(std::size_t(mr * kc));
+      for (std::int64_t e = 0; e < mr * kc; ++e) af[e] = float(e % 29) - 14.5f, ab[e] = Bf16(af[e]);
+      for (bool bf16 : {false, true}) {
+        GemmProblem p;
+        p.a = bf16 ? static_cast<const void*>(ab) : af;
+        p.rsa = kc;
+        p.csa = 1;
+        std::vector<float> want(std::size_t(mr * kc)), got(want.size());
+        (bf16 ? gemm_internal::PackA_Bf16ToF32 : gemm_internal::PackA_F32)(p, 0, 0, mr, kc, kc, mr, want.data());
+        (bf16 ? is.pack_a_bf16 : is.pack_a_f32)(p, 0, 0, mr, kc, kc, mr, got.data());
+        EXPECT_EQ(got, want) << IsaName(is.isa) << (bf16 ? " bf16" : " f32") << " A, kc " << kc;
+      }
+      // The transpose: every row is the last kc floats before the guard.
+      const float* rows[16];
+      for (int j = 0; j < mr; ++j) rows[j] = af + (mr - 1) * kc;
+      std::vector<float> t(std::size_t(mr * kc));
+      is.transpose(rows, mr, kc, mr, true, t.data());
+      for (std::int64_t q = 0; q < kc; ++q) {
+        ASSERT_EQ(t[std::size_t(q * mr)], RoundToBf16(rows[0][q])) << IsaName(is.isa) << " transpose, len " << kc;
+      }
+      // B: kc rows of nc columns (nc not a multiple of the vector width), the last one ending at the guard.
+      const std::int64_t nc = is.width + 3, nr = 2 * is.width;
+      GuardedBuffer fb(std::size_t(kc * nc) * sizeof(float));
+      float* b = fb.Last<float>(std::size_t(kc * nc));
+      for (std::int64_t e = 0; e < kc * nc; ++e) b[e] = float(e % 31) * 0.37f;
+      GemmProblem p;
+      p.b = b;
+      p.rsb = nc;
+      p.csb = 1;
+      std::vector<float> want(std::size_t(nr * kc)), got(want.size());
+      gemm_internal::PackB_F32RoundedToBf16(p, 0, 0, nc, kc, kc, int(nr), want.data());
+      is.pack_b_rounded(p, 0, 0, nc, kc, kc, int(nr), got.data());
+      EXPECT_EQ(got, want) << IsaName(is.isa) << " B, kc " << kc;
     }
   }
   if (ran == 0) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512F";

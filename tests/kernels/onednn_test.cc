@@ -53,28 +53,46 @@ TEST(OnednnTest, ParallelRangesOnOnednnThreadsCoverEveryIndexOnce) {
 }
 
 // podbench shortens libgomp's spin after a region (kOpenMpSpinCount) unless
-// the user chose how OpenMP threads wait or libgomp was loaded before
-// oneDNN (the sanitizer builds link libdnnl at start-up); the reported
-// setting names which, and the variable libgomp read agrees with it.
+// the user chose how OpenMP threads wait or libgomp was loaded first.
 TEST(OnednnTest, OpenMpSpinIsShortenedUnlessTheUserChoseOrLibgompCameFirst) {
-  const char* user_count = std::getenv("GOMP_SPINCOUNT");
-  const std::string before = user_count ? user_count : "";
-  const char* user_policy = std::getenv("OMP_WAIT_POLICY");
+  const std::string ours = std::to_string(onednn::kOpenMpSpinCount);
+  onednn::OpenMpSpinPlan p = onednn::PlanOpenMpSpin(nullptr, nullptr, false);
+  EXPECT_EQ(p.spincount, ours);
+  EXPECT_EQ(p.setting, "GOMP_SPINCOUNT=" + ours + " (set by podbench)");
+  p = onednn::PlanOpenMpSpin("300000", nullptr, false);
+  EXPECT_EQ(p.spincount, "");
+  EXPECT_EQ(p.setting, "GOMP_SPINCOUNT=300000 (user)");
+  p = onednn::PlanOpenMpSpin(nullptr, "passive", false);
+  EXPECT_EQ(p.spincount, "");
+  EXPECT_EQ(p.setting, "OMP_WAIT_POLICY=passive (user)");
+  p = onednn::PlanOpenMpSpin("5", "active", true);
+  EXPECT_EQ(p.setting, "GOMP_SPINCOUNT=5 (user)") << "the user's count wins";
+  p = onednn::PlanOpenMpSpin(nullptr, nullptr, true);
+  EXPECT_EQ(p.spincount, "") << "too late: libgomp read its environment when it loaded";
+  EXPECT_EQ(p.setting, "libgomp's default (it was loaded before oneDNN)");
+}
+
+// In this process the reported setting is what libgomp found (the sanitizer
+// builds link libdnnl, and so libgomp, at start-up: libgomp's default there).
+TEST(OnednnTest, TheReportedOpenMpSettingIsTheEnvironment) {
   if (!onednn::Available()) GTEST_SKIP() << "oneDNN is unavailable: " << onednn::UnavailableReason();
   const std::string setting = onednn::OpenMpWaitSetting();
-  const char* now = std::getenv("GOMP_SPINCOUNT");
-  if (user_count != nullptr) {
-    EXPECT_EQ(setting, "GOMP_SPINCOUNT=" + before + " (user)");
-    EXPECT_EQ(std::string(now), before) << "a user's GOMP_SPINCOUNT is kept";
-  } else if (user_policy != nullptr) {
-    EXPECT_EQ(setting, std::string("OMP_WAIT_POLICY=") + user_policy + " (user)");
-    EXPECT_EQ(now, nullptr) << "with a user's OMP_WAIT_POLICY, GOMP_SPINCOUNT stays unset";
-  } else if (setting.rfind("libgomp's default", 0) == 0) {
-    EXPECT_EQ(now, nullptr) << setting;
+  const char* count = std::getenv("GOMP_SPINCOUNT");
+  const char* policy = std::getenv("OMP_WAIT_POLICY");
+  if (setting.rfind("libgomp's default", 0) == 0) {
+    EXPECT_EQ(count, nullptr) << setting;
+    EXPECT_EQ(policy, nullptr) << setting;
+  } else if (setting.rfind("OMP_WAIT_POLICY=", 0) == 0) {
+    ASSERT_NE(policy, nullptr) << setting;
+    EXPECT_EQ(setting, std::string("OMP_WAIT_POLICY=") + policy + " (user)");
   } else {
-    EXPECT_EQ(setting, "GOMP_SPINCOUNT=" + std::to_string(onednn::kOpenMpSpinCount) + " (set by podbench)");
-    ASSERT_NE(now, nullptr);
-    EXPECT_EQ(std::string(now), std::to_string(onednn::kOpenMpSpinCount));
+    ASSERT_NE(count, nullptr) << setting;
+    const std::string ours = std::to_string(onednn::kOpenMpSpinCount);
+    if (setting == "GOMP_SPINCOUNT=" + ours + " (set by podbench)") {
+      EXPECT_EQ(std::string(count), ours);
+    } else {
+      EXPECT_EQ(setting, std::string("GOMP_SPINCOUNT=") + count + " (user)");
+    }
   }
 }
 
