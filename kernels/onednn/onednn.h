@@ -63,9 +63,9 @@ void ParallelRangesOnOnednnThreads(int threads, std::int64_t n, std::int64_t min
 // has always used; not tuned).
 constexpr std::int64_t kMinConvertPerThread = 1 << 16;
 
-// The GOMP_SPINCOUNT podbench sets before it loads oneDNN (and with it
-// libgomp), unless the user has set GOMP_SPINCOUNT or OMP_WAIT_POLICY or
-// libgomp is already loaded: libgomp's default spin after a region (300,000
+// The GOMP_SPINCOUNT podbench sets at start-up, before anything loads
+// libgomp (oneDNN's OpenMP runtime), unless the user has set GOMP_SPINCOUNT
+// or OMP_WAIT_POLICY or libgomp is loaded already (linked in): libgomp's default spin after a region (300,000
 // iterations, about 10 ms) keeps a core from podbench's own thread pool.
 constexpr long kOpenMpSpinCount = 10000;
 // How libgomp's threads wait in this process, for benchmark contexts: e.g.
