@@ -258,12 +258,9 @@ bool ImplicitConfig(const GemmVariant& v, gemm_internal::BlockedGemmConfig* cfg,
     cfg->pack_a = bf16 ? PackAIm2Col<true> : PackAIm2Col<false>;
     if (bf16) cfg->pack_b = gemm_internal::PackB_F32RoundedToBf16;
     *filter_f32 = true;
-    if (v.isa >= Isa::kAvx512f) {
-      if (cfg->mr <= 16) *transpose = gemm_internal::TransposeRows_F32__avx512f;
-      if (bf16) cfg->pack_b = gemm_internal::PackB_F32RoundedToBf16__avx512f;
-    } else if (v.isa >= Isa::kAvx2Fma) {
-      if (cfg->mr <= 8) *transpose = gemm_internal::TransposeRows_F32__avx2;
-      if (bf16) cfg->pack_b = gemm_internal::PackB_F32RoundedToBf16__avx2;
+    if (const gemm_internal::VectorPackers* vp = gemm_internal::VectorPackersFor(v.isa)) {
+      if (cfg->mr <= vp->width) *transpose = vp->transpose_rows;
+      if (bf16) cfg->pack_b = vp->pack_b_f32_rounded;
     }
     return true;
   }

@@ -80,18 +80,19 @@ void MicroKernel6x16(int64_t kc, const void* ap, const void* bp, float* c, int64
 #undef PODBENCH_STORE
 }
 
-// mc x kc of A (168 x 256 x 4 B = 168 KiB) stays in L2, a 256 x 16 B
-// micro-panel (16 KiB) in L1, the kc x nc block of B in L3.
-constexpr gemm_internal::BlockedGemmConfig kConfig = {
-    6, 16, 168, 256, 4080, 1, sizeof(float),
-    gemm_internal::PackA_F32__avx2, gemm_internal::PackB_F32, MicroKernel6x16};
-
 }  // namespace
 
-const gemm_internal::BlockedGemmConfig* f32_gemm__avx2_fma_6x16_config() { return &kConfig; }
+// mc x kc of A (168 x 256 x 4 B = 168 KiB) stays in L2, a 256 x 16 B
+// micro-panel (16 KiB) in L1, the kc x nc block of B in L3.
+const gemm_internal::BlockedGemmConfig* f32_gemm__avx2_fma_6x16_config() {
+  static const gemm_internal::BlockedGemmConfig config = {
+      6, 16, 168, 256, 4080, 1, sizeof(float),
+      gemm_internal::VectorPackers__avx2().pack_a_f32, gemm_internal::PackB_F32, MicroKernel6x16};
+  return &config;
+}
 
 void f32_gemm__avx2_fma_6x16(const GemmProblem& p, int threads) {
-  gemm_internal::RunBlockedGemm(kConfig, p, threads);
+  gemm_internal::RunBlockedGemm(*f32_gemm__avx2_fma_6x16_config(), p, threads);
 }
 
 }  // namespace podbench::kernels

@@ -51,19 +51,20 @@ void MicroKernel14x32(int64_t kc, const void* ap, const void* bp, float* c, int6
   }
 }
 
+}  // namespace
+
 // Depth blocks of 512: C is read and written once per block, which costs more
 // here than streaming the 512 x 32 B micro-panel (64 KiB) from L2 (measured
 // at 2048^3 on a Xeon with AVX-512: kc 512 beat 256 by 10-25%).
-constexpr gemm_internal::BlockedGemmConfig kConfig = {
-    14, 32, 112, 512, 4064, 1, sizeof(float),
-    gemm_internal::PackA_F32__avx512f, gemm_internal::PackB_F32, MicroKernel14x32};
-
-}  // namespace
-
-const gemm_internal::BlockedGemmConfig* f32_gemm__avx512f_14x32_config() { return &kConfig; }
+const gemm_internal::BlockedGemmConfig* f32_gemm__avx512f_14x32_config() {
+  static const gemm_internal::BlockedGemmConfig config = {
+      14, 32, 112, 512, 4064, 1, sizeof(float),
+      gemm_internal::VectorPackers__avx512f().pack_a_f32, gemm_internal::PackB_F32, MicroKernel14x32};
+  return &config;
+}
 
 void f32_gemm__avx512f_14x32(const GemmProblem& p, int threads) {
-  gemm_internal::RunBlockedGemm(kConfig, p, threads);
+  gemm_internal::RunBlockedGemm(*f32_gemm__avx512f_14x32_config(), p, threads);
 }
 
 }  // namespace podbench::kernels

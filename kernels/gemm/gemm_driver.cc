@@ -208,6 +208,12 @@ constexpr RoundFn Round;
 
 }  // namespace
 
+const VectorPackers* VectorPackersFor(Isa isa) {
+  if (isa >= Isa::kAvx512f) return &VectorPackers__avx512f();
+  if (isa >= Isa::kAvx2Fma) return &VectorPackers__avx2();
+  return nullptr;
+}
+
 void PackA_F32(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_t kc, int64_t kcp,
                int mr, void* dst) {
   PackAGeneric<float, float>(p, i0, k0, mc, kc, kcp, mr, dst, Same);

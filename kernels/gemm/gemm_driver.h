@@ -52,38 +52,31 @@ void PackB_Bf16ToF32(const GemmProblem&, std::int64_t, std::int64_t, std::int64_
 // separate rounding pass (the widening variants' convolution lowering).
 void PackB_F32RoundedToBf16(const GemmProblem&, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
                             std::int64_t, int, void*);
-// PackA_F32 and PackA_Bf16ToF32, the same panels bit for bit, transposing
-// tiles of row-major A (csa == 1) in vector registers: 16 x 16 for mr <= 16
-// (pack__avx512f.cc), 8 x 8 for mr <= 8 (pack__avx2.cc); other layouts
-// and tiles go to the portable packers, whose per-element gather takes about
-// two cycles an element where A is in L2 (with these, the 2-thread AVX-512
-// fp32 GEMM at m=n=k=512 ran 9-11% faster). Depth tails shorter than a tile
-// load only what is there.
-// REQUIRES: the CPU has the ISA.
-void PackA_F32__avx512f(const GemmProblem&, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                        std::int64_t, int, void*);
-void PackA_Bf16ToF32__avx512f(const GemmProblem&, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                              std::int64_t, int, void*);
-void PackA_F32__avx2(const GemmProblem&, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                     std::int64_t, int, void*);
-void PackA_Bf16ToF32__avx2(const GemmProblem&, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                           std::int64_t, int, void*);
-// The transpose under them, on rows given by pointer (the implicit-im2col
-// packer's runs, conv/conv2d.cc): out[t * mr + j] = src[j][t] for t < len and
-// j < rows, rounded to bf16 values (RoundToBf16) when `round`; 0 for rows j in
-// [rows, mr). REQUIRES: rows <= mr <= 16 (avx512f) or 8 (avx2); the CPU has the ISA.
+// The packers that run in vector registers (pack_impl.h, built per ISA by
+// pack__<isa>.cc): the portable packers' panels, bit for bit, from tiles of
+// `width` x `width` transposed in registers. The portable A packers gather
+// one element at a time, about two cycles an element where A is in L2 (with
+// these, the 2-thread AVX-512 fp32 GEMM at m=n=k=512 ran 9-11% faster). Each
+// hands a layout or tile it does not cover to its portable packer. Depth
+// tails shorter than a tile load only what is there.
 using TransposeRowsFn = void (*)(const float* const* src, int rows, std::int64_t len, int mr, bool round,
                                  float* out);
-void TransposeRows_F32__avx512f(const float* const* src, int rows, std::int64_t len, int mr, bool round,
-                                float* out);
-void TransposeRows_F32__avx2(const float* const* src, int rows, std::int64_t len, int mr, bool round, float* out);
-// PackB_F32RoundedToBf16 with the rounding in vector registers (the portable
-// one is built for the baseline ISA), for row-major B and nr a multiple of
-// the vector width; else the portable one. REQUIRES: the CPU has the ISA.
-void PackB_F32RoundedToBf16__avx512f(const GemmProblem&, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                                     std::int64_t, int, void*);
-void PackB_F32RoundedToBf16__avx2(const GemmProblem&, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                                  std::int64_t, int, void*);
+struct VectorPackers {
+  int width;                    // lanes per register: 8 (avx2), 16 (avx512f)
+  PackAFn pack_a_f32;           // PackA_F32, for row-major A and mr <= width
+  PackAFn pack_a_bf16_to_f32;   // PackA_Bf16ToF32, likewise
+  PackBFn pack_b_f32_rounded;   // PackB_F32RoundedToBf16, for row-major B and nr a multiple of width
+  // The transpose under the A packers, on rows given by pointer (the
+  // implicit-im2col packer's runs, conv/conv2d.cc): out[t * mr + j] =
+  // src[j][t] for t < len and j < rows, rounded to bf16 values (RoundToBf16)
+  // when `round`; 0 for rows j in [rows, mr). REQUIRES: rows <= mr <= width.
+  TransposeRowsFn transpose_rows;
+};
+// REQUIRES: the CPU has the ISA.
+const VectorPackers& VectorPackers__avx2();
+const VectorPackers& VectorPackers__avx512f();
+// Those of the widest ISA in {avx512f, avx2} at or below `isa`; null below avx2.
+const VectorPackers* VectorPackersFor(Isa isa);
 // bf16 kept, depth in pairs: A panel holds (row, k pair) as one 32-bit word per
 // row; B panel holds per k pair nr words of (B(2q, j), B(2q+1, j)). For vdpbf16ps.
 void PackA_Bf16Pairs(const GemmProblem&, std::int64_t, std::int64_t, std::int64_t, std::int64_t,

@@ -70,21 +70,10 @@ struct V {
 
 namespace podbench::kernels::gemm_internal {
 
-void PackA_F32__avx512f(const GemmProblem& p, std::int64_t i0, std::int64_t k0, std::int64_t mc, std::int64_t kc,
-                        std::int64_t kcp, int mr, void* dst) {
-  PackAF32(p, i0, k0, mc, kc, kcp, mr, dst);
-}
-void PackA_Bf16ToF32__avx512f(const GemmProblem& p, std::int64_t i0, std::int64_t k0, std::int64_t mc,
-                              std::int64_t kc, std::int64_t kcp, int mr, void* dst) {
-  PackABf16ToF32(p, i0, k0, mc, kc, kcp, mr, dst);
-}
-void TransposeRows_F32__avx512f(const float* const* src, int rows, std::int64_t len, int mr, bool round,
-                                float* out) {
-  TransposeRowsF32(src, rows, len, mr, round, out);
-}
-void PackB_F32RoundedToBf16__avx512f(const GemmProblem& p, std::int64_t k0, std::int64_t j0, std::int64_t nc,
-                                     std::int64_t kc, std::int64_t kcp, int nr, void* dst) {
-  PackBF32RoundedToBf16(p, k0, j0, nc, kc, kcp, nr, dst);
+const VectorPackers& VectorPackers__avx512f() {
+  static constexpr VectorPackers kPackers = {V::kWidth, PackAF32, PackABf16ToF32, PackBF32RoundedToBf16,
+                                             TransposeRowsF32};
+  return kPackers;
 }
 
 }  // namespace podbench::kernels::gemm_internal

@@ -70,8 +70,8 @@ void PackBRounded(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int6
   }
 }
 
-// The entry points of gemm_driver.h for this ISA: the vector paths where
-// the layout allows, the portable packers elsewhere.
+// This ISA's VectorPackers (gemm_driver.h): the vector paths where the
+// layout allows, the portable packers elsewhere.
 void PackAF32(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_t kc, int64_t kcp, int mr, void* dst) {
   if (p.csa != 1 || mr > V::kWidth) return PackA_F32(p, i0, k0, mc, kc, kcp, mr, dst);
   PackA<float>(p, i0, k0, mc, kc, kcp, mr, static_cast<float*>(dst));

@@ -244,35 +244,56 @@ class GuardedBuffer {
   char* base_;
 };
 
+// The ISAs with vector packers that this CPU has, each with its packers.
+struct PackerIsa {
+  Isa isa;
+  const gemm_internal::VectorPackers* vp;
+};
+std::vector<PackerIsa> VectorPackerIsas() {
+  std::vector<PackerIsa> out;
+  for (Isa isa : {Isa::kAvx512f, Isa::kAvx2Fma}) {
+    if (CpuSupports(isa)) out.push_back({isa, gemm_internal::VectorPackersFor(isa)});
+  }
+  return out;
+}
+
+// VectorPackersFor gives each ISA this CPU has the packers of its register
+// width (none below AVX2).
+TEST(GemmPackingTest, EachIsaHasItsOwnVectorPackers) {
+  EXPECT_EQ(gemm_internal::VectorPackersFor(Isa::kScalar), nullptr);
+  for (Isa isa : {Isa::kAvx2Fma, Isa::kAvx512f, Isa::kAvx512Bf16, Isa::kAmxBf16}) {
+    if (!CpuSupports(isa)) continue;
+    const gemm_internal::VectorPackers* vp = gemm_internal::VectorPackersFor(isa);
+    ASSERT_NE(vp, nullptr) << IsaName(isa);
+    EXPECT_EQ(vp->width, isa == Isa::kAvx2Fma ? 8 : 16) << IsaName(isa);
+  }
+}
+
 // The register-transposing A packers write the portable packers' panels byte
 // for byte (padding included): every tile size they take, partial row
 // panels, depth tails shorter than a register tile, padded depth, offsets
 // into A, and the layouts they hand back (transposed A, mr above the tile).
 TEST(GemmPackingTest, VectorAPackersWriteThePortablePanels) {
   struct Packer {
-    const char* name;
-    Isa isa;
+    std::string name;
     bool bf16;
     gemm_internal::PackAFn fn, portable;
     int max_mr;
   };
-  const Packer packers[] = {
-      {"PackA_F32__avx512f", Isa::kAvx512f, false, gemm_internal::PackA_F32__avx512f, gemm_internal::PackA_F32, 16},
-      {"PackA_Bf16ToF32__avx512f", Isa::kAvx512f, true, gemm_internal::PackA_Bf16ToF32__avx512f,
-       gemm_internal::PackA_Bf16ToF32, 16},
-      {"PackA_F32__avx2", Isa::kAvx2Fma, false, gemm_internal::PackA_F32__avx2, gemm_internal::PackA_F32, 8},
-      {"PackA_Bf16ToF32__avx2", Isa::kAvx2Fma, true, gemm_internal::PackA_Bf16ToF32__avx2,
-       gemm_internal::PackA_Bf16ToF32, 8},
-  };
+  std::vector<Packer> packers;
+  for (const PackerIsa& is : VectorPackerIsas()) {
+    const std::string isa = IsaName(is.isa);
+    packers.push_back({isa + " pack_a_f32", false, is.vp->pack_a_f32, gemm_internal::PackA_F32, is.vp->width});
+    packers.push_back(
+        {isa + " pack_a_bf16_to_f32", true, is.vp->pack_a_bf16_to_f32, gemm_internal::PackA_Bf16ToF32, is.vp->width});
+  }
+  if (packers.empty()) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512F";
   // An 80 x 80 A holds rows i0 + mc and depth k0 + kcp in either layout.
   constexpr std::int64_t kLd = 80, i0 = 5, k0 = 3;
   std::mt19937 rng(11);
   const std::vector<float> af = Random<float>(kLd * kLd, rng);
   const std::vector<Bf16> ab = Random<Bf16>(kLd * kLd, rng);
-  int ran = 0;
   for (const Packer& pk : packers) {
-    if (!CpuSupports(pk.isa)) continue;
-    ++ran;
     for (bool transposed : {false, true}) {
       GemmProblem p;
       p.a = pk.bf16 ? static_cast<const void*>(ab.data()) : af.data();
@@ -299,23 +320,14 @@ TEST(GemmPackingTest, VectorAPackersWriteThePortablePanels) {
       }
     }
   }
-  if (ran == 0) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512F";
 }
 
 // The vector B packers that round to bf16 values write the portable one's
 // panels byte for byte: special values, partial column panels, padded depth,
 // offsets into B; transposed B goes to the portable one.
 TEST(GemmPackingTest, VectorRoundingBPackersWriteThePortablePanels) {
-  struct Packer {
-    const char* name;
-    Isa isa;
-    gemm_internal::PackBFn fn;
-    int nr;
-  };
-  const Packer packers[] = {
-      {"PackB_F32RoundedToBf16__avx512f", Isa::kAvx512f, gemm_internal::PackB_F32RoundedToBf16__avx512f, 32},
-      {"PackB_F32RoundedToBf16__avx2", Isa::kAvx2Fma, gemm_internal::PackB_F32RoundedToBf16__avx2, 16},
-  };
+  const std::vector<PackerIsa> isas = VectorPackerIsas();
+  if (isas.empty()) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512F";
   constexpr std::int64_t kLd = 90, k0 = 2, j0 = 3;
   std::mt19937 rng(3);
   std::vector<float> b;
@@ -325,34 +337,30 @@ TEST(GemmPackingTest, VectorRoundingBPackersWriteThePortablePanels) {
     b[std::size_t(k0 * kLd + j0) + i] = std::bit_cast<float>(kRoundingSpecials[i]);
     b[std::size_t(j0 * kLd + k0) + i * std::size_t(kLd)] = std::bit_cast<float>(kRoundingSpecials[i]);
   }
-  int ran = 0;
-  for (const Packer& pk : packers) {
-    if (!CpuSupports(pk.isa)) continue;
-    ++ran;
+  for (const PackerIsa& is : isas) {
     for (bool transposed : {false, true}) {
       GemmProblem p;
       p.b = b.data();
       p.rsb = transposed ? 1 : kLd;
       p.csb = transposed ? kLd : 1;
-      const std::int64_t nr = pk.nr;
+      const std::int64_t nr = 2 * is.vp->width;  // the kernels' (32 and 16)
       for (std::int64_t nc : {std::int64_t{1}, nr - 3, nr, 2 * nr + 5}) {
         for (std::int64_t kc : {1, 6, 33}) {
           for (std::int64_t kcp : {kc, kc + 3}) {
-            const std::size_t panel = std::size_t((nc + pk.nr - 1) / pk.nr * pk.nr * kcp);
+            const std::size_t panel = std::size_t((nc + nr - 1) / nr * nr * kcp);
             std::vector<float> want(panel + 8, -7.0f), got(panel + 8, -7.0f);
-            gemm_internal::PackB_F32RoundedToBf16(p, k0, j0, nc, kc, kcp, pk.nr, want.data());
-            pk.fn(p, k0, j0, nc, kc, kcp, pk.nr, got.data());
+            gemm_internal::PackB_F32RoundedToBf16(p, k0, j0, nc, kc, kcp, int(nr), want.data());
+            is.vp->pack_b_f32_rounded(p, k0, j0, nc, kc, kcp, int(nr), got.data());
             for (std::size_t e = 0; e < want.size(); ++e) {
               ASSERT_EQ(std::bit_cast<std::uint32_t>(got[e]), std::bit_cast<std::uint32_t>(want[e]))
-                  << pk.name << (transposed ? " transposed" : "") << " nc " << nc << " kc " << kc << " kcp " << kcp
-                  << ": element " << e << " of " << panel;
+                  << IsaName(is.isa) << (transposed ? " transposed" : "") << " nc " << nc << " kc " << kc
+                  << " kcp " << kcp << ": element " << e << " of " << panel;
             }
           }
         }
       }
     }
   }
-  if (ran == 0) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512F";
 }
 
 // The register transposes under the implicit-im2col packer: out[t * mr + j]
@@ -360,16 +368,8 @@ TEST(GemmPackingTest, VectorRoundingBPackersWriteThePortablePanels) {
 // denormals) when asked, zero rows up to mr, nothing written past len rows of
 // the panel; rows from unrelated places, lengths around the tile widths.
 TEST(GemmPackingTest, RegisterTransposesMatchElementByElement) {
-  struct Transpose {
-    const char* name;
-    Isa isa;
-    gemm_internal::TransposeRowsFn fn;
-    int max_mr;
-  };
-  const Transpose transposes[] = {
-      {"TransposeRows_F32__avx512f", Isa::kAvx512f, gemm_internal::TransposeRows_F32__avx512f, 16},
-      {"TransposeRows_F32__avx2", Isa::kAvx2Fma, gemm_internal::TransposeRows_F32__avx2, 8},
-  };
+  const std::vector<PackerIsa> isas = VectorPackerIsas();
+  if (isas.empty()) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512F";
   // Row j reads 64-float block j: the specials first (rotated by j), then random bits.
   std::mt19937 rng(5);
   std::vector<float> pool(16 * 64);
@@ -379,11 +379,9 @@ TEST(GemmPackingTest, RegisterTransposesMatchElementByElement) {
                                        ? kRoundingSpecials[(at + block) % kRoundingSpecials.size()]
                                        : std::uint32_t(rng()));
   }
-  int ran = 0;
-  for (const Transpose& tr : transposes) {
-    if (!CpuSupports(tr.isa)) continue;
-    ++ran;
-    for (int mr : {1, 6, tr.max_mr - 2, tr.max_mr}) {
+  for (const PackerIsa& is : isas) {
+    const int max_mr = is.vp->width;
+    for (int mr : {1, 6, max_mr - 2, max_mr}) {
       for (int rows : {1, mr / 2 + 1, mr}) {
         if (rows > mr) continue;
         for (std::int64_t len : {1, 5, 8, 15, 16, 17, 40}) {
@@ -391,49 +389,36 @@ TEST(GemmPackingTest, RegisterTransposesMatchElementByElement) {
             const float* src[16];
             for (int j = 0; j < rows; ++j) src[j] = pool.data() + std::size_t(j) * 64;
             std::vector<float> got(std::size_t(len * mr + 8), -3.0f);
-            tr.fn(src, rows, len, mr, round, got.data());
+            is.vp->transpose_rows(src, rows, len, mr, round, got.data());
             for (std::int64_t t = 0; t < len; ++t) {
               for (int j = 0; j < mr; ++j) {
                 const float want = j >= rows ? 0.0f : round ? RoundToBf16(src[j][t]) : src[j][t];
                 const float g = got[std::size_t(t * mr + j)];
                 ASSERT_EQ(std::bit_cast<std::uint32_t>(g), std::bit_cast<std::uint32_t>(want))
-                    << tr.name << " mr " << mr << " rows " << rows << " len " << len << (round ? " rounded" : "")
+                    << IsaName(is.isa) << " mr " << mr << " rows " << rows << " len " << len
+                    << (round ? " rounded" : "")
                     << ": depth " << t << " row " << j;
               }
             }
             for (std::size_t e = std::size_t(len * mr); e < got.size(); ++e) {
-              ASSERT_EQ(got[e], -3.0f) << tr.name << " mr " << mr << " len " << len << ": wrote past the run";
+              ASSERT_EQ(got[e], -3.0f) << IsaName(is.isa) << " mr " << mr << " len " << len << ": wrote past the run";
             }
           }
         }
       }
     }
   }
-  if (ran == 0) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512F";
 }
 
 // The vector packers read no further than the rows they are given: each
 // operand here ends at an unreadable page (row lengths that leave a tail
 // shorter than a vector), and the panels still match the portable packers.
 TEST(GemmPackingTest, VectorPackersReadNothingPastTheirRows) {
-  struct Isas {
-    Isa isa;
-    int width;
-    gemm_internal::PackAFn pack_a_f32, pack_a_bf16;
-    gemm_internal::TransposeRowsFn transpose;
-    gemm_internal::PackBFn pack_b_rounded;
-  };
-  const Isas isas[] = {
-      {Isa::kAvx512f, 16, gemm_internal::PackA_F32__avx512f, gemm_internal::PackA_Bf16ToF32__avx512f,
-       gemm_internal::TransposeRows_F32__avx512f, gemm_internal::PackB_F32RoundedToBf16__avx512f},
-      {Isa::kAvx2Fma, 8, gemm_internal::PackA_F32__avx2, gemm_internal::PackA_Bf16ToF32__avx2,
-       gemm_internal::TransposeRows_F32__avx2, gemm_internal::PackB_F32RoundedToBf16__avx2},
-  };
-  int ran = 0;
-  for (const Isas& is : isas) {
-    if (!CpuSupports(is.isa)) continue;
-    ++ran;
-    const int mr = is.width - 2;
+  const std::vector<PackerIsa> isas = VectorPackerIsas();
+  if (isas.empty()) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512F";
+  for (const PackerIsa& is : isas) {
+    const gemm_internal::VectorPackers& vp = *is.vp;
+    const int mr = vp.width - 2;
     for (std::int64_t kc : {1, 5, 13, 37}) {
       // A: mr rows of kc, the last one ending at the guard.
       GuardedBuffer fa(std::size_t(mr * kc) * sizeof(float)), ba(std::size_t(mr * kc) * sizeof(Bf16));
@@ -447,19 +432,19 @@ TEST(GemmPackingTest, VectorPackersReadNothingPastTheirRows) {
         p.csa = 1;
         std::vector<float> want(std::size_t(mr * kc)), got(want.size());
         (bf16 ? gemm_internal::PackA_Bf16ToF32 : gemm_internal::PackA_F32)(p, 0, 0, mr, kc, kc, mr, want.data());
-        (bf16 ? is.pack_a_bf16 : is.pack_a_f32)(p, 0, 0, mr, kc, kc, mr, got.data());
+        (bf16 ? vp.pack_a_bf16_to_f32 : vp.pack_a_f32)(p, 0, 0, mr, kc, kc, mr, got.data());
         EXPECT_EQ(got, want) << IsaName(is.isa) << (bf16 ? " bf16" : " f32") << " A, kc " << kc;
       }
       // The transpose: every row is the last kc floats before the guard.
       const float* rows[16];
       for (int j = 0; j < mr; ++j) rows[j] = af + (mr - 1) * kc;
       std::vector<float> t(std::size_t(mr * kc));
-      is.transpose(rows, mr, kc, mr, true, t.data());
+      vp.transpose_rows(rows, mr, kc, mr, true, t.data());
       for (std::int64_t q = 0; q < kc; ++q) {
         ASSERT_EQ(t[std::size_t(q * mr)], RoundToBf16(rows[0][q])) << IsaName(is.isa) << " transpose, len " << kc;
       }
       // B: kc rows of nc columns (nc not a multiple of the vector width), the last one ending at the guard.
-      const std::int64_t nc = is.width + 3, nr = 2 * is.width;
+      const std::int64_t nc = vp.width + 3, nr = 2 * vp.width;
       GuardedBuffer fb(std::size_t(kc * nc) * sizeof(float));
       float* b = fb.Last<float>(std::size_t(kc * nc));
       for (std::int64_t e = 0; e < kc * nc; ++e) b[e] = float(e % 31) * 0.37f;
@@ -469,11 +454,10 @@ TEST(GemmPackingTest, VectorPackersReadNothingPastTheirRows) {
       p.csb = 1;
       std::vector<float> want(std::size_t(nr * kc)), got(want.size());
       gemm_internal::PackB_F32RoundedToBf16(p, 0, 0, nc, kc, kc, int(nr), want.data());
-      is.pack_b_rounded(p, 0, 0, nc, kc, kc, int(nr), got.data());
+      vp.pack_b_f32_rounded(p, 0, 0, nc, kc, kc, int(nr), got.data());
       EXPECT_EQ(got, want) << IsaName(is.isa) << " B, kc " << kc;
     }
   }
-  if (ran == 0) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512F";
 }
 
 TEST(GemmDispatchTest, DispatchedVariantRunsTheProblemAndIsNoReferenceWhenOthersCan) {
