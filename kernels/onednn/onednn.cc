@@ -94,7 +94,6 @@ struct Api {
   dnnl_engine_t engine = nullptr;
   std::string error;  // empty when loaded
   std::string version;
-  std::string openmp_wait;  // OpenMpWaitSetting
 };
 
 // The oneDNN ISA that corresponds to podbench's cap (PODBENCH_CPU_ISA).
@@ -143,7 +142,7 @@ Api Load() {
     return api;
   }
   const std::string soname = "libdnnl.so." + std::to_string(DNNL_VERSION_MAJOR);
-  api.openmp_wait = OpenMpWait();
+  (void)OpenMpWait();  // before libgomp loads with libdnnl (start-up has normally decided already)
   void* h = dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (h == nullptr) {
     const char* e = dlerror();
@@ -885,7 +884,7 @@ class PreparedImpl : public Prepared {
 bool Available() { return A().error.empty(); }
 std::string UnavailableReason() { return A().error; }
 std::string VersionString() { return A().version; }
-std::string OpenMpWaitSetting() { return A().error.empty() ? A().openmp_wait : ""; }
+std::string OpenMpWaitSetting() { return Available() ? OpenMpWait() : ""; }
 
 void ParallelRangesOnOnednnThreads(int threads, int64_t n, int64_t min_per_part, int64_t align,
                                    const std::function<void(int64_t, int64_t)>& fn) {
