@@ -241,21 +241,19 @@ void AddConvCases(std::vector<Case>& cases, const std::vector<int>& thread_count
         if (pass != ConvPass::kForward && !sc.backward) continue;
         for (Precision prec : {Precision::kF32, Precision::kBf16}) {
           const std::string op = fmt::format("conv_{}_{}", ConvPassName(pass), prec == Precision::kF32 ? "f32" : "bf16");
-          if (pass == ConvPass::kForward) {
-            for (const ConvVariant& v : ConvVariants(prec)) {
-              if (v.isa == Isa::kScalar) continue;  // the reference lowering is far too slow here
-              cases.push_back({fmt::format("{}/{}/podbench:{}/threads:{}", op, shape, v.name, t),
-                               [cs, t, flops, &v, pass](benchmark::State& state) {
-                                 if (!CpuSupports(v.isa) || !v.supports(v, pass, cs, t)) {
-                                   Skip(state, fmt::format("{} cannot run here", v.name));
-                                   return;
-                                 }
-                                 ConvOperands o(pass, cs);
-                                 const Isa isa = v.runs_on(v, pass, cs, t);
-                                 state.SetLabel(IsaName(isa));
-                                 Measure(state, flops, t, isa, [&] { v.run(v, pass, cs, o.args, t); });
-                               }});
-            }
+          for (const ConvVariant& v : ConvVariants(prec)) {
+            if (v.isa == Isa::kScalar) continue;  // the reference lowering is far too slow here
+            cases.push_back({fmt::format("{}/{}/podbench:{}/threads:{}", op, shape, v.name, t),
+                             [cs, t, flops, &v, pass](benchmark::State& state) {
+                               if (!CpuSupports(v.isa) || !v.supports(v, pass, cs, t)) {
+                                 Skip(state, fmt::format("{} cannot run here", v.name));
+                                 return;
+                               }
+                               ConvOperands o(pass, cs);
+                               const Isa isa = v.runs_on(v, pass, cs, t);
+                               state.SetLabel(IsaName(isa));
+                               Measure(state, flops, t, isa, [&] { v.run(v, pass, cs, o.args, t); });
+                             }});
           }
           cases.push_back({fmt::format("{}/{}/podbench:dispatched/threads:{}", op, shape, t),
                            [cs, t, flops, pass, prec](benchmark::State& state) {
