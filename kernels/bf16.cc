@@ -41,4 +41,14 @@ void RoundToBf16(const float* src, float* dst, long n) {
   for (long i = 0; i < n; ++i) dst[i] = RoundToBf16(src[i]);
 }
 
+void RoundToBf16Runs8(const float* src, long runs, float* dst, const std::int64_t* run_offsets) {
+  if (CpuSupports(Isa::kAvx2Fma)) {
+    bf16_internal::RoundToBf16Runs8_Avx2(src, runs, dst, run_offsets);
+    return;
+  }
+  for (long r = 0; r < runs; ++r) {
+    for (long k = 0; k < 8; ++k) dst[run_offsets[r] + k] = RoundToBf16(src[8 * r + k]);
+  }
+}
+
 }  // namespace podbench::kernels

@@ -62,5 +62,10 @@ void ConvertToBf16(const float* src, Bf16* dst, long n);
 void ConvertToFloat(const Bf16* src, float* dst, long n);
 // dst[i] = RoundToBf16(src[i]).
 void RoundToBf16(const float* src, float* dst, long n);
+// src rounded (RoundToBf16) in runs of 8 to scattered places: for r < runs
+// and k < 8, dst[run_offsets[r] + k] = RoundToBf16(src[8 r + k]). One call
+// per row of a blocked layout (8 channels side by side) instead of one per
+// run. REQUIRES: the runs do not overlap src.
+void RoundToBf16Runs8(const float* src, long runs, float* dst, const std::int64_t* run_offsets);
 
 }  // namespace podbench::kernels

@@ -61,4 +61,11 @@ void RoundToBf16_Avx2(const float* src, float* dst, long n) {
   }
 }
 
+void RoundToBf16Runs8_Avx2(const float* src, long runs, float* dst, const std::int64_t* run_offsets) {
+  for (long r = 0; r < runs; ++r) {
+    const __m256i v = Bf16Bits8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 8 * r)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + run_offsets[r]), _mm256_slli_epi32(v, 16));
+  }
+}
+
 }  // namespace podbench::kernels::bf16_internal

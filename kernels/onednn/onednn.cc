@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "kernels/bf16.h"
+#include "kernels/cpu_features.h"
+#include "kernels/gemm/gemm_driver.h"
 #include "kernels/scratch.h"
 #include "kernels/thread_pool.h"
 
@@ -263,6 +265,11 @@ struct SplitOffsets {
   // side by side, over its whole padded size (InEights). RoundIntoLayout
   // moves 8 elements at a time where one holds.
   bool dim0_in_8s = false, dim1_in_8s = false;
+  // Where dim0_in_8s: at[0][8 r], the start of each group of 8.
+  std::vector<int64_t> dim0_runs;
+  // Whether each aligned 8 x 8 block of dimensions 0 and 1 is 64 consecutive
+  // elements with dimension 1 fastest (as in OIhw8o8i): a transposed tile.
+  bool blocks_8x8_transposed = false;
 };
 
 // Whether `at` (one dimension's offsets) has a multiple of 8 entries and
@@ -304,6 +311,14 @@ bool SplitOffsetsOf(const dnnl_memory_desc_t& md, SplitOffsets* out) {
   out->offset0 = md.offset0;
   out->dim0_in_8s = InEights(out->at[0]);
   out->dim1_in_8s = InEights(out->at[1]);
+  out->dim0_runs.clear();
+  if (out->dim0_in_8s) {
+    for (std::size_t x = 0; x < out->at[0].size(); x += 8) out->dim0_runs.push_back(out->at[0][x]);
+  }
+  out->blocks_8x8_transposed = out->dim1_in_8s && out->at[0].size() % 8 == 0;
+  for (std::size_t x = 0; out->blocks_8x8_transposed && x < out->at[0].size(); ++x) {
+    out->blocks_8x8_transposed = out->at[0][x] == out->at[0][x / 8 * 8] + 8 * int64_t(x % 8);
+  }
   // Neither: element by element would cost more than oneDNN's own reorder of a rounded copy.
   if (!out->dim0_in_8s && !out->dim1_in_8s) return false;
   return true;
@@ -665,14 +680,19 @@ const float* RoundedValuesCopy(const float* src, int64_t n, std::deque<ScratchLe
 // dst (laid out as `to`, dims O, I, H, W) = the HWIO filter rounded to bf16
 // values, padding zeroed: the weights reorder and the rounding in one pass
 // over the filter instead of two. A work item is a tile of 8 input channels
-// x 64 output channels at one filter tap: its 8 source row pieces are rounded
-// (vectorised) into a buffer, then moved into place 8 elements at a time:
-// the layout keeps 8 output (or 8 input) channels side by side
-// (SplitOffsetsOf refuses other layouts). Items run in the source's order
-// (kh, kw, input chunk, output tile fastest), so the filter is read once, front to back; the other order,
-// the destination's, measured 2-4% slower on a 3x3x512x512 filter. Items
-// split over the primitive's OpenMP team. (Row by row with the rounding done
-// per element, this took twice oneDNN's own reorder on that filter.)
+// x 64 output channels at one filter tap. Items run in the source's order
+// (kh, kw, input chunk, output tile fastest), so the filter is read once,
+// front to back; the other order, the destination's, measured 2-4% slower on
+// a 3x3x512x512 filter. Items split over the primitive's OpenMP team.
+// A tile of real elements only goes straight from the filter to its place in
+// vector registers: each source row in runs of 8 output channels
+// (RoundToBf16Runs8) where the layout keeps 8 output channels side by side
+// (e.g. OIhw8i8o), or as 8 x 8 blocks transposed in registers where it keeps
+// 8 input channels side by side (OIhw8o8i). Tiles that hold padding are
+// rounded into a buffer and moved 8 elements at a time. (Through the buffer,
+// the 8 x 8 transposes one element at a time, a 3x3x512x512 filter in
+// OIhw8o8i took 1.9x oneDNN's own reorder on AVX2; row by row with the
+// rounding done per element, twice.)
 void RoundIntoLayout(const float* hwio, const SplitOffsets& to, float* dst, int threads) {
   constexpr int64_t k8 = 8, kTile = 64;
   const int64_t oc = to.dims[0], ic = to.dims[1], kh = to.dims[2], kw = to.dims[3];
@@ -681,6 +701,9 @@ void RoundIntoLayout(const float* hwio, const SplitOffsets& to, float* dst, int 
   const int64_t chunks = (pad_ic + k8 - 1) / k8, tiles = (pad_oc + kTile - 1) / kTile;
   const std::vector<int64_t>& at0 = to.at[0];
   const std::vector<int64_t>& at1 = to.at[1];
+  const gemm_internal::VectorPackers* vp =
+      CpuSupports(Isa::kAvx2Fma) ? gemm_internal::VectorPackersFor(Isa::kAvx2Fma) : nullptr;
+  const bool runs = to.dim0_in_8s, blocks = !runs && to.blocks_8x8_transposed && vp != nullptr;
   ParallelRangesOnOnednnThreads(
       threads, tiles * chunks * pad_kh * pad_kw, std::max<int64_t>(1, kMinConvertPerThread / (k8 * kTile)), 1,
       [&](int64_t r0, int64_t r1) {
@@ -690,13 +713,30 @@ void RoundIntoLayout(const float* hwio, const SplitOffsets& to, float* dst, int 
           const int64_t w = r / tiles / chunks % pad_kw, h = r / tiles / chunks / pad_kw;
           const int64_t rows = std::min(k8, pad_ic - i0), cols = std::min(kTile, pad_oc - o0);
           const int64_t real_cols = std::clamp<int64_t>(oc - o0, 0, cols);
+          float* tap = dst + to.offset0 + to.at[2][std::size_t(h)] + to.at[3][std::size_t(w)];
+          const float* src = hwio + ((h * kw + w) * ic + i0) * oc + o0;  // row j at src + j * oc
+          if ((runs || blocks) && h < kh && w < kw && rows == k8 && i0 + k8 <= ic && real_cols == cols &&
+              cols % k8 == 0) {
+            if (runs) {
+              for (int64_t j = 0; j < k8; ++j) {
+                RoundToBf16Runs8(src + j * oc, long(cols / k8), tap + at1[std::size_t(i0 + j)],
+                                 to.dim0_runs.data() + o0 / k8);
+              }
+            } else {
+              const float* row[k8];
+              for (int64_t q = 0; q < cols; q += k8) {
+                for (int64_t j = 0; j < k8; ++j) row[j] = src + j * oc + q;
+                vp->transpose_rows(row, int(k8), k8, int(k8), true, tap + at1[std::size_t(i0)] + at0[std::size_t(o0 + q)]);
+              }
+            }
+            continue;
+          }
           for (int64_t j = 0; j < rows; ++j) {
             const bool real = h < kh && w < kw && i0 + j < ic;
             const int64_t m = real ? real_cols : 0;
-            if (m > 0) RoundToBf16(hwio + ((h * kw + w) * ic + i0 + j) * oc + o0, tile[j], long(m));
+            if (m > 0) RoundToBf16(src + j * oc, tile[j], long(m));
             std::fill(tile[j] + m, tile[j] + cols, 0.0f);
           }
-          float* tap = dst + to.offset0 + to.at[2][std::size_t(h)] + to.at[3][std::size_t(w)];
           if (to.dim1_in_8s) {  // 8 input channels side by side (e.g. OIhw8o8i): transpose
             float* out = tap + at1[std::size_t(i0)];
             for (int64_t q = 0; q < cols; ++q) {

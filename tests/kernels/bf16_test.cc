@@ -117,5 +117,43 @@ TEST(Bf16ConvertTest, EveryVariantMatchesTheScalarRounding) {
   }
 }
 
+// RoundToBf16Runs8 (dispatched, and the AVX2 variant where the CPU has it)
+// puts run r of 8 rounded values at its own offset, in any order, and writes
+// nothing between the runs.
+TEST(Bf16ConvertTest, RunsOfEightLandAtTheirOffsetsRounded) {
+  std::mt19937 rng(5);
+  std::vector<float> src(8 * 6);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = std::bit_cast<float>(std::uint32_t(rng()));
+  src[3] = std::bit_cast<float>(0x3f808000u);   // a tie: rounds to even (down)
+  src[12] = std::bit_cast<float>(0x7f800001u);  // a signalling NaN: quieted
+  const std::int64_t offsets[6] = {40, 0, 72, 16, 56, 88};  // out of order, with 8-element gaps
+  struct Variant {
+    const char* name;
+    Isa isa;
+    void (*fn)(const float*, long, float*, const std::int64_t*);
+  };
+  const Variant variants[] = {{"dispatched", Isa::kScalar, RoundToBf16Runs8},
+                              {"avx2", Isa::kAvx2Fma, bf16_internal::RoundToBf16Runs8_Avx2}};
+  for (const Variant& v : variants) {
+    if (!CpuSupports(v.isa)) continue;
+    std::vector<float> dst(104, -2.5f);
+    v.fn(src.data(), 6, dst.data(), offsets);
+    std::vector<bool> written(dst.size(), false);
+    for (int r = 0; r < 6; ++r) {
+      for (int k = 0; k < 8; ++k) {
+        const std::size_t at = std::size_t(offsets[r] + k);
+        written[at] = true;
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(dst[at]), std::bit_cast<std::uint32_t>(RoundToBf16(src[std::size_t(8 * r + k)])))
+            << v.name << " run " << r << " lane " << k;
+      }
+    }
+    for (std::size_t i = 0; i < dst.size(); ++i) {
+      if (!written[i]) {
+        ASSERT_EQ(dst[i], -2.5f) << v.name << " wrote between the runs at " << i;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace podbench::kernels
