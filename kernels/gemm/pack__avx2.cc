@@ -21,16 +21,24 @@ struct V {
   static Reg Load(const float* src, std::int64_t n) {
     return n == 8 ? _mm256_loadu_ps(src) : _mm256_maskload_ps(src, FirstLanes(n));
   }
+  // The first n <= 8 bf16 of src, the rest zero.
+  static __m128i Half(const std::uint16_t* src, std::int64_t n) {
+    if (n == 8) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
+    alignas(16) std::uint16_t part[8] = {};
+    for (std::int64_t i = 0; i < n; ++i) part[i] = src[i];
+    return _mm_load_si128(reinterpret_cast<const __m128i*>(part));
+  }
   static Reg Load(const std::uint16_t* src, std::int64_t n) {
-    __m128i h;
-    if (n == 8) {
-      h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
-    } else {
-      alignas(16) std::uint16_t part[8] = {};
-      for (std::int64_t i = 0; i < n; ++i) part[i] = src[i];
-      h = _mm_load_si128(reinterpret_cast<const __m128i*>(part));
-    }
-    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(Half(src, n)), 16));
+  }
+  static Reg LoadWords(const std::uint16_t* src, std::int64_t n) {
+    const float* f = reinterpret_cast<const float*>(src);
+    return n == 8 ? _mm256_loadu_ps(f) : _mm256_maskload_ps(f, FirstLanes(n));
+  }
+  static Reg Pairs(const std::uint16_t* lo, const std::uint16_t* hi, std::int64_t n) {
+    const __m256i l = lo != nullptr ? _mm256_cvtepu16_epi32(Half(lo, n)) : _mm256_setzero_si256();
+    const __m256i h = hi != nullptr ? _mm256_cvtepu16_epi32(Half(hi, n)) : _mm256_setzero_si256();
+    return _mm256_castsi256_ps(_mm256_or_si256(l, _mm256_slli_epi32(h, 16)));
   }
   static Reg Round(Reg v) { return simd::RoundToBf16x8(v); }
   static void Store(float* dst, Reg v) { _mm256_storeu_ps(dst, v); }
@@ -63,8 +71,8 @@ struct V {
 namespace podbench::kernels::gemm_internal {
 
 const VectorPackers& VectorPackers__avx2() {
-  static constexpr VectorPackers kPackers = {V::kWidth, PackAF32, PackABf16ToF32, PackBF32RoundedToBf16,
-                                             TransposeRowsF32};
+  static constexpr VectorPackers kPackers = {V::kWidth,      PackAF32,       PackABf16ToF32, PackBF32RoundedToBf16,
+                                             PackABf16Pairs, PackBBf16Pairs, TransposeRowsF32};
   return kPackers;
 }
 

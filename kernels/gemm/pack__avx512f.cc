@@ -22,16 +22,23 @@ struct V {
   static Reg Load(const float* src, std::int64_t n) {
     return n == 16 ? _mm512_loadu_ps(src) : _mm512_maskz_loadu_ps(__mmask16((1u << n) - 1), src);
   }
+  // The first n <= 16 bf16 of src, the rest zero.
+  static __m256i Half(const std::uint16_t* src, std::int64_t n) {
+    if (n == 16) return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src));
+    alignas(32) std::uint16_t part[16] = {};
+    for (std::int64_t i = 0; i < n; ++i) part[i] = src[i];
+    return _mm256_load_si256(reinterpret_cast<const __m256i*>(part));
+  }
   static Reg Load(const std::uint16_t* src, std::int64_t n) {
-    __m256i h;
-    if (n == 16) {
-      h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src));
-    } else {
-      alignas(32) std::uint16_t part[16] = {};
-      for (std::int64_t i = 0; i < n; ++i) part[i] = src[i];
-      h = _mm256_load_si256(reinterpret_cast<const __m256i*>(part));
-    }
-    return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(kAll16, _mm512_maskz_cvtepu16_epi32(kAll16, h), 16));
+    return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(kAll16, _mm512_maskz_cvtepu16_epi32(kAll16, Half(src, n)), 16));
+  }
+  static Reg LoadWords(const std::uint16_t* src, std::int64_t n) {
+    return n == 16 ? _mm512_loadu_ps(src) : _mm512_maskz_loadu_ps(__mmask16((1u << n) - 1), src);
+  }
+  static Reg Pairs(const std::uint16_t* lo, const std::uint16_t* hi, std::int64_t n) {
+    const __m512i l = lo != nullptr ? _mm512_maskz_cvtepu16_epi32(kAll16, Half(lo, n)) : _mm512_setzero_si512();
+    const __m512i h = hi != nullptr ? _mm512_maskz_cvtepu16_epi32(kAll16, Half(hi, n)) : _mm512_setzero_si512();
+    return _mm512_castsi512_ps(_mm512_or_si512(l, _mm512_maskz_slli_epi32(kAll16, h, 16)));
   }
   static Reg Round(Reg v) { return simd::RoundToBf16x16(v); }
   static void Store(float* dst, Reg v) { _mm512_storeu_ps(dst, v); }
@@ -71,8 +78,8 @@ struct V {
 namespace podbench::kernels::gemm_internal {
 
 const VectorPackers& VectorPackers__avx512f() {
-  static constexpr VectorPackers kPackers = {V::kWidth, PackAF32, PackABf16ToF32, PackBF32RoundedToBf16,
-                                             TransposeRowsF32};
+  static constexpr VectorPackers kPackers = {V::kWidth,      PackAF32,       PackABf16ToF32, PackBF32RoundedToBf16,
+                                             PackABf16Pairs, PackBBf16Pairs, TransposeRowsF32};
   return kPackers;
 }
 

@@ -2,9 +2,13 @@
 // included by each pack__<isa>.cc after it defines `V`, its register traits:
 //   kWidth (lanes: the transpose is kWidth x kWidth), Reg, Zero(),
 //   Load(const float*, n) / Load(const std::uint16_t* bf16 bits, n) (the
-//   first n < kWidth lanes only, the rest zero), Round(Reg) (to bf16 values,
-//   simd::RoundToBf16x*), Transpose(Reg r[kWidth]) (row j in, column j out),
-//   Store(float*, Reg) and StoreFirst(float*, int lanes, Reg).
+//   first n < kWidth lanes only, the rest zero), LoadWords(const
+//   std::uint16_t*, n) (n <= kWidth 32-bit words, that is 2n bf16, bits
+//   untouched, the rest zero), Pairs(lo, hi, n) (words lo[i] | hi[i] << 16 of
+//   n <= kWidth bf16 each; a null row reads zeros), Round(Reg) (to bf16
+//   values, simd::RoundToBf16x*), Transpose(Reg r[kWidth]) (row j in, column
+//   j out; it only moves bits), Store(float*, Reg) and StoreFirst(float*, int
+//   lanes, Reg).
 // Everything here has internal linkage (anonymous namespace) and calls no
 // inline library template, so no function compiled for one ISA can be picked
 // by the linker for another (gemm_driver.h).
@@ -70,6 +74,59 @@ void PackBRounded(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int6
   }
 }
 
+// PackA_Bf16Pairs for row-major A and mr <= kWidth. A row's depth pairs
+// (k, k + 1) are 32-bit words side by side, so a micro-panel is the
+// transpose of those words: the fp32 transpose moves them, bits untouched.
+// An odd depth's last pair is (A(i, kc - 1), 0); pairs past kc are zero.
+void PackAPairs(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_t kc, int64_t kcp, int mr,
+                std::uint32_t* out) {
+  constexpr int64_t w = V::kWidth;
+  const std::uint16_t* a = static_cast<const std::uint16_t*>(p.a);
+  const int64_t pairs = kcp / 2, full = kc / 2;
+  for (int64_t ir = 0; ir < mc; ir += mr, out += pairs * mr) {
+    const int64_t rows = mc - ir < mr ? mc - ir : mr;
+    const std::uint16_t* src[V::kWidth];
+    for (int64_t j = 0; j < rows; ++j) src[j] = a + (i0 + ir + j) * p.rsa + k0;
+    for (int64_t q = 0; q < full; q += w) {
+      const int64_t n = full - q < w ? full - q : w;
+      typename V::Reg r[w];
+      for (int64_t j = 0; j < w; ++j) r[j] = j < rows ? V::LoadWords(src[j] + 2 * q, n) : V::Zero();
+      V::Transpose(r);
+      for (int64_t d = 0; d < n; ++d) V::StoreFirst(reinterpret_cast<float*>(out + (q + d) * mr), mr, r[d]);
+    }
+    int64_t q = full;
+    if (kc % 2 != 0) {
+      for (int64_t j = 0; j < mr; ++j) out[q * mr + j] = j < rows ? src[j][kc - 1] : 0u;
+      ++q;
+    }
+    for (int64_t i = q * mr; i < pairs * mr; ++i) out[i] = 0u;
+  }
+}
+
+// PackB_Bf16Pairs for row-major B and nr a multiple of kWidth: per depth
+// pair, rows 2q and 2q + 1 are read once, front to back, and interleaved
+// into words; columns past nc and depth past kc are zero.
+void PackBPairs(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc, int64_t kcp, int nr,
+                std::uint32_t* out) {
+  constexpr int64_t w = V::kWidth;
+  const std::uint16_t* b = static_cast<const std::uint16_t*>(p.b);
+  const int64_t pairs = kcp / 2;
+  for (int64_t q = 0; q < pairs; ++q) {
+    const std::uint16_t* r0 = 2 * q < kc ? b + (k0 + 2 * q) * p.rsb + j0 : nullptr;
+    const std::uint16_t* r1 = 2 * q + 1 < kc ? b + (k0 + 2 * q + 1) * p.rsb + j0 : nullptr;
+    std::uint32_t* o = out + q * nr;
+    for (int64_t jr = 0; jr < nc; jr += nr, o += pairs * nr) {
+      for (int64_t j = 0; j < nr; j += w) {
+        const int64_t left = r0 != nullptr ? nc - jr - j : 0;
+        const int64_t n = left < w ? (left > 0 ? left : 0) : w;
+        const typename V::Reg v =
+            n > 0 ? V::Pairs(r0 + jr + j, r1 != nullptr ? r1 + jr + j : nullptr, n) : V::Zero();
+        V::Store(reinterpret_cast<float*>(o + j), v);
+      }
+    }
+  }
+}
+
 // This ISA's VectorPackers (gemm_driver.h): the vector paths where the
 // layout allows, the portable packers elsewhere.
 void PackAF32(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_t kc, int64_t kcp, int mr, void* dst) {
@@ -93,6 +150,16 @@ void PackBF32RoundedToBf16(const GemmProblem& p, int64_t k0, int64_t j0, int64_t
                            int nr, void* dst) {
   if (p.csb != 1 || nr % V::kWidth != 0) return PackB_F32RoundedToBf16(p, k0, j0, nc, kc, kcp, nr, dst);
   PackBRounded(p, k0, j0, nc, kc, kcp, nr, static_cast<float*>(dst));
+}
+void PackABf16Pairs(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_t kc, int64_t kcp, int mr,
+                    void* dst) {
+  if (p.csa != 1 || mr > V::kWidth) return PackA_Bf16Pairs(p, i0, k0, mc, kc, kcp, mr, dst);
+  PackAPairs(p, i0, k0, mc, kc, kcp, mr, static_cast<std::uint32_t*>(dst));
+}
+void PackBBf16Pairs(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc, int64_t kcp, int nr,
+                    void* dst) {
+  if (p.csb != 1 || nr % V::kWidth != 0) return PackB_Bf16Pairs(p, k0, j0, nc, kc, kcp, nr, dst);
+  PackBPairs(p, k0, j0, nc, kc, kcp, nr, static_cast<std::uint32_t*>(dst));
 }
 
 }  // namespace

@@ -363,6 +363,54 @@ TEST(GemmPackingTest, VectorRoundingBPackersWriteThePortablePanels) {
   }
 }
 
+// The vector bf16-pair packers (the vdpbf16ps kernel's panels) write the
+// portable packers' panels byte for byte: random bit patterns (NaNs and
+// denormals among them: the words are moved, never converted), odd depths
+// (the last pair half zero), padded depth, partial row and column panels,
+// offsets into the operands, and the layouts they hand back (transposed
+// operands, mr above the register width, nr not a multiple of it).
+TEST(GemmPackingTest, VectorPairPackersWriteThePortablePanels) {
+  const std::vector<PackerIsa> isas = VectorPackerIsas();
+  if (isas.empty()) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512F";
+  constexpr std::int64_t kLd = 90, o0 = 3, o1 = 5;  // odd offsets: pairs that straddle 32-bit words
+  std::mt19937 rng(17);
+  std::vector<std::uint16_t> bits(std::size_t(kLd * kLd));
+  for (auto& x : bits) x = std::uint16_t(rng());
+  for (const PackerIsa& is : isas) {
+    const int w = is.vp->width;
+    for (bool transposed : {false, true}) {
+      GemmProblem p;
+      p.a = p.b = bits.data();
+      p.rsa = p.rsb = transposed ? 1 : kLd;
+      p.csa = p.csb = transposed ? kLd : 1;
+      for (std::int64_t kc : {1, 2, 7, 32, 33, 2 * w + 3}) {
+        for (std::int64_t kcp : {kc + kc % 2, kc + kc % 2 + 4}) {
+          for (int mr : {1, 5, w - 2, w, w + 2}) {
+            for (std::int64_t mc : {std::int64_t{1}, std::int64_t{mr}, std::int64_t{2 * mr + 3}}) {
+              const std::size_t panel = std::size_t((mc + mr - 1) / mr * mr * kcp / 2);
+              std::vector<std::uint32_t> want(panel + 16, 0xdeadbeefu), got(panel + 16, 0xdeadbeefu);
+              gemm_internal::PackA_Bf16Pairs(p, o0, o1, mc, kc, kcp, mr, want.data());
+              is.vp->pack_a_bf16_pairs(p, o0, o1, mc, kc, kcp, mr, got.data());
+              ASSERT_EQ(got, want) << IsaName(is.isa) << " A" << (transposed ? " transposed" : "") << " mr " << mr
+                                   << " mc " << mc << " kc " << kc << " kcp " << kcp;
+            }
+          }
+          for (int nr : {w, 2 * w, w + 3}) {
+            for (std::int64_t nc : {std::int64_t{1}, std::int64_t{nr - 3}, std::int64_t{nr}, std::int64_t{2 * nr + 5}}) {
+              const std::size_t panel = std::size_t((nc + nr - 1) / nr * nr * kcp / 2);
+              std::vector<std::uint32_t> want(panel + 16, 0xdeadbeefu), got(panel + 16, 0xdeadbeefu);
+              gemm_internal::PackB_Bf16Pairs(p, o1, o0, nc, kc, kcp, nr, want.data());
+              is.vp->pack_b_bf16_pairs(p, o1, o0, nc, kc, kcp, nr, got.data());
+              ASSERT_EQ(got, want) << IsaName(is.isa) << " B" << (transposed ? " transposed" : "") << " nr " << nr
+                                   << " nc " << nc << " kc " << kc << " kcp " << kcp;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 // The register transposes under the implicit-im2col packer: out[t * mr + j]
 // = src[j][t], rounded with RoundToBf16's bits (ties, NaNs, infinities,
 // denormals) when asked, zero rows up to mr, nothing written past len rows of
@@ -443,6 +491,18 @@ TEST(GemmPackingTest, VectorPackersReadNothingPastTheirRows) {
       for (std::int64_t q = 0; q < kc; ++q) {
         ASSERT_EQ(t[std::size_t(q * mr)], RoundToBf16(rows[0][q])) << IsaName(is.isa) << " transpose, len " << kc;
       }
+      // The bf16 pair packers on the same rows (an odd depth's last pair holds one bf16).
+      {
+        GemmProblem p;
+        p.a = ab;
+        p.rsa = kc;
+        p.csa = 1;
+        const std::int64_t kcp = kc + kc % 2;
+        std::vector<std::uint32_t> want(std::size_t(mr * kcp / 2)), got(want.size());
+        gemm_internal::PackA_Bf16Pairs(p, 0, 0, mr, kc, kcp, mr, want.data());
+        vp.pack_a_bf16_pairs(p, 0, 0, mr, kc, kcp, mr, got.data());
+        EXPECT_EQ(got, want) << IsaName(is.isa) << " bf16 pairs A, kc " << kc;
+      }
       // B: kc rows of nc columns (nc not a multiple of the vector width), the last one ending at the guard.
       const std::int64_t nc = vp.width + 3, nr = 2 * vp.width;
       GuardedBuffer fb(std::size_t(kc * nc) * sizeof(float));
@@ -456,6 +516,16 @@ TEST(GemmPackingTest, VectorPackersReadNothingPastTheirRows) {
       gemm_internal::PackB_F32RoundedToBf16(p, 0, 0, nc, kc, kc, int(nr), want.data());
       vp.pack_b_f32_rounded(p, 0, 0, nc, kc, kc, int(nr), got.data());
       EXPECT_EQ(got, want) << IsaName(is.isa) << " B, kc " << kc;
+      // The pair packer on bf16 rows of the same shape.
+      GuardedBuffer gb(std::size_t(kc * nc) * sizeof(Bf16));
+      Bf16* bb = gb.Last<Bf16>(std::size_t(kc * nc));
+      for (std::int64_t e = 0; e < kc * nc; ++e) bb[e] = Bf16(b[e]);
+      p.b = bb;
+      const std::int64_t kcp = kc + kc % 2;
+      std::vector<std::uint32_t> wantp(std::size_t(nr * kcp / 2)), gotp(wantp.size());
+      gemm_internal::PackB_Bf16Pairs(p, 0, 0, nc, kc, kcp, int(nr), wantp.data());
+      vp.pack_b_bf16_pairs(p, 0, 0, nc, kc, kcp, int(nr), gotp.data());
+      EXPECT_EQ(gotp, wantp) << IsaName(is.isa) << " bf16 pairs B, kc " << kc;
     }
   }
 }
