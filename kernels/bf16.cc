@@ -41,6 +41,17 @@ void RoundToBf16(const float* src, float* dst, long n) {
   for (long i = 0; i < n; ++i) dst[i] = RoundToBf16(src[i]);
 }
 
+bool SampledBf16Values(const float* src, long n, long samples) {
+  if (n <= 0) return true;
+  const long k = samples < 2 ? 1 : (samples < n ? samples : n);
+  for (long i = 0; i < k; ++i) {
+    const long at = k == 1 ? 0 : (n - 1) * i / (k - 1);  // n * 64 fits in a long
+    const float v = src[at];
+    if (std::bit_cast<std::uint32_t>(RoundToBf16(v)) != std::bit_cast<std::uint32_t>(v)) return false;
+  }
+  return true;
+}
+
 void RoundToBf16Runs8(const float* src, long runs, float* dst, const std::int64_t* run_offsets) {
   if (CpuSupports(Isa::kAvx2Fma)) {
     bf16_internal::RoundToBf16Runs8_Avx2(src, runs, dst, run_offsets);

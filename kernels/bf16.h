@@ -44,6 +44,13 @@ struct Bf16 {
 
 static_assert(sizeof(Bf16) == 2);
 
+// What a tensor's fp32 elements are: any fp32 values, or each one a bf16
+// value (RoundToBf16(v) == v, bit for bit). A producer asked for kBf16
+// rounds what it writes, as the bf16 activations of Google's v0.6 models
+// are; a consumer told its input is kBf16 may skip rounding it again, with
+// the same result.
+enum class Values { kF32, kBf16 };
+
 // fp32 -> bf16 -> fp32: what a value becomes when it passes through the MXU inputs.
 inline float RoundToBf16(float f) { return Bf16(f).ToFloat(); }
 // RoundToBf16 without a branch, so that loops over it vectorise: the same
@@ -62,6 +69,10 @@ void ConvertToBf16(const float* src, Bf16* dst, long n);
 void ConvertToFloat(const Bf16* src, float* dst, long n);
 // dst[i] = RoundToBf16(src[i]).
 void RoundToBf16(const float* src, float* dst, long n);
+// Whether src looks like Values::kBf16: every one of up to `samples`
+// elements spread evenly over [0, n) (first and last included) is a bf16
+// value. For assertions of a caller's promise, at a cost independent of n.
+bool SampledBf16Values(const float* src, long n, long samples = 64);
 // src rounded (RoundToBf16) in runs of 8 to scattered places: for r < runs
 // and k < 8, dst[run_offsets[r] + k] = RoundToBf16(src[8 r + k]). One call
 // per row of a blocked layout (8 channels side by side) instead of one per

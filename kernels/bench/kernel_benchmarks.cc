@@ -5,7 +5,9 @@
 //
 // Names: <op>/<shape>/<impl>/threads:<t>. impl: "podbench:<variant>" for a
 // manifest variant, "podbench:dispatched" for what workloads get (labelled
-// with the winner), "onednn:matmul" / "onednn:conv" (oneDNN on operands
+// with the winner; bf16 convolutions run on bf16 activations, Values::kBf16,
+// as the functional ResNet's are, and "podbench:dispatched_f32_inputs" on
+// fp32 ones that the pass rounds), "onednn:matmul" / "onednn:conv" (oneDNN on operands
 // already in its types and layouts, labelled with its implementation) and
 // "openblas:sgemm". Each row's %peak divides by the measured peak of the
 // unit that row runs on (kernels/bench/peak.h).
@@ -221,13 +223,19 @@ Conv2dShape ToShape(const ConvShapeCase& s) {
   return cs;
 }
 
+// A pass's operands. bf16_activations: the activation operands hold bf16
+// values and say so (Values::kBf16), as the bf16 activations of the
+// functional ResNet do; else any fp32 values, which a bf16 pass rounds.
 struct ConvOperands {
   std::vector<float> in0, in1, out;
   ConvArgs args;
-  ConvOperands(ConvPass pass, const Conv2dShape& s)
+  ConvOperands(ConvPass pass, const Conv2dShape& s, bool bf16_activations)
       : in0(Filled<float>(ConvIn0Elems(pass, s))), in1(Filled<float>(ConvIn1Elems(pass, s))),
         out(std::size_t(ConvOutElems(pass, s))) {
-    args = {in0.data(), in1.data(), out.data()};
+    args = {in0.data(), in1.data(), out.data(), bf16_activations ? Values::kBf16 : Values::kF32};
+    if (!bf16_activations) return;
+    RoundToBf16(in0.data(), in0.data(), long(in0.size()));
+    if (pass == ConvPass::kBackwardFilter) RoundToBf16(in1.data(), in1.data(), long(in1.size()));
   }
 };
 
@@ -240,29 +248,36 @@ void AddConvCases(std::vector<Case>& cases, const std::vector<int>& thread_count
       for (ConvPass pass : {ConvPass::kForward, ConvPass::kBackwardData, ConvPass::kBackwardFilter}) {
         if (pass != ConvPass::kForward && !sc.backward) continue;
         for (Precision prec : {Precision::kF32, Precision::kBf16}) {
-          const std::string op = fmt::format("conv_{}_{}", ConvPassName(pass), prec == Precision::kF32 ? "f32" : "bf16");
+          const bool bf16 = prec == Precision::kBf16;  // bf16 rows: on bf16 activations, as the workloads' are
+          const std::string op = fmt::format("conv_{}_{}", ConvPassName(pass), bf16 ? "bf16" : "f32");
           for (const ConvVariant& v : ConvVariants(prec)) {
             if (v.isa == Isa::kScalar) continue;  // the reference lowering is far too slow here
             cases.push_back({fmt::format("{}/{}/podbench:{}/threads:{}", op, shape, v.name, t),
-                             [cs, t, flops, &v, pass](benchmark::State& state) {
+                             [cs, t, flops, &v, pass, bf16](benchmark::State& state) {
                                if (!CpuSupports(v.isa) || !v.supports(v, pass, cs, t)) {
                                  Skip(state, fmt::format("{} cannot run here", v.name));
                                  return;
                                }
-                               ConvOperands o(pass, cs);
+                               ConvOperands o(pass, cs, bf16);
                                const Isa isa = v.runs_on(v, pass, cs, t);
                                state.SetLabel(IsaName(isa));
                                Measure(state, flops, t, isa, [&] { v.run(v, pass, cs, o.args, t); });
                              }});
           }
-          cases.push_back({fmt::format("{}/{}/podbench:dispatched/threads:{}", op, shape, t),
-                           [cs, t, flops, pass, prec](benchmark::State& state) {
-                             ConvOperands o(pass, cs);
-                             const ConvVariant& v = DispatchedConv(pass, cs, o.args, prec, t);
-                             const Isa isa = v.runs_on(v, pass, cs, t);
-                             state.SetLabel(fmt::format("{} ({})", v.name, IsaName(isa)));
-                             Measure(state, flops, t, isa, [&] { RunDispatchedConv(pass, cs, o.args, prec, t); });
-                           }});
+          // The dispatched pass; for bf16 also on activations it must round
+          // (dispatched_f32_inputs: what a caller without bf16 activations pays).
+          for (bool bf16_act : {true, false}) {
+            if (!bf16 && bf16_act) continue;
+            cases.push_back({fmt::format("{}/{}/podbench:dispatched{}/threads:{}", op, shape,
+                                         bf16 && !bf16_act ? "_f32_inputs" : "", t),
+                             [cs, t, flops, pass, prec, bf16_act](benchmark::State& state) {
+                               ConvOperands o(pass, cs, bf16_act);
+                               const ConvVariant& v = DispatchedConv(pass, cs, o.args, prec, t);
+                               const Isa isa = v.runs_on(v, pass, cs, t);
+                               state.SetLabel(fmt::format("{} ({})", v.name, IsaName(isa)));
+                               Measure(state, flops, t, isa, [&] { RunDispatchedConv(pass, cs, o.args, prec, t); });
+                             }});
+          }
           // oneDNN on podbench's interface (fp32 NHWC / HWIO tensors, its own
           // reorders in every run), and on operands prepared once in its types and layouts.
           for (bool from_f32 : {true, false}) {
@@ -420,10 +435,11 @@ class RatioCollector : public benchmark::ConsoleReporter {
            "(GFLOP/s, "
         << (repeated_ ? "medians" : "single runs")
         << " of this run; cpu: by thread CPU time, 1 thread only; oneDNN = on podbench's fp32 tensors with its "
-           "own reorders, prepacked = operands already in its types and layouts):\n";
-    out << fmt::format("{:<28} {:>2} {:>8} {:<40} {:>8} {:<30} {:>6} {:>6} {:>9} {:>6} {:>8} {:>8}\n", "op/shape", "t",
-                       "bf16", "dispatched to", "oneDNN", "oneDNN impl", "ratio", "cpu", "prepacked", "ratio", "fp32",
-                       "bf16/f32");
+           "own reorders, prepacked = operands already in its types and layouts; bf16 convolutions on bf16 "
+           "activations, f32in/f32: on fp32 activations that the pass rounds):\n";
+    out << fmt::format("{:<28} {:>2} {:>8} {:<40} {:>8} {:<30} {:>6} {:>6} {:>9} {:>6} {:>8} {:>8} {:>9}\n", "op/shape",
+                       "t", "bf16", "dispatched to", "oneDNN", "oneDNN impl", "ratio", "cpu", "prepacked", "ratio",
+                       "fp32", "bf16/f32", "f32in/f32");
     for (const auto& [name, ours] : gflops_) {
       const auto parts = Split(name);
       if (parts.size() != 4 || parts[2] != "podbench:dispatched" || !Bf16Op(parts[0])) continue;
@@ -438,11 +454,13 @@ class RatioCollector : public benchmark::ConsoleReporter {
       const double theirs = Get(peer_row), f32 = Get(row(F32Op(parts[0]), "podbench:dispatched"));
       const double prepacked = gemm ? 0 : Get(row(has_bf16 ? parts[0] : F32Op(parts[0]), "onednn:conv_prepacked"));
       const double cpu_ours = GetCpu(name), cpu_theirs = GetCpu(peer_row);
+      const double f32_inputs = gemm ? 0 : Get(row(parts[0], "podbench:dispatched_f32_inputs"));
       auto ratio = [](double a, double b) { return b > 0 && a > 0 ? fmt::format("{:.2f}", a / b) : std::string("-"); };
-      out << fmt::format("{:<28} {:>2} {:>8.1f} {:<40} {:>8.1f} {:<30} {:>6} {:>6} {:>9.1f} {:>6} {:>8.1f} {:>8}\n",
-                         parts[0] + "/" + parts[1].substr(0, parts[1].find("_n")), parts[3].substr(8), ours,
-                         Label(name), theirs, Label(peer_row) + (has_bf16 ? "" : " (f32)"), ratio(ours, theirs),
-                         ratio(cpu_ours, cpu_theirs), prepacked, ratio(ours, prepacked), f32, ratio(ours, f32));
+      out << fmt::format(
+          "{:<28} {:>2} {:>8.1f} {:<40} {:>8.1f} {:<30} {:>6} {:>6} {:>9.1f} {:>6} {:>8.1f} {:>8} {:>9}\n",
+          parts[0] + "/" + parts[1].substr(0, parts[1].find("_n")), parts[3].substr(8), ours, Label(name), theirs,
+          Label(peer_row) + (has_bf16 ? "" : " (f32)"), ratio(ours, theirs), ratio(cpu_ours, cpu_theirs), prepacked,
+          ratio(ours, prepacked), f32, ratio(ours, f32), ratio(f32_inputs, f32));
     }
   }
 

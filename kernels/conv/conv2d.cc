@@ -240,14 +240,16 @@ void PackAIm2ColPairs(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, 
 }
 
 // The variant's blocked setup with an implicit im2col A packer, or false
-// when its panel format or tile has none. *filter_f32: whether B (the
+// when its panel format or tile has none. `a_bf16`: the input already holds
+// bf16 values (ConvArgs::activations), so an fp32 panel of a bf16 variant
+// takes them as they are. *filter_f32: whether B (the
 // filter) is passed as fp32, which the fp32-panel variants take (a bf16 one,
 // which widens bf16 to fp32 to run the fp32 micro-kernel, then rounds the
 // filter while packing it: no separate rounding pass), else as bf16.
 // *transpose: the register transpose of the variant's ISA for an fp32 panel
 // of its tile height, or null (for the 2-thread bf16 res5 forward pass under
 // the AVX2 cap, element by element had made bf16 0.87x of fp32).
-bool ImplicitConfig(const GemmVariant& v, gemm_internal::BlockedGemmConfig* cfg, bool* filter_f32,
+bool ImplicitConfig(const GemmVariant& v, bool a_bf16, gemm_internal::BlockedGemmConfig* cfg, bool* filter_f32,
                     gemm_internal::TransposeRowsFn* transpose) {
   *transpose = nullptr;
   if (v.blocked_config == nullptr || v.blocked_config() == nullptr) return false;
@@ -255,11 +257,11 @@ bool ImplicitConfig(const GemmVariant& v, gemm_internal::BlockedGemmConfig* cfg,
   if (!WithMr(cfg->mr, [](auto) {})) return false;
   const bool bf16 = v.dtype == GemmDtype::kBf16;
   if (cfg->k_granule == 1 && cfg->packed_elem_size == sizeof(float)) {
-    cfg->pack_a = bf16 ? PackAIm2Col<true> : PackAIm2Col<false>;
+    cfg->pack_a = bf16 && !a_bf16 ? PackAIm2Col<true> : PackAIm2Col<false>;
     if (bf16) cfg->pack_b = gemm_internal::PackB_F32RoundedToBf16;
     *filter_f32 = true;
     if (const gemm_internal::VectorPackers* vp = gemm_internal::VectorPackersFor(v.isa)) {
-      if (cfg->mr <= vp->width) *transpose = vp->transpose_rows;
+      if (cfg->mr <= vp->width) *transpose = vp->transpose_rows;  // rounds when pack_a does
       if (bf16) cfg->pack_b = vp->pack_b_f32_rounded;
     }
     return true;
@@ -323,14 +325,15 @@ void ExplicitForward(const GemmVariant& v, const Conv2dShape& s, const float* x,
   }
 }
 
+// x_bf16: x holds bf16 values (ConvArgs::activations).
 template <typename T>
 void LoweredForward(const GemmVariant& v, const Conv2dShape& s, const float* x, const float* filter, float* y,
-                    int threads) {
+                    bool x_bf16, int threads) {
   const int64_t filter_elems = s.kh * s.kw * s.c * s.oc;
   gemm_internal::BlockedGemmConfig cfg;
   bool filter_f32 = false;
   gemm_internal::TransposeRowsFn transpose = nullptr;
-  if (ImplicitConfig(v, &cfg, &filter_f32, &transpose)) {
+  if (ImplicitConfig(v, x_bf16, &cfg, &filter_f32, &transpose)) {
     if (filter_f32) {
       ImplicitForward(cfg, transpose, s, x, filter, y, threads);
     } else {
@@ -361,15 +364,17 @@ bool FlippedForwardShape(const Conv2dShape& s, Conv2dShape* t) {
   return t->Valid() && t->OutH() == s.h && t->OutW() == s.w;
 }
 
+// dy_bf16: dy holds bf16 values (ConvArgs::activations).
 template <typename T>
 void LoweredBackwardData(const GemmVariant& v, const Conv2dShape& s, const float* dy, const float* filter, float* dx,
-                         int threads) {
+                         bool dy_bf16, int threads) {
   const int64_t m = s.n * s.OutH() * s.OutW(), k = s.kh * s.kw * s.c;
   gemm_internal::BlockedGemmConfig cfg;
   Conv2dShape flipped;
   bool filter_f32 = false;
   gemm_internal::TransposeRowsFn transpose = nullptr;
-  if (!IsPointwise(s) && ImplicitConfig(v, &cfg, &filter_f32, &transpose) && FlippedForwardShape(s, &flipped)) {
+  if (!IsPointwise(s) && ImplicitConfig(v, dy_bf16, &cfg, &filter_f32, &transpose) &&
+      FlippedForwardShape(s, &flipped)) {
     // W' in the type ImplicitConfig asks for (fp32 is rounded, if at all, by the packer).
     auto flip = [&](auto* wf) {
       using E = std::remove_pointer_t<decltype(wf)>;
@@ -441,12 +446,12 @@ void LoweredRun(const ConvVariant& v, ConvPass pass, const Conv2dShape& s, const
   const bool bf16 = v.precision == Precision::kBf16;
   switch (pass) {
     case ConvPass::kForward:
-      bf16 ? LoweredForward<Bf16>(g, s, a.in0, a.in1, a.out, threads)
-           : LoweredForward<float>(g, s, a.in0, a.in1, a.out, threads);
+      bf16 ? LoweredForward<Bf16>(g, s, a.in0, a.in1, a.out, a.Bf16Activations(), threads)
+           : LoweredForward<float>(g, s, a.in0, a.in1, a.out, false, threads);
       return;
     case ConvPass::kBackwardData:
-      bf16 ? LoweredBackwardData<Bf16>(g, s, a.in0, a.in1, a.out, threads)
-           : LoweredBackwardData<float>(g, s, a.in0, a.in1, a.out, threads);
+      bf16 ? LoweredBackwardData<Bf16>(g, s, a.in0, a.in1, a.out, a.Bf16Activations(), threads)
+           : LoweredBackwardData<float>(g, s, a.in0, a.in1, a.out, false, threads);
       return;
     case ConvPass::kBackwardFilter:
       bf16 ? LoweredBackwardFilter<Bf16>(g, s, a.in0, a.in1, a.out, threads)
@@ -475,7 +480,8 @@ Isa OneDnnF32RunsOn(const ConvVariant&, ConvPass pass, const Conv2dShape& s, int
   return onednn::ConvImpl(pass, s, Precision::kF32, threads).isa;
 }
 
-// oneDNN's fp32 convolution on the inputs rounded to bf16 (as fp32 values).
+// oneDNN's fp32 convolution on the inputs rounded to bf16 (as fp32 values;
+// activations that already are bf16 values go as they are).
 void OneDnnF32Run(const ConvVariant&, ConvPass pass, const Conv2dShape& s, const ConvArgs& a, int threads) {
   onednn::ConvOnBf16Values(pass, s, a, threads);
 }
@@ -505,7 +511,10 @@ std::vector<ConvVariant> BuildVariants(Precision prec) {
   return out;
 }
 
-dispatch::ProblemClass ClassOf(ConvPass pass, const Conv2dShape& s, Precision prec, int threads) {
+// The class text ends in ".bf16in" for a bf16 pass on activations that hold
+// bf16 values: its variants do less work there, so it keeps its own ranking.
+dispatch::ProblemClass ClassOf(ConvPass pass, const Conv2dShape& s, Precision prec, Values activations,
+                               int threads) {
   dispatch::ProblemClass pc;
   pc.family = prec == Precision::kF32 ? dispatch::Family::kConvF32 : dispatch::Family::kConvBf16;
   using dispatch::Bucket;
@@ -514,6 +523,7 @@ dispatch::ProblemClass ClassOf(ConvPass pass, const Conv2dShape& s, Precision pr
             std::to_string(s.stride) + ".p" + std::to_string(s.pad) + ".c" + std::to_string(Bucket(s.c)) + ".oc" +
             std::to_string(Bucket(s.oc)) + ".m" + std::to_string(Bucket(s.n * s.OutH() * s.OutW())) + ".t" +
             std::to_string(ResolveThreads(threads));
+  if (prec == Precision::kBf16 && activations == Values::kBf16) pc.text += ".bf16in";
   return pc;
 }
 
@@ -547,10 +557,14 @@ const ConvVariant& DispatchedConv(ConvPass pass, const Conv2dShape& s, const Con
     a.out = scratch.data();
     c.v[i]->run(*c.v[i], pass, s, a, threads);
   };
-  return *c.v[dispatch::Choose(ClassOf(pass, s, prec, threads), c.names, can_run, run)];
+  return *c.v[dispatch::Choose(ClassOf(pass, s, prec, args.activations, threads), c.names, can_run, run)];
 }
 
 void RunDispatchedConv(ConvPass pass, const Conv2dShape& s, const ConvArgs& args, Precision prec, int threads) {
+  // The promise of bf16 activations (in0; in1 too for the filter gradient), on a sample (conv2d.h).
+  [[maybe_unused]] const bool promised = prec == Precision::kBf16 && args.Bf16Activations();
+  assert(!promised || SampledBf16Values(args.in0, ConvIn0Elems(pass, s)));
+  assert(!promised || pass != ConvPass::kBackwardFilter || SampledBf16Values(args.in1, ConvIn1Elems(pass, s)));
   const ConvVariant& v = DispatchedConv(pass, s, args, prec, threads);
   v.run(v, pass, s, args, threads);
 }
@@ -586,18 +600,18 @@ std::span<const ConvVariant> ConvVariants(Precision precision) {
 }
 
 void Conv2dForward(const Conv2dShape& s, const float* x, const float* filter, float* y, Precision prec,
-                   int threads) {
-  RunDispatchedConv(ConvPass::kForward, s, {x, filter, y}, prec, threads);
+                   int threads, Values activations) {
+  RunDispatchedConv(ConvPass::kForward, s, {x, filter, y, activations}, prec, threads);
 }
 
 void Conv2dBackwardData(const Conv2dShape& s, const float* dy, const float* filter, float* dx, Precision prec,
-                        int threads) {
-  RunDispatchedConv(ConvPass::kBackwardData, s, {dy, filter, dx}, prec, threads);
+                        int threads, Values activations) {
+  RunDispatchedConv(ConvPass::kBackwardData, s, {dy, filter, dx, activations}, prec, threads);
 }
 
 void Conv2dBackwardFilter(const Conv2dShape& s, const float* x, const float* dy, float* dfilter, Precision prec,
-                          int threads) {
-  RunDispatchedConv(ConvPass::kBackwardFilter, s, {x, dy, dfilter}, prec, threads);
+                          int threads, Values activations) {
+  RunDispatchedConv(ConvPass::kBackwardFilter, s, {x, dy, dfilter, activations}, prec, threads);
 }
 
 }  // namespace podbench::kernels

@@ -5,11 +5,24 @@
 // Precision::kBf16 runs the MXU contract: x, filter (and dy in the backward
 // passes) are rounded to bf16 and products accumulate in fp32.
 //
+// `activations` says what the activation operands of a pass are (x in the
+// forward pass, dy in backward data, both in backward filter): Values::kBf16
+// promises that they already hold bf16 values, as a workload that keeps bf16
+// activations writes them (the producer rounds in its own pass, e.g.
+// Relu(..., Values::kBf16)). A bf16 pass then does not round them again: the
+// result is the same, and where the convolution runs on fp32 arithmetic (no
+// bf16 unit: oneDNN's fp32 primitive on bf16 values) it makes no pass that the
+// fp32 convolution does not. The filter (fp32 master weights) is rounded
+// either way. Ignored under Precision::kF32. A sample of the operands is
+// checked against the promise in builds with assertions.
+//
 // The fast path lowers to the selected GEMM (kernels/gemm) through im2col,
 // row chunk by row chunk; a 1x1 stride-1 convolution is a GEMM directly.
 #pragma once
 
 #include <cstdint>
+
+#include "kernels/bf16.h"
 
 namespace podbench::kernels {
 
@@ -31,13 +44,13 @@ double Conv2dFlops(const Conv2dShape& s);
 
 // REQUIRES for all: s.Valid(); buffers sized by the layouts above; threads 0 = all.
 void Conv2dForward(const Conv2dShape& s, const float* x, const float* filter, float* y,
-                   Precision prec = Precision::kF32, int threads = 0);
+                   Precision prec = Precision::kF32, int threads = 0, Values activations = Values::kF32);
 // dx = gradient of the input (overwritten).
 void Conv2dBackwardData(const Conv2dShape& s, const float* dy, const float* filter, float* dx,
-                        Precision prec = Precision::kF32, int threads = 0);
+                        Precision prec = Precision::kF32, int threads = 0, Values activations = Values::kF32);
 // dfilter = gradient of the filter (overwritten).
 void Conv2dBackwardFilter(const Conv2dShape& s, const float* x, const float* dy, float* dfilter,
-                          Precision prec = Precision::kF32, int threads = 0);
+                          Precision prec = Precision::kF32, int threads = 0, Values activations = Values::kF32);
 
 // Scalar references: direct loops, same contracts.
 void Conv2dForwardRef(const Conv2dShape& s, const float* x, const float* filter, float* y,

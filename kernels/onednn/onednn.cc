@@ -783,7 +783,7 @@ void RunConv(const Entry& e, ConvPass pass, const Conv2dShape& s, const ConvArgs
   // Activation operand i of the primitive from fp32 `src` (n elements).
   auto activation = [&](int i, const float* src, int64_t n) -> const void* {
     if (in == Inputs::kAsGiven) return src;
-    if (in == Inputs::kBf16Values) return RoundedValuesCopy(src, n, t, threads);
+    if (in == Inputs::kBf16Values) return args.Bf16Activations() ? src : RoundedValuesCopy(src, n, t, threads);
     if (e.act_reorder[i] == nullptr) return RoundedCopy(src, n, t, threads);
     const dnnl_memory_desc_t& to = i == 0 ? e.md0 : e.md1;
     void* dst = t.emplace_back(A().dnnl_memory_desc_get_size(&to)).get();

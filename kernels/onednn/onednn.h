@@ -101,10 +101,13 @@ Impl ConvImpl(ConvPass pass, const Conv2dShape& s, Precision prec, int threads);
 void Conv(ConvPass pass, const Conv2dShape& s, const ConvArgs& args, Precision prec, int threads);
 // oneDNN's fp32 convolution of the inputs rounded to bf16 values
 // (RoundToBf16): the bf16 pass of the MXU contract where oneDNN has no bf16
-// primitive. The activations are rounded on oneDNN's threads; the filter of
-// the forward and backward-data passes is rounded while it is put in the
-// primitive's weights layout, one pass where Conv on pre-rounded inputs
-// needs two. Bit for bit Conv(pass, s, rounded args, kF32, threads).
+// primitive. The activations are rounded into a copy on oneDNN's threads,
+// unless args.activations says they hold bf16 values already (then they go
+// to the primitive as they are, and the pass makes no copy that the fp32
+// convolution does not); the filter of the forward and backward-data passes
+// is rounded while it is put in the primitive's weights layout, one pass
+// where Conv on pre-rounded inputs needs two. Bit for bit Conv(pass, s,
+// rounded args, kF32, threads).
 // REQUIRES: ConvImpl(pass, s, Precision::kF32, threads).accepted.
 void ConvOnBf16Values(ConvPass pass, const Conv2dShape& s, const ConvArgs& args, int threads);
 // Whether ConvOnBf16Values folds the filter's rounding into its reorder for

@@ -55,7 +55,7 @@ void BatchNormForwardInference(const float* x, std::int64_t rows, std::int64_t c
 
 void BatchNormBackward(const float* x, const float* dy, std::int64_t rows, std::int64_t c,
                        const float* gamma, const float* mean, const float* inv_std, float* dx,
-                       float* dgamma, float* dbeta, BatchNormStatsReducer* reducer) {
+                       float* dgamma, float* dbeta, BatchNormStatsReducer* reducer, Values dx_values) {
   const auto& ops = ops_internal::SelectedVectorOps();
   // [sum dy, sum dy x] locally, turned into [sum dy, sum dy xhat] before the
   // reduction (xhat = (x - mean) inv_std uses this replica's mean and inv_std,
@@ -82,7 +82,8 @@ void BatchNormBackward(const float* x, const float* dy, std::int64_t rows, std::
     a[std::size_t(j)] = float(per_xhat * inv_std[j]);
     b[std::size_t(j)] = float(-gi * sdy / count);
   }
-  ops.bn_backward_affine(x, dy, rows, c, mean, k.data(), a.data(), b.data(), dx);
+  (dx_values == Values::kBf16 ? ops.bn_backward_affine_bf16 : ops.bn_backward_affine)(x, dy, rows, c, mean, k.data(),
+                                                                                        a.data(), b.data(), dx);
 }
 
 }  // namespace podbench::kernels

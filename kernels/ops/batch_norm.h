@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <span>
 
+#include "kernels/bf16.h"
+
 namespace podbench::kernels {
 
 // Sums statistics over a group of replicas (the v0.6 distributed batch norm).
@@ -39,8 +41,11 @@ void BatchNormForwardInference(const float* x, std::int64_t rows, std::int64_t c
 // Backward of the training forward. reducer (same group as forward) is called
 // once with [sum dy (c), sum dy * xhat (c), rows (1)]. Writes dx, dgamma, dbeta (the
 // latter two are group totals).
+// dx_values = Values::kBf16 rounds dx to bf16 values (RoundToBf16) as it is
+// written: the gradient a bf16 convolution then takes as it is.
 void BatchNormBackward(const float* x, const float* dy, std::int64_t rows, std::int64_t c,
                        const float* gamma, const float* mean, const float* inv_std, float* dx,
-                       float* dgamma, float* dbeta, BatchNormStatsReducer* reducer = nullptr);
+                       float* dgamma, float* dbeta, BatchNormStatsReducer* reducer = nullptr,
+                       Values dx_values = Values::kF32);
 
 }  // namespace podbench::kernels

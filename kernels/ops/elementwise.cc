@@ -28,7 +28,9 @@ void BiasGrad(const float* dy, float* db, std::int64_t rows, std::int64_t cols) 
   for (std::int64_t j = 0; j < cols; ++j) db[j] = 0;
   for (std::int64_t r = 0; r < rows; ++r) SelectedVectorOps().add(db, dy + r * cols, db, cols);
 }
-void Relu(const float* x, float* y, std::int64_t n) { SelectedVectorOps().relu(x, y, n); }
+void Relu(const float* x, float* y, std::int64_t n, Values out) {
+  (out == Values::kBf16 ? SelectedVectorOps().relu_bf16 : SelectedVectorOps().relu)(x, y, n);
+}
 void ReluGrad(const float* x, const float* dy, float* dx, std::int64_t n) {
   SelectedVectorOps().relu_grad(x, dy, dx, n);
 }

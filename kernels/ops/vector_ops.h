@@ -16,6 +16,7 @@ struct VectorOps {
   void (*axpy)(float alpha, const float* x, float* y, std::int64_t n);
   void (*scale)(float alpha, const float* x, float* y, std::int64_t n);
   void (*relu)(const float* x, float* y, std::int64_t n);
+  void (*relu_bf16)(const float* x, float* y, std::int64_t n);  // relu, rounded to bf16 values (RoundToBf16's bits)
   void (*relu_grad)(const float* x, const float* dy, float* dx, std::int64_t n);
   void (*add_bias)(const float* bias, float* y, std::int64_t rows, std::int64_t cols);
   // Batch norm over rows x c, per channel j. Sums accumulate in double:
@@ -32,6 +33,9 @@ struct VectorOps {
                     const float* b, float* y);
   void (*bn_backward_affine)(const float* x, const float* dy, std::int64_t rows, std::int64_t c, const float* m,
                              const float* k, const float* a, const float* b, float* dx);
+  // bn_backward_affine with dx rounded to bf16 values (RoundToBf16's bits).
+  void (*bn_backward_affine_bf16)(const float* x, const float* dy, std::int64_t rows, std::int64_t c,
+                                  const float* m, const float* k, const float* a, const float* b, float* dx);
   // Max pooling over one window element's c channels: y = y < x ? x : y
   // (max_into, forward); where x > best, best = x and at = offset
   // (argmax_into, backward: the first maximum of the window wins).

@@ -25,8 +25,25 @@ void Axpy(float alpha, const float* x, float* y, int64_t n) {
 void Scale(float alpha, const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = alpha * x[i];
 }
+// RoundToBf16Branchless (kernels/bf16.h), here with internal linkage and a
+// builtin bit cast: the same bits, and loops over it vectorise.
+float Bf16Value(float f) {
+  const std::uint32_t u = __builtin_bit_cast(std::uint32_t, f);
+  const std::uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
+  const std::uint32_t quiet_nan = (u | 0x00400000u) & 0xffff0000u;
+  const std::int32_t magnitude = std::int32_t(u & 0x7fffffffu);
+  return __builtin_bit_cast(float, magnitude > 0x7f800000 ? quiet_nan : rounded);
+}
+
+// kRound: the output rounded to a bf16 value (Values::kBf16).
+template <bool kRound>
+float Out(float v) {
+  return kRound ? Bf16Value(v) : v;
+}
+
+template <bool kRound>
 void Relu(const float* x, float* y, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0.0f;
+  for (int64_t i = 0; i < n; ++i) y[i] = Out<kRound>(x[i] > 0 ? x[i] : 0.0f);
 }
 void ReluGrad(const float* x, const float* dy, float* dx, int64_t n) {
   for (int64_t i = 0; i < n; ++i) dx[i] = x[i] > 0 ? dy[i] : 0.0f;
@@ -141,6 +158,7 @@ void BnAffine(const float* x, int64_t rows, int64_t c, const float* m, const flo
   }
 }
 
+template <bool kRound>
 void BnBackwardAffine(const float* x, const float* dy, int64_t rows, int64_t c, const float* m, const float* k,
                       const float* a, const float* b, float* __restrict dx) {
   if (Flat(c)) {
@@ -152,16 +170,18 @@ void BnBackwardAffine(const float* x, const float* dy, int64_t rows, int64_t c, 
     const int64_t n = rows * c;
     int64_t i = 0;
     for (; i + kBlock <= n; i += kBlock) {
-      for (int64_t e = 0; e < kBlock; ++e) dx[i + e] = dy[i + e] * pk[e] + (x[i + e] - pm[e]) * pa[e] + pb[e];
+      for (int64_t e = 0; e < kBlock; ++e) {
+        dx[i + e] = Out<kRound>(dy[i + e] * pk[e] + (x[i + e] - pm[e]) * pa[e] + pb[e]);
+      }
     }
-    for (int64_t e = 0; i + e < n; ++e) dx[i + e] = dy[i + e] * pk[e] + (x[i + e] - pm[e]) * pa[e] + pb[e];
+    for (int64_t e = 0; i + e < n; ++e) dx[i + e] = Out<kRound>(dy[i + e] * pk[e] + (x[i + e] - pm[e]) * pa[e] + pb[e]);
     return;
   }
   for (int64_t r = 0; r < rows; ++r) {
     const float* row = x + r * c;
     const float* g = dy + r * c;
     float* out = dx + r * c;
-    for (int64_t j = 0; j < c; ++j) out[j] = g[j] * k[j] + (row[j] - m[j]) * a[j] + b[j];
+    for (int64_t j = 0; j < c; ++j) out[j] = Out<kRound>(g[j] * k[j] + (row[j] - m[j]) * a[j] + b[j]);
   }
 }
 
@@ -178,9 +198,9 @@ void ArgmaxInto(const float* x, int64_t offset, float* __restrict best, int64_t*
 }
 
 VectorOps MakeVectorOps() {
-  return {Add,      Mul,       Axpy,           Scale,           Relu,    ReluGrad,
-          AddBias,  BnStats,   BnBackwardStats, BnAffine,       BnBackwardAffine,
-          MaxInto,  ArgmaxInto};
+  return {Add,         Mul,           Axpy,    Scale,           Relu<false>, Relu<true>,
+          ReluGrad,    AddBias,       BnStats, BnBackwardStats, BnAffine,    BnBackwardAffine<false>,
+          BnBackwardAffine<true>, MaxInto, ArgmaxInto};
 }
 
 }  // namespace

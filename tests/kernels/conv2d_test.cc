@@ -2,13 +2,16 @@
 // dispatched passes against the direct-loop reference, and the reference's
 // backward passes against finite differences. Variants the CPU (or
 // PODBENCH_CPU_ISA) cannot run are skipped.
+#include <bit>
 #include <cctype>
+#include <cstdint>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "kernels/conv/conv2d.h"
 #include "kernels/conv/conv_variants.h"
+#include "kernels/dispatch/dispatch.h"
 #include "tests/kernels/grad_check.h"
 
 namespace podbench::kernels {
@@ -127,6 +130,76 @@ TEST_P(ConvVariantBf16Test, MatchesReference) {
   CheckVariant(Precision::kBf16, std::get<0>(GetParam()), std::get<1>(GetParam()));
 }
 
+// On activations that hold bf16 values, a bf16 variant told so
+// (Values::kBf16: it then takes them as they are) gives the bits it gives when
+// it rounds them itself, in every pass.
+void CheckBf16Activations(const ConvVariant* variant, const Case& c) {
+  const Conv2dShape& s = c.s;
+  const std::size_t nx = std::size_t(s.n * s.h * s.w * s.c), nf = std::size_t(s.kh * s.kw * s.c * s.oc),
+                    ny = std::size_t(s.n * s.OutH() * s.OutW() * s.oc);
+  auto x = RandomVec(nx, 11), f = RandomVec(nf, 12), dy = RandomVec(ny, 13);
+  RoundToBf16(x.data(), x.data(), long(nx));
+  RoundToBf16(dy.data(), dy.data(), long(ny));
+  int ran = 0;
+  for (ConvPass pass : {ConvPass::kForward, ConvPass::kBackwardData, ConvPass::kBackwardFilter}) {
+    if (!variant->supports(*variant, pass, s, c.threads)) continue;
+    const float* in0 = pass == ConvPass::kBackwardData ? dy.data() : x.data();
+    const float* in1 = pass == ConvPass::kBackwardFilter ? dy.data() : f.data();
+    const std::size_t n_out = std::size_t(ConvOutElems(pass, s));
+    std::vector<float> rounding(n_out, 7.0f), taken(n_out, -7.0f);
+    const ConvArgs as_fp32{in0, in1, rounding.data(), Values::kF32}, as_bf16{in0, in1, taken.data(), Values::kBf16};
+    variant->run(*variant, pass, s, as_fp32, c.threads);
+    variant->run(*variant, pass, s, as_bf16, c.threads);
+    for (std::size_t i = 0; i < n_out; ++i) {
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(taken[i]), std::bit_cast<std::uint32_t>(rounding[i]))
+          << ConvPassName(pass) << " at " << i;
+    }
+    ++ran;
+  }
+  if (ran == 0) GTEST_SKIP() << variant->name << " cannot run this shape here";
+}
+
+class ConvVariantBf16ActivationsTest : public ::testing::TestWithParam<std::tuple<std::size_t, Case>> {};
+
+TEST_P(ConvVariantBf16ActivationsTest, TakesThemAsTheyAreWithTheSameResult) {
+  const ConvVariant& v = ConvVariants(Precision::kBf16)[std::get<0>(GetParam())];
+  if (!CpuSupports(v.isa)) GTEST_SKIP() << "this CPU cannot run " << IsaName(v.isa);
+  CheckBf16Activations(&v, std::get<1>(GetParam()));
+}
+
+// The dispatched passes on bf16 activations meet the contract, and their
+// classes are ranked apart from those of activations that need rounding
+// (".bf16in": their variants do less work there).
+TEST(Conv2dBf16ActivationsTest, DispatchedPassesMeetTheContractInClassesOfTheirOwn) {
+  const Case& c = kCases[5];  // k3_many_rows
+  const Conv2dShape& s = c.s;
+  const std::size_t nx = std::size_t(s.n * s.h * s.w * s.c), nf = std::size_t(s.kh * s.kw * s.c * s.oc),
+                    ny = std::size_t(s.n * s.OutH() * s.OutW() * s.oc);
+  auto x = RandomVec(nx, 21), f = RandomVec(nf, 22), dy = RandomVec(ny, 23);
+  RoundToBf16(x.data(), x.data(), long(nx));
+  RoundToBf16(dy.data(), dy.data(), long(ny));
+  const double tol = 1e-5 * double(s.kh * s.kw * std::max(s.c, s.oc) * s.n) + 1e-5;
+  std::vector<float> y(ny), y_ref(ny), dx(nx), dx_ref(nx), df(nf), df_ref(nf);
+  Conv2dForward(s, x.data(), f.data(), y.data(), Precision::kBf16, c.threads, Values::kBf16);
+  Conv2dForwardRef(s, x.data(), f.data(), y_ref.data(), Precision::kBf16);
+  ExpectClose(y, y_ref, tol, "forward");
+  Conv2dBackwardData(s, dy.data(), f.data(), dx.data(), Precision::kBf16, c.threads, Values::kBf16);
+  Conv2dBackwardDataRef(s, dy.data(), f.data(), dx_ref.data(), Precision::kBf16);
+  ExpectClose(dx, dx_ref, tol, "backward data");
+  Conv2dBackwardFilter(s, x.data(), dy.data(), df.data(), Precision::kBf16, c.threads, Values::kBf16);
+  Conv2dBackwardFilterRef(s, x.data(), dy.data(), df_ref.data(), Precision::kBf16);
+  ExpectClose(df, df_ref, tol * double(s.OutH() * s.OutW()), "backward filter");
+  int own = 0;
+  for (const auto& [pc, ranking] : dispatch::Dispatcher::Global().Decisions()) {
+    const std::string& t = pc.text;
+    if (pc.family == dispatch::Family::kConvBf16 && t.size() > 7 && t.compare(t.size() - 7, 7, ".bf16in") == 0) ++own;
+    if (pc.family != dispatch::Family::kConvBf16) {
+      EXPECT_EQ(t.find("bf16in"), std::string::npos) << t;
+    }
+  }
+  EXPECT_GE(own, 3) << "one class per pass";
+}
+
 std::string VariantTestName(Precision prec, std::size_t index, const Case& c) {
   std::string name = ConvVariants(prec)[index].name + "_" + c.name;
   for (char& ch : name) {
@@ -143,6 +216,14 @@ INSTANTIATE_TEST_SUITE_P(Manifest, ConvVariantF32Test,
                                                   std::get<1>(param_info.param));
                          });
 INSTANTIATE_TEST_SUITE_P(Manifest, ConvVariantBf16Test,
+                         ::testing::Combine(::testing::Range<std::size_t>(0, ConvVariants(Precision::kBf16).size()),
+                                            ::testing::ValuesIn(kCases)),
+                         [](const auto& param_info) {
+                           return VariantTestName(Precision::kBf16, std::get<0>(param_info.param),
+                                                  std::get<1>(param_info.param));
+                         });
+
+INSTANTIATE_TEST_SUITE_P(Manifest, ConvVariantBf16ActivationsTest,
                          ::testing::Combine(::testing::Range<std::size_t>(0, ConvVariants(Precision::kBf16).size()),
                                             ::testing::ValuesIn(kCases)),
                          [](const auto& param_info) {

@@ -473,6 +473,51 @@ TEST(OptimizerTest, AdamFirstStepMovesByLr) {
 namespace podbench::kernels {
 namespace {
 
+// The producers of bf16 activations write exactly RoundToBf16 of what they
+// write in fp32: ReLU (ties, NaNs: 0, infinities, denormals, the largest
+// finite value, which rounds to infinity) and the batch-norm input gradient.
+TEST(Bf16ValuesTest, ProducersRoundWhatTheyWrite) {
+  std::vector<float> x;
+  for (std::uint32_t bits : {0x3f808000u, 0x3f818000u, 0x3f807fffu, 0x7f7fffffu, 0x7f800000u, 0xff800000u,
+                             0x7fc00000u, 0xffc00001u, 0x7f800001u, 0x00000001u, 0x807fffffu, 0x00000000u}) {
+    x.push_back(std::bit_cast<float>(bits));
+  }
+  std::mt19937 rng(23);
+  std::normal_distribution<float> d;
+  while (x.size() < 999) x.push_back(d(rng));
+  const std::int64_t n = std::int64_t(x.size());
+  std::vector<float> plain(x.size()), rounded(x.size());
+  Relu(x.data(), plain.data(), n);
+  Relu(x.data(), rounded.data(), n, Values::kBf16);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    ASSERT_EQ(std::bit_cast<std::uint32_t>(rounded[i]), std::bit_cast<std::uint32_t>(RoundToBf16(plain[i])))
+        << "relu of bits " << std::hex << std::bit_cast<std::uint32_t>(x[i]);
+  }
+  EXPECT_TRUE(SampledBf16Values(rounded.data(), n, n));
+  EXPECT_FALSE(SampledBf16Values(plain.data(), n, n));
+
+  // The normal draws past the specials; 27 channels run per row, 8 on flattened blocks.
+  for (std::int64_t channels : {std::int64_t{27}, std::int64_t{8}}) {
+    const std::int64_t r = (n - 12) / channels;
+    std::vector<float> xs(x.begin() + 12, x.begin() + 12 + r * channels), dy(xs.size());
+    for (float& e : dy) e = d(rng);
+    const std::size_t nc = std::size_t(channels);
+    std::vector<float> gamma(nc, 1.3f), beta(nc, 0.2f), y(xs.size()), mean(nc), inv_std(nc), rm(nc), rv(nc, 1.f);
+    BatchNormForwardTraining(xs.data(), r, channels, gamma.data(), beta.data(), {}, y.data(), mean.data(),
+                             inv_std.data(), rm.data(), rv.data());
+    std::vector<float> dx(xs.size()), dx_bf16(xs.size()), dg(2 * std::size_t(channels)), dg_bf16(dg.size());
+    BatchNormBackward(xs.data(), dy.data(), r, channels, gamma.data(), mean.data(), inv_std.data(), dx.data(),
+                      dg.data(), dg.data() + channels);
+    BatchNormBackward(xs.data(), dy.data(), r, channels, gamma.data(), mean.data(), inv_std.data(), dx_bf16.data(),
+                      dg_bf16.data(), dg_bf16.data() + channels, nullptr, Values::kBf16);
+    EXPECT_EQ(dg_bf16, dg) << "the parameter gradients stay fp32";
+    for (std::size_t i = 0; i < dx.size(); ++i) {
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(dx_bf16[i]), std::bit_cast<std::uint32_t>(RoundToBf16(dx[i])))
+          << "c " << channels << " at " << i;
+    }
+  }
+}
+
 // Every ISA build of the op loops gives the baseline's bits (odd sizes, so
 // vector bodies and tails both run; c = 8 and 37 channels).
 TEST(VectorOpsTest, EveryIsaMatchesTheBaselineBitForBit) {
@@ -511,6 +556,7 @@ TEST(VectorOpsTest, EveryIsaMatchesTheBaselineBitForBit) {
       same([&](const VectorOps& o, float* y) { o.axpy(0.3f, x.data(), y, n); }, "axpy");
       same([&](const VectorOps& o, float* y) { o.scale(0.3f, x.data(), y, n); }, "scale");
       same([&](const VectorOps& o, float* y) { o.relu(x.data(), y, n); }, "relu");
+      same([&](const VectorOps& o, float* y) { o.relu_bf16(x.data(), y, n); }, "relu_bf16");
       same([&](const VectorOps& o, float* y) { o.relu_grad(x.data(), dy.data(), y, n); }, "relu_grad");
       same([&](const VectorOps& o, float* y) { o.add_bias(beta.data(), y, rows, c); }, "add_bias");
       same([&](const VectorOps& o, float* y) {
@@ -519,6 +565,10 @@ TEST(VectorOpsTest, EveryIsaMatchesTheBaselineBitForBit) {
       same([&](const VectorOps& o, float* y) {
         o.bn_backward_affine(x.data(), dy.data(), rows, c, mean.data(), gamma.data(), beta.data(), inv_std.data(), y);
       }, "bn_backward_affine");
+      same([&](const VectorOps& o, float* y) {
+        o.bn_backward_affine_bf16(x.data(), dy.data(), rows, c, mean.data(), gamma.data(), beta.data(),
+                                  inv_std.data(), y);
+      }, "bn_backward_affine_bf16");
       same([&](const VectorOps& o, float* y) {
         for (std::int64_t r = 0; r < rows; ++r) o.max_into(x.data() + r * c, y, c);
         for (std::int64_t r = 0; r < rows; ++r) o.max_into(dy.data() + r * c, y + c, c);

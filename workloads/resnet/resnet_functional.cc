@@ -27,6 +27,13 @@ struct FunctionalResNet::Op {
   int64_t param = -1;  // conv/dense weights; BN gamma (beta follows); dense bias follows weights
   int64_t bn = -1;     // offset of this BN's channels in the per-core BN statistics
   bool weight = false;
+  // bf16 activations (precision kBf16; FunctionalConfig): a ReLU writes its
+  // output, and a batch norm whose input only a convolution reads writes its
+  // input gradient, as bf16 values; a convolution whose input (x) or output
+  // gradient (dy) holds them says so (kernels::Values::kBf16), and does not
+  // round it again.
+  bool bf16_out = false;
+  bool x_bf16 = false, dy_bf16 = false;
 };
 
 struct FunctionalResNet::Core {
@@ -64,6 +71,40 @@ class FunctionalResNet::Core::Reducer : public kernels::BatchNormStatsReducer {
 
 FunctionalResNet::~FunctionalResNet() = default;
 
+// Which tensors hold bf16 values, forward (the images, rounded as they are
+// copied in; ReLU outputs; max pools of such tensors) and backward (the input
+// gradient of a batch norm that is its input's only reader and follows a
+// convolution), and so which convolution operands need no rounding.
+void FunctionalResNet::MarkBf16Activations() {
+  std::vector<int> readers(tensor_elems_.size(), 0), producer(tensor_elems_.size(), -1);
+  std::vector<char> bf16(tensor_elems_.size(), 0);
+  bf16[0] = 1;
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    Op& op = ops_[i];
+    ++readers[static_cast<size_t>(op.in0)];
+    if (op.in1 >= 0) ++readers[static_cast<size_t>(op.in1)];
+    if (op.out < 0) continue;
+    producer[static_cast<size_t>(op.out)] = static_cast<int>(i);
+    if (op.layer.kind == LayerKind::kRelu) op.bf16_out = true;
+    bf16[static_cast<size_t>(op.out)] =
+        op.layer.kind == LayerKind::kRelu || (op.layer.kind == LayerKind::kMaxPool && bf16[static_cast<size_t>(op.in0)]);
+  }
+  for (Op& op : ops_) {
+    if (op.layer.kind != LayerKind::kBatchNorm) continue;
+    const int from = producer[static_cast<size_t>(op.in0)];
+    op.bf16_out = readers[static_cast<size_t>(op.in0)] == 1 && from >= 0 &&
+                  ops_[static_cast<size_t>(from)].layer.kind == LayerKind::kConv;
+  }
+  for (Op& op : ops_) {
+    if (op.layer.kind != LayerKind::kConv) continue;
+    op.x_bf16 = bf16[static_cast<size_t>(op.in0)] != 0;
+    // dy is the gradient of the output: bf16 values when its one reader is a batch norm that writes them.
+    for (const Op& reader : ops_) {
+      if (reader.in0 == op.out && reader.layer.kind == LayerKind::kBatchNorm && reader.bf16_out) op.dy_bf16 = true;
+    }
+  }
+}
+
 Result<std::unique_ptr<FunctionalResNet>> FunctionalResNet::Create(const FunctionalConfig& config) {
   std::unique_ptr<FunctionalResNet> net(new FunctionalResNet());
   PODBENCH_RETURN_IF_ERROR(net->Setup(config));
@@ -74,6 +115,7 @@ namespace {
 bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
+kernels::Values Bf16If(bool bf16) { return bf16 ? kernels::Values::kBf16 : kernels::Values::kF32; }
 kernels::Pool2dShape PoolShape(const Layer& l, int64_t n) {
   kernels::Pool2dShape s;
   s.n = n;
@@ -158,6 +200,7 @@ Status FunctionalResNet::Setup(const FunctionalConfig& config) {
     }
     ops_.push_back(op);
   }
+  if (cfg_.precision == kernels::Precision::kBf16) MarkBf16Activations();
 
   // Initial weights: He normal convolutions, N(0, 0.01) dense, BN gamma 1
   // (0 on the last BN of each residual branch), beta 0.
@@ -313,7 +356,12 @@ Status FunctionalResNet::Forward(int c, const float* images, const int32_t* labe
   if (training && core.grad[1].size() != core.act[1].size()) {
     for (size_t t = 0; t < tensor_elems_.size(); ++t) core.grad[t].resize(core.act[t].size());
   }
-  std::memcpy(core.act[0].data(), images, static_cast<size_t>(n * tensor_elems_[0]) * sizeof(float));
+  if (cfg_.precision == kernels::Precision::kBf16) {
+    // bf16 activations start with the images (Google's v0.6 input pipeline casts them on the host).
+    kernels::RoundToBf16(images, core.act[0].data(), static_cast<long>(n * tensor_elems_[0]));
+  } else {
+    std::memcpy(core.act[0].data(), images, static_cast<size_t>(n * tensor_elems_[0]) * sizeof(float));
+  }
   for (size_t i = 0; i < ops_.size(); ++i) {
     const Op& op = ops_[i];
     const Layer& l = op.layer;
@@ -322,7 +370,7 @@ Status FunctionalResNet::Forward(int c, const float* images, const int32_t* labe
     const float* p = params_.data() + op.param;
     switch (l.kind) {
       case LayerKind::kConv:
-        kernels::Conv2dForward(ConvShapeOf(l, n), x, p, y, cfg_.precision, th);
+        kernels::Conv2dForward(ConvShapeOf(l, n), x, p, y, cfg_.precision, th, Bf16If(op.x_bf16));
         break;
       case LayerKind::kBatchNorm: {
         const int64_t rows = n * l.out_h * l.out_w;
@@ -342,7 +390,7 @@ Status FunctionalResNet::Forward(int c, const float* images, const int32_t* labe
         break;
       }
       case LayerKind::kRelu:
-        kernels::Relu(x, y, n * l.out_elems());
+        kernels::Relu(x, y, n * l.out_elems(), Bf16If(op.bf16_out));
         break;
       case LayerKind::kMaxPool:
         kernels::MaxPoolForward(PoolShape(l, n), x, y);
@@ -415,11 +463,11 @@ void FunctionalResNet::Backward(int c, int64_t n) {
     switch (l.kind) {
       case LayerKind::kConv: {
         Conv2dShape s = ConvShapeOf(l, n);
-        kernels::Conv2dBackwardFilter(s, x, dy, g + op.param, cfg_.precision, th);
+        kernels::Conv2dBackwardFilter(s, x, dy, g + op.param, cfg_.precision, th, Bf16If(op.x_bf16 && op.dy_bf16));
         if (op.in0 == 0) {
           produced = false;
         } else {
-          kernels::Conv2dBackwardData(s, dy, p, dx, cfg_.precision, th);
+          kernels::Conv2dBackwardData(s, dy, p, dx, cfg_.precision, th, Bf16If(op.dy_bf16));
         }
         break;
       }
@@ -441,7 +489,7 @@ void FunctionalResNet::Backward(int c, int64_t n) {
         }
         float* dgamma = g + op.param;
         kernels::BatchNormBackward(x, dy, n * l.out_h * l.out_w, l.out_c, p, core.mean.data() + op.bn,
-                                   core.inv_std.data() + op.bn, dx, dgamma, dgamma + l.out_c, r);
+                                   core.inv_std.data() + op.bn, dx, dgamma, dgamma + l.out_c, r, Bf16If(op.bf16_out));
         // Group totals: each member contributes its share to the global sum.
         if (r != nullptr) {
           kernels::Scale(1.f / static_cast<float>(cfg_.bn_group), dgamma, dgamma, 2 * int64_t{l.out_c});

@@ -9,6 +9,13 @@
 //     (convolutions and the dense layer in the kernels' bf16 MXU mode, or
 //     fp32); the loss is the global mean, so core gradients are scaled by
 //     1 / cores;
+//   - in bf16 mode the activations are bf16 values, as in Google's v0.6
+//     code ("bf16 activations"): the images are rounded as they are copied
+//     in, every ReLU rounds its output, and the batch norm after each
+//     convolution rounds its input gradient; the convolutions then take
+//     those operands as they are (kernels::Values::kBf16). Batch norm,
+//     the residual additions, the loss and all gradients of parameters stay
+//     fp32;
 //   - batch norm sums its statistics over groups of `bn_group` replicas with
 //     the topology's functional all-reduce ("ring" inside each group),
 //     through the kernels' BatchNormStatsReducer hook;
@@ -121,6 +128,7 @@ class FunctionalResNet {
  private:
   FunctionalResNet() = default;
   Status Setup(const FunctionalConfig& config);
+  void MarkBf16Activations();  // the Op flags of bf16 activations
   Status Forward(int core, const float* images, const int32_t* labels, int64_t n, bool training,
                  double* loss, int32_t* predictions);
   void Backward(int core, int64_t n);

@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <map>
+#include <string>
 #include <random>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "kernels/dispatch/dispatch.h"
 #include "workloads/resnet/resnet_functional.h"
 
 namespace podbench::resnet {
@@ -214,6 +217,46 @@ TEST(FunctionalResNetTest, LocalBatchNormGroupsDifferFromGlobal) {
   ASSERT_EQ(lg.size(), 3u);
   // Same first-step data but statistics over 4 instead of 16 images.
   EXPECT_GT(std::abs(lg[0] - ll[0]), 1e-6);
+}
+
+// In bf16 mode the activations are bf16 values (the images, the ReLU
+// outputs, the convolutions' output gradients) and every convolution pass
+// takes them as they are: its dispatch classes are the ".bf16in" ones. (In
+// builds with assertions, a pass told so checks a sample of its operands.)
+// The dense layer's input, an average, is not one, so it rounds it.
+TEST(FunctionalResNetTest, Bf16ModeKeepsItsActivationsInBf16) {
+  auto classes = [] {
+    std::map<std::string, int> seen;  // pass prefix -> classes; "dense" for bf16 ones without the suffix
+    for (const auto& [pc, ranking] : kernels::dispatch::Dispatcher::Global().Decisions()) {
+      if (pc.family != kernels::dispatch::Family::kConvBf16) continue;
+      const std::string& t = pc.text;
+      const bool bf16in = t.size() > 7 && t.compare(t.size() - 7, 7, ".bf16in") == 0;
+      ++seen[bf16in ? t.substr(0, t.find('.')) : "rounding"];
+    }
+    return seen;
+  };
+  const auto before = classes();
+  FunctionalConfig cfg = Config(1, 1, "ring");
+  cfg.precision = kernels::Precision::kBf16;
+  std::vector<double> bf16_losses, f32_losses;
+  Train(cfg, &bf16_losses, 2);
+  const auto after = classes();
+  for (const char* pass : {"fwd", "bwd_data", "bwd_filter"}) {
+    const int grew = (after.count(pass) ? after.at(pass) : 0) - (before.count(pass) ? before.at(pass) : 0);
+    EXPECT_GE(grew, 3) << pass << ": the convolutions were not told their operands are bf16 values";
+  }
+  // Only the dense layer (forward, data and filter gradients: 1x1 classes) rounds its operands.
+  const int rounding = (after.count("rounding") ? after.at("rounding") : 0) -
+                       (before.count("rounding") ? before.at("rounding") : 0);
+  EXPECT_LE(rounding, 3);
+  Train(Config(1, 1, "ring"), &f32_losses, 2);
+  ASSERT_EQ(bf16_losses.size(), 2u);
+  ASSERT_EQ(f32_losses.size(), 2u);
+  for (size_t s = 0; s < 2; ++s) {
+    EXPECT_TRUE(std::isfinite(bf16_losses[s]));
+    EXPECT_NEAR(bf16_losses[s], f32_losses[s], 0.05 * f32_losses[s]) << "step " << s;
+    EXPECT_NE(bf16_losses[s], f32_losses[s]) << "step " << s << ": bf16 mode computed in fp32";
+  }
 }
 
 TEST(FunctionalResNetTest, RefusesABatchThatDoesNotSplit) {
