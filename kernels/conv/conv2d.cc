@@ -294,6 +294,26 @@ void ImplicitForward(const gemm_internal::BlockedGemmConfig& cfg, gemm_internal:
   gemm_internal::RunBlockedGemm(cfg, p, threads);
 }
 
+// The fp32 GEMM variant that runs the same micro-kernel as bf16 variant `v`
+// (one that widens bf16 to fp32 while packing: its arithmetic is fp32 on
+// bf16 values), or null (vdpbf16ps, oneDNN, the scalar reference). On
+// operands that already hold bf16 values it computes v's products and fp32
+// sums (bit for bit where the lowering cuts the same column chunks: chunks
+// are sized in bytes, so fp32 ones hold half the rows), and skips v's
+// conversion to bf16 storage: what bf16 activations buy.
+const GemmVariant* Fp32Twin(const GemmVariant& v) {
+  if (v.dtype != GemmDtype::kBf16 || v.blocked_config == nullptr || v.blocked_config() == nullptr) return nullptr;
+  const gemm_internal::BlockedGemmConfig& cfg = *v.blocked_config();
+  if (cfg.k_granule != 1 || cfg.packed_elem_size != sizeof(float)) return nullptr;
+  for (const GemmVariant& t : GemmVariants()) {
+    if (t.dtype == GemmDtype::kF32 && t.isa == v.isa && t.blocked_config != nullptr && t.blocked_config() != nullptr &&
+        t.blocked_config()->ukernel == cfg.ukernel) {
+      return &t;
+    }
+  }
+  return nullptr;
+}
+
 // ---- The lowering passes, on GEMM variant v of input type T ----
 
 template <typename T>
@@ -397,6 +417,17 @@ void LoweredBackwardData(const GemmVariant& v, const Conv2dShape& s, const float
     }
     return;
   }
+  if constexpr (std::is_same_v<T, Bf16>) {
+    if (const GemmVariant* twin = dy_bf16 ? Fp32Twin(v) : nullptr) {
+      // dy holds bf16 values: the fp32 GEMM of the same micro-kernel on a
+      // rounded copy of the filter is this variant's result, without
+      // converting dy.
+      const ScratchLease rounded(std::size_t(k * s.oc) * sizeof(float));
+      RoundToBf16(filter, rounded.as<float>(), long(k * s.oc));
+      LoweredBackwardData<float>(*twin, s, dy, rounded.as<float>(), dx, false, threads);
+      return;
+    }
+  }
   const GemmInput<T> f(filter, k * s.oc);
   const GemmInput<T> g(dy, m * s.oc);
   if (IsPointwise(s)) {
@@ -414,9 +445,17 @@ void LoweredBackwardData(const GemmVariant& v, const Conv2dShape& s, const float
   }
 }
 
+// bf16_in: x and dy hold bf16 values (ConvArgs::activations).
 template <typename T>
 void LoweredBackwardFilter(const GemmVariant& v, const Conv2dShape& s, const float* x, const float* dy, float* df,
-                           int threads) {
+                           bool bf16_in, int threads) {
+  if constexpr (std::is_same_v<T, Bf16>) {
+    // Both operands hold bf16 values: the fp32 lowering over the same
+    // micro-kernel computes this variant's result, with no conversion.
+    if (const GemmVariant* twin = bf16_in ? Fp32Twin(v) : nullptr) {
+      return LoweredBackwardFilter<float>(*twin, s, x, dy, df, false, threads);
+    }
+  }
   const int64_t m = s.n * s.OutH() * s.OutW(), k = s.kh * s.kw * s.c;
   const GemmInput<T> g(dy, m * s.oc);
   if (IsPointwise(s)) {
@@ -454,8 +493,8 @@ void LoweredRun(const ConvVariant& v, ConvPass pass, const Conv2dShape& s, const
            : LoweredBackwardData<float>(g, s, a.in0, a.in1, a.out, false, threads);
       return;
     case ConvPass::kBackwardFilter:
-      bf16 ? LoweredBackwardFilter<Bf16>(g, s, a.in0, a.in1, a.out, threads)
-           : LoweredBackwardFilter<float>(g, s, a.in0, a.in1, a.out, threads);
+      bf16 ? LoweredBackwardFilter<Bf16>(g, s, a.in0, a.in1, a.out, a.Bf16Activations(), threads)
+           : LoweredBackwardFilter<float>(g, s, a.in0, a.in1, a.out, false, threads);
       return;
   }
 }
