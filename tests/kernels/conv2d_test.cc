@@ -61,13 +61,28 @@ void ExpectClose(const std::vector<float>& got, const std::vector<float>& want, 
   for (std::size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], tol) << what << " at " << i;
 }
 
+// Random x, filter and dy of shape s (seeds seed, seed + 1, seed + 2); with
+// bf16_activations, x and dy rounded to bf16 values (Values::kBf16).
+struct Operands {
+  std::size_t nx, nf, ny;
+  std::vector<float> x, f, dy;
+  Operands(const Conv2dShape& s, std::uint32_t seed, bool bf16_activations = false)
+      : nx(std::size_t(s.n * s.h * s.w * s.c)), nf(std::size_t(s.kh * s.kw * s.c * s.oc)),
+        ny(std::size_t(s.n * s.OutH() * s.OutW() * s.oc)), x(RandomVec(nx, seed)), f(RandomVec(nf, seed + 1)),
+        dy(RandomVec(ny, seed + 2)) {
+    if (!bf16_activations) return;
+    RoundToBf16(x.data(), x.data(), long(nx));
+    RoundToBf16(dy.data(), dy.data(), long(ny));
+  }
+};
+
 // The three passes of one implementation (the dispatched one when `variant`
 // is null) against the reference.
 void CheckPasses(const Case& c, Precision prec, const ConvVariant* variant) {
   const Conv2dShape& s = c.s;
-  const std::size_t nx = std::size_t(s.n * s.h * s.w * s.c), nf = std::size_t(s.kh * s.kw * s.c * s.oc),
-                    ny = std::size_t(s.n * s.OutH() * s.OutW() * s.oc);
-  auto x = RandomVec(nx, 1), f = RandomVec(nf, 2), dy = RandomVec(ny, 3);
+  Operands o(s, 1);
+  auto &x = o.x, &f = o.f, &dy = o.dy;
+  const std::size_t nx = o.nx, nf = o.nf, ny = o.ny;
   const double tol = 1e-5 * double(s.kh * s.kw * std::max(s.c, s.oc) * s.n) + 1e-5;
   auto run = [&](ConvPass pass, const float* in0, const float* in1, float* out) {
     if (variant == nullptr) {
@@ -135,11 +150,8 @@ TEST_P(ConvVariantBf16Test, MatchesReference) {
 // it rounds them itself, in every pass.
 void CheckBf16Activations(const ConvVariant* variant, const Case& c) {
   const Conv2dShape& s = c.s;
-  const std::size_t nx = std::size_t(s.n * s.h * s.w * s.c), nf = std::size_t(s.kh * s.kw * s.c * s.oc),
-                    ny = std::size_t(s.n * s.OutH() * s.OutW() * s.oc);
-  auto x = RandomVec(nx, 11), f = RandomVec(nf, 12), dy = RandomVec(ny, 13);
-  RoundToBf16(x.data(), x.data(), long(nx));
-  RoundToBf16(dy.data(), dy.data(), long(ny));
+  const Operands o(s, 11, /*bf16_activations=*/true);
+  const auto &x = o.x, &f = o.f, &dy = o.dy;
   int ran = 0;
   for (ConvPass pass : {ConvPass::kForward, ConvPass::kBackwardData, ConvPass::kBackwardFilter}) {
     if (!variant->supports(*variant, pass, s, c.threads)) continue;
@@ -173,11 +185,9 @@ TEST_P(ConvVariantBf16ActivationsTest, TakesThemAsTheyAreWithTheSameResult) {
 TEST(Conv2dBf16ActivationsTest, DispatchedPassesMeetTheContractInClassesOfTheirOwn) {
   const Case& c = kCases[5];  // k3_many_rows
   const Conv2dShape& s = c.s;
-  const std::size_t nx = std::size_t(s.n * s.h * s.w * s.c), nf = std::size_t(s.kh * s.kw * s.c * s.oc),
-                    ny = std::size_t(s.n * s.OutH() * s.OutW() * s.oc);
-  auto x = RandomVec(nx, 21), f = RandomVec(nf, 22), dy = RandomVec(ny, 23);
-  RoundToBf16(x.data(), x.data(), long(nx));
-  RoundToBf16(dy.data(), dy.data(), long(ny));
+  const Operands o(s, 21, /*bf16_activations=*/true);
+  const auto &x = o.x, &f = o.f, &dy = o.dy;
+  const std::size_t nx = o.nx, nf = o.nf, ny = o.ny;
   const double tol = 1e-5 * double(s.kh * s.kw * std::max(s.c, s.oc) * s.n) + 1e-5;
   std::vector<float> y(ny), y_ref(ny), dx(nx), dx_ref(nx), df(nf), df_ref(nf);
   Conv2dForward(s, x.data(), f.data(), y.data(), Precision::kBf16, c.threads, Values::kBf16);
@@ -208,28 +218,21 @@ std::string VariantTestName(Precision prec, std::size_t index, const Case& c) {
   return name;
 }
 
-INSTANTIATE_TEST_SUITE_P(Manifest, ConvVariantF32Test,
-                         ::testing::Combine(::testing::Range<std::size_t>(0, ConvVariants(Precision::kF32).size()),
-                                            ::testing::ValuesIn(kCases)),
-                         [](const auto& param_info) {
-                           return VariantTestName(Precision::kF32, std::get<0>(param_info.param),
-                                                  std::get<1>(param_info.param));
-                         });
-INSTANTIATE_TEST_SUITE_P(Manifest, ConvVariantBf16Test,
-                         ::testing::Combine(::testing::Range<std::size_t>(0, ConvVariants(Precision::kBf16).size()),
-                                            ::testing::ValuesIn(kCases)),
-                         [](const auto& param_info) {
-                           return VariantTestName(Precision::kBf16, std::get<0>(param_info.param),
-                                                  std::get<1>(param_info.param));
-                         });
+// (variant index, case) over every variant of `prec` and every case, named after both.
+auto EveryVariantAndCase(Precision prec) {
+  return ::testing::Combine(::testing::Range<std::size_t>(0, ConvVariants(prec).size()), ::testing::ValuesIn(kCases));
+}
+template <Precision kPrec>
+std::string VariantParamName(const ::testing::TestParamInfo<std::tuple<std::size_t, Case>>& info) {
+  return VariantTestName(kPrec, std::get<0>(info.param), std::get<1>(info.param));
+}
 
-INSTANTIATE_TEST_SUITE_P(Manifest, ConvVariantBf16ActivationsTest,
-                         ::testing::Combine(::testing::Range<std::size_t>(0, ConvVariants(Precision::kBf16).size()),
-                                            ::testing::ValuesIn(kCases)),
-                         [](const auto& param_info) {
-                           return VariantTestName(Precision::kBf16, std::get<0>(param_info.param),
-                                                  std::get<1>(param_info.param));
-                         });
+INSTANTIATE_TEST_SUITE_P(Manifest, ConvVariantF32Test, EveryVariantAndCase(Precision::kF32),
+                         VariantParamName<Precision::kF32>);
+INSTANTIATE_TEST_SUITE_P(Manifest, ConvVariantBf16Test, EveryVariantAndCase(Precision::kBf16),
+                         VariantParamName<Precision::kBf16>);
+INSTANTIATE_TEST_SUITE_P(Manifest, ConvVariantBf16ActivationsTest, EveryVariantAndCase(Precision::kBf16),
+                         VariantParamName<Precision::kBf16>);
 
 TEST(Conv2dReferenceTest, BackwardIsTheGradientOfForward) {
   const Conv2dShape s = Make(1, 5, 4, 2, 3, 3, 2, 1);
