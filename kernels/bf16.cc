@@ -53,6 +53,10 @@ bool SampledBf16Values(const float* src, long n, long samples) {
 }
 
 void RoundToBf16Runs8(const float* src, long runs, float* dst, const std::int64_t* run_offsets) {
+  if (CpuSupports(Isa::kAvx512f)) {
+    bf16_internal::RoundToBf16Runs8_Avx512f(src, runs, dst, run_offsets);
+    return;
+  }
   if (CpuSupports(Isa::kAvx2Fma)) {
     bf16_internal::RoundToBf16Runs8_Avx2(src, runs, dst, run_offsets);
     return;

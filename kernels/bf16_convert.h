@@ -13,5 +13,6 @@ void ConvertToBf16_Avx512f(const float* src, Bf16* dst, long n);
 void ConvertToFloat_Avx2(const Bf16* src, float* dst, long n);
 void RoundToBf16_Avx2(const float* src, float* dst, long n);
 void RoundToBf16Runs8_Avx2(const float* src, long runs, float* dst, const std::int64_t* run_offsets);
+void RoundToBf16Runs8_Avx512f(const float* src, long runs, float* dst, const std::int64_t* run_offsets);
 
 }  // namespace podbench::kernels::bf16_internal

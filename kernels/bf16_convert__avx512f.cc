@@ -26,4 +26,18 @@ void ConvertToBf16_Avx512f(const float* src, Bf16* dst, long n) {
   }
 }
 
+void RoundToBf16Runs8_Avx512f(const float* src, long runs, float* dst, const std::int64_t* run_offsets) {
+  long r = 0;
+  for (; r + 2 <= runs; r += 2) {  // two runs per register; one store where they lie side by side
+    const __m512 v = simd::RoundToBf16x16(_mm512_loadu_ps(src + 8 * r));
+    if (run_offsets[r + 1] == run_offsets[r] + 8) {
+      _mm512_storeu_ps(dst + run_offsets[r], v);
+    } else {  // lanes 0-7 at the first run, 8-15 at the second (a masked store touches only its lanes)
+      _mm512_mask_storeu_ps(dst + run_offsets[r], 0x00ff, v);
+      _mm512_mask_storeu_ps(dst + run_offsets[r + 1] - 8, 0xff00, v);
+    }
+  }
+  if (r < runs) _mm512_mask_storeu_ps(dst + run_offsets[r], 0x00ff, simd::RoundToBf16x16(_mm512_maskz_loadu_ps(0x00ff, src + 8 * r)));
+}
+
 }  // namespace podbench::kernels::bf16_internal

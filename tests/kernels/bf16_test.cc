@@ -117,29 +117,32 @@ TEST(Bf16ConvertTest, EveryVariantMatchesTheScalarRounding) {
   }
 }
 
-// RoundToBf16Runs8 (dispatched, and the AVX2 variant where the CPU has it)
-// puts run r of 8 rounded values at its own offset, in any order, and writes
-// nothing between the runs.
+// RoundToBf16Runs8 (dispatched, and each ISA variant the CPU has) puts run r
+// of 8 rounded values at its own offset, in any order, and writes nothing
+// between the runs: runs side by side (one 16-lane store on AVX-512), runs
+// apart, and an odd last run.
 TEST(Bf16ConvertTest, RunsOfEightLandAtTheirOffsetsRounded) {
   std::mt19937 rng(5);
-  std::vector<float> src(8 * 6);
+  constexpr int kRuns = 7;
+  std::vector<float> src(8 * kRuns);
   for (std::size_t i = 0; i < src.size(); ++i) src[i] = std::bit_cast<float>(std::uint32_t(rng()));
   src[3] = std::bit_cast<float>(0x3f808000u);   // a tie: rounds to even (down)
   src[12] = std::bit_cast<float>(0x7f800001u);  // a signalling NaN: quieted
-  const std::int64_t offsets[6] = {40, 0, 72, 16, 56, 88};  // out of order, with 8-element gaps
+  const std::int64_t offsets[kRuns] = {40, 48, 0, 72, 16, 24, 88};  // out of order; pairs side by side and apart
   struct Variant {
     const char* name;
     Isa isa;
     void (*fn)(const float*, long, float*, const std::int64_t*);
   };
   const Variant variants[] = {{"dispatched", Isa::kScalar, RoundToBf16Runs8},
-                              {"avx2", Isa::kAvx2Fma, bf16_internal::RoundToBf16Runs8_Avx2}};
+                              {"avx2", Isa::kAvx2Fma, bf16_internal::RoundToBf16Runs8_Avx2},
+                              {"avx512f", Isa::kAvx512f, bf16_internal::RoundToBf16Runs8_Avx512f}};
   for (const Variant& v : variants) {
     if (!CpuSupports(v.isa)) continue;
     std::vector<float> dst(104, -2.5f);
-    v.fn(src.data(), 6, dst.data(), offsets);
+    v.fn(src.data(), kRuns, dst.data(), offsets);
     std::vector<bool> written(dst.size(), false);
-    for (int r = 0; r < 6; ++r) {
+    for (int r = 0; r < kRuns; ++r) {
       for (int k = 0; k < 8; ++k) {
         const std::size_t at = std::size_t(offsets[r] + k);
         written[at] = true;
