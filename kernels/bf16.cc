@@ -45,7 +45,8 @@ bool SampledBf16Values(const float* src, long n, long samples) {
   if (n <= 0) return true;
   const long k = samples < 2 ? 1 : (samples < n ? samples : n);
   for (long i = 0; i < k; ++i) {
-    const long at = k == 1 ? 0 : (n - 1) * i / (k - 1);  // n * 64 fits in a long
+    // (n - 1) i / (k - 1) without overflow: long double holds 64-bit integers exactly.
+    const long at = k == 1 ? 0 : long(static_cast<long double>(n - 1) * i / (k - 1));
     const float v = src[at];
     if (std::bit_cast<std::uint32_t>(RoundToBf16(v)) != std::bit_cast<std::uint32_t>(v)) return false;
   }

@@ -32,12 +32,14 @@ void RoundToBf16Runs8_Avx512f(const float* src, long runs, float* dst, const std
     const __m512 v = simd::RoundToBf16x16(_mm512_loadu_ps(src + 8 * r));
     if (run_offsets[r + 1] == run_offsets[r] + 8) {
       _mm512_storeu_ps(dst + run_offsets[r], v);
-    } else {  // lanes 0-7 at the first run, 8-15 at the second (a masked store touches only its lanes)
+    } else {  // lanes 0-7 at the first run; 8-15, swapped down, at the second (masked: 8 lanes each)
       _mm512_mask_storeu_ps(dst + run_offsets[r], 0x00ff, v);
-      _mm512_mask_storeu_ps(dst + run_offsets[r + 1] - 8, 0xff00, v);
+      _mm512_mask_storeu_ps(dst + run_offsets[r + 1], 0x00ff, _mm512_maskz_shuffle_f32x4(0xffff, v, v, 0x4e));
     }
   }
-  if (r < runs) _mm512_mask_storeu_ps(dst + run_offsets[r], 0x00ff, simd::RoundToBf16x16(_mm512_maskz_loadu_ps(0x00ff, src + 8 * r)));
+  if (r < runs) {
+    _mm512_mask_storeu_ps(dst + run_offsets[r], 0x00ff, simd::RoundToBf16x16(_mm512_maskz_loadu_ps(0x00ff, src + 8 * r)));
+  }
 }
 
 }  // namespace podbench::kernels::bf16_internal

@@ -298,9 +298,9 @@ void ImplicitForward(const gemm_internal::BlockedGemmConfig& cfg, gemm_internal:
 // (one that widens bf16 to fp32 while packing: its arithmetic is fp32 on
 // bf16 values), or null (vdpbf16ps, oneDNN, the scalar reference). On
 // operands that already hold bf16 values it computes v's products and fp32
-// sums (bit for bit where the lowering cuts the same column chunks: chunks
-// are sized in bytes, so fp32 ones hold half the rows), and skips v's
-// conversion to bf16 storage: what bf16 activations buy.
+// sums in the same order, bit for bit, where the lowering cuts the same
+// chunks (LoweredBackwardFilter sizes the twin's for bf16 elements), and
+// skips v's conversion to bf16 storage: what bf16 activations buy.
 const GemmVariant* Fp32Twin(const GemmVariant& v) {
   if (v.dtype != GemmDtype::kBf16 || v.blocked_config == nullptr || v.blocked_config() == nullptr) return nullptr;
   const gemm_internal::BlockedGemmConfig& cfg = *v.blocked_config();
@@ -445,15 +445,18 @@ void LoweredBackwardData(const GemmVariant& v, const Conv2dShape& s, const float
   }
 }
 
-// bf16_in: x and dy hold bf16 values (ConvArgs::activations).
+// bf16_in: x and dy hold bf16 values (ConvArgs::activations). The column
+// chunks (which split the summed dimension, so their size sets the order of
+// the fp32 sums) are sized for elements of chunk_bytes (0: sizeof(T)).
 template <typename T>
 void LoweredBackwardFilter(const GemmVariant& v, const Conv2dShape& s, const float* x, const float* dy, float* df,
-                           bool bf16_in, int threads) {
+                           bool bf16_in, int threads, std::size_t chunk_bytes = 0) {
   if constexpr (std::is_same_v<T, Bf16>) {
     // Both operands hold bf16 values: the fp32 lowering over the same
-    // micro-kernel computes this variant's result, with no conversion.
+    // micro-kernel, cutting the same chunks, computes this variant's result
+    // bit for bit, with no conversion.
     if (const GemmVariant* twin = bf16_in ? Fp32Twin(v) : nullptr) {
-      return LoweredBackwardFilter<float>(*twin, s, x, dy, df, false, threads);
+      return LoweredBackwardFilter<float>(*twin, s, x, dy, df, false, threads, sizeof(Bf16));
     }
   }
   const int64_t m = s.n * s.OutH() * s.OutW(), k = s.kh * s.kw * s.c;
@@ -463,7 +466,7 @@ void LoweredBackwardFilter(const GemmVariant& v, const Conv2dShape& s, const flo
     CallGemm(v, k, s.oc, m, a.get(), s.c, true, g.get(), s.oc, false, df, s.oc, false, threads);
     return;
   }
-  const int64_t chunk = ChunkRows(m, k, sizeof(T));
+  const int64_t chunk = ChunkRows(m, k, int64_t(chunk_bytes != 0 ? chunk_bytes : sizeof(T)));
   const ScratchLease col_lease(std::size_t(std::min(chunk, m) * k) * sizeof(T));
   T* col = col_lease.as<T>();
   for (int64_t r0 = 0; r0 < m; r0 += chunk) {

@@ -11,9 +11,11 @@
 // activations writes them (the producer rounds in its own pass, e.g.
 // Relu(..., Values::kBf16)). A bf16 pass then does not round them again: the
 // result is the same, and where the convolution runs on fp32 arithmetic (no
-// bf16 unit: oneDNN's fp32 primitive on bf16 values) it makes no pass that the
-// fp32 convolution does not. The filter (fp32 master weights) is rounded
-// either way. Ignored under Precision::kF32. A sample of the operands is
+// bf16 unit: oneDNN's fp32 primitive on bf16 values, the widening lowerings)
+// it makes the fp32 convolution's passes. The filter (fp32 master weights) is
+// rounded either way: inside a pass fp32 makes too (the weights reorder, the
+// GEMM's packing), but for the explicit data gradient of strided and 1x1
+// convolutions, which rounds a copy. Ignored under Precision::kF32. A sample of the operands is
 // checked against the promise in builds with assertions.
 //
 // The fast path lowers to the selected GEMM (kernels/gemm) through im2col,

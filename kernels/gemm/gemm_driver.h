@@ -66,8 +66,12 @@ struct VectorPackers {
   PackAFn pack_a_f32;           // PackA_F32, for row-major A and mr <= width
   PackAFn pack_a_bf16_to_f32;   // PackA_Bf16ToF32, likewise
   PackBFn pack_b_f32_rounded;   // PackB_F32RoundedToBf16, for row-major B and nr a multiple of width
-  PackAFn pack_a_bf16_pairs;    // PackA_Bf16Pairs, for row-major A and mr <= width
-  PackBFn pack_b_bf16_pairs;    // PackB_Bf16Pairs, for row-major B and nr a multiple of width
+  // PackA_Bf16Pairs / PackB_Bf16Pairs, for row-major A and mr <= width /
+  // row-major B and nr a multiple of width: the vdpbf16ps kernel's panels.
+  // (No kernel below AVX-512 BF16 takes pair panels; AVX2's table has them
+  // too so that every ISA's table is whole, and the tests check them.)
+  PackAFn pack_a_bf16_pairs;
+  PackBFn pack_b_bf16_pairs;
   // The transpose under the A packers, on rows given by pointer (the
   // implicit-im2col packer's runs, conv/conv2d.cc): out[t * mr + j] =
   // src[j][t] for t < len and j < rows, rounded to bf16 values (RoundToBf16)

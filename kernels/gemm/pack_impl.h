@@ -2,7 +2,7 @@
 // included by each pack__<isa>.cc after it defines `V`, its register traits:
 //   kWidth (lanes: the transpose is kWidth x kWidth), Reg, Zero(),
 //   Load(const float*, n) / Load(const std::uint16_t* bf16 bits, n) (the
-//   first n < kWidth lanes only, the rest zero), LoadWords(const
+//   first n <= kWidth lanes only, the rest zero), LoadWords(const
 //   std::uint16_t*, n) (n <= kWidth 32-bit words, that is 2n bf16, bits
 //   untouched, the rest zero), Pairs(lo, hi, n) (words lo[i] | hi[i] << 16 of
 //   n <= kWidth bf16 each; a null row reads zeros), Round(Reg) (to bf16

@@ -467,7 +467,7 @@ TEST(GemmPackingTest, VectorPackersReadNothingPastTheirRows) {
   for (const PackerIsa& is : isas) {
     const gemm_internal::VectorPackers& vp = *is.vp;
     const int mr = vp.width - 2;
-    for (std::int64_t kc : {1, 5, 13, 37}) {
+    for (std::int64_t kc : {1, 2, 5, 13, 16, 37}) {  // tails shorter than a vector, and none
       // A: mr rows of kc, the last one ending at the guard.
       GuardedBuffer fa(std::size_t(mr * kc) * sizeof(float)), ba(std::size_t(mr * kc) * sizeof(Bf16));
       float* af = fa.Last<float>(std::size_t(mr * kc));

@@ -226,7 +226,7 @@ TEST(FunctionalResNetTest, LocalBatchNormGroupsDifferFromGlobal) {
 // The dense layer's input, an average, is not one, so it rounds it.
 TEST(FunctionalResNetTest, Bf16ModeKeepsItsActivationsInBf16) {
   auto classes = [] {
-    std::map<std::string, int> seen;  // pass prefix -> classes; "dense" for bf16 ones without the suffix
+    std::map<std::string, int> seen;  // pass -> ".bf16in" classes; "rounding": bf16 classes without the suffix
     for (const auto& [pc, ranking] : kernels::dispatch::Dispatcher::Global().Decisions()) {
       if (pc.family != kernels::dispatch::Family::kConvBf16) continue;
       const std::string& t = pc.text;
