@@ -56,12 +56,15 @@ inline float RoundToBf16(float f) { return Bf16(f).ToFloat(); }
 // RoundToBf16 without a branch, so that loops over it vectorise: the same
 // bits for every input (NaN: sign and top payload kept, quiet bit forced;
 // else round to nearest even). Checked against RoundToBf16 by bf16_test.
-inline float RoundToBf16Branchless(float f) {
-  const std::uint32_t u = std::bit_cast<std::uint32_t>(f);
+// Internal linkage and a builtin bit cast (no library template): the loops
+// built once per ISA (ops/vector_ops_impl.h) call it too, and no copy
+// compiled for one ISA can stand in for another's.
+static inline float RoundToBf16Branchless(float f) {
+  const std::uint32_t u = __builtin_bit_cast(std::uint32_t, f);
   const std::uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
   const std::uint32_t quiet_nan = (u | 0x00400000u) & 0xffff0000u;
   const std::int32_t magnitude = std::int32_t(u & 0x7fffffffu);
-  return std::bit_cast<float>(magnitude > 0x7f800000 ? quiet_nan : rounded);
+  return __builtin_bit_cast(float, magnitude > 0x7f800000 ? quiet_nan : rounded);
 }
 
 // REQUIRES: dst and src hold n elements each (RoundToBf16: they may be the same).

@@ -31,10 +31,6 @@ struct V {
   static Reg Load(const std::uint16_t* src, std::int64_t n) {
     return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(Half(src, n)), 16));
   }
-  static Reg LoadWords(const std::uint16_t* src, std::int64_t n) {
-    const float* f = reinterpret_cast<const float*>(src);
-    return n == 8 ? _mm256_loadu_ps(f) : _mm256_maskload_ps(f, FirstLanes(n));
-  }
   static Reg Pairs(const std::uint16_t* lo, const std::uint16_t* hi, std::int64_t n) {
     const __m256i l = lo != nullptr ? _mm256_cvtepu16_epi32(Half(lo, n)) : _mm256_setzero_si256();
     const __m256i h = hi != nullptr ? _mm256_cvtepu16_epi32(Half(hi, n)) : _mm256_setzero_si256();

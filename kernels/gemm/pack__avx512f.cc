@@ -32,9 +32,6 @@ struct V {
   static Reg Load(const std::uint16_t* src, std::int64_t n) {
     return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(kAll16, _mm512_maskz_cvtepu16_epi32(kAll16, Half(src, n)), 16));
   }
-  static Reg LoadWords(const std::uint16_t* src, std::int64_t n) {
-    return n == 16 ? _mm512_loadu_ps(src) : _mm512_maskz_loadu_ps(__mmask16((1u << n) - 1), src);
-  }
   static Reg Pairs(const std::uint16_t* lo, const std::uint16_t* hi, std::int64_t n) {
     const __m512i l = lo != nullptr ? _mm512_maskz_cvtepu16_epi32(kAll16, Half(lo, n)) : _mm512_setzero_si512();
     const __m512i h = hi != nullptr ? _mm512_maskz_cvtepu16_epi32(kAll16, Half(hi, n)) : _mm512_setzero_si512();

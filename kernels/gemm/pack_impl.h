@@ -2,9 +2,8 @@
 // included by each pack__<isa>.cc after it defines `V`, its register traits:
 //   kWidth (lanes: the transpose is kWidth x kWidth), Reg, Zero(),
 //   Load(const float*, n) / Load(const std::uint16_t* bf16 bits, n) (the
-//   first n <= kWidth lanes only, the rest zero), LoadWords(const
-//   std::uint16_t*, n) (n <= kWidth 32-bit words, that is 2n bf16, bits
-//   untouched, the rest zero), Pairs(lo, hi, n) (words lo[i] | hi[i] << 16 of
+//   first n <= kWidth lanes only, the rest zero; the float one moves bits
+//   untouched, so it also loads 32-bit words of bf16 pairs), Pairs(lo, hi, n) (words lo[i] | hi[i] << 16 of
 //   n <= kWidth bf16 each; a null row reads zeros), Round(Reg) (to bf16
 //   values, simd::RoundToBf16x*), Transpose(Reg r[kWidth]) (row j in, column
 //   j out; it only moves bits), Store(float*, Reg) and StoreFirst(float*, int
@@ -90,7 +89,9 @@ void PackAPairs(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_
     for (int64_t q = 0; q < full; q += w) {
       const int64_t n = full - q < w ? full - q : w;
       typename V::Reg r[w];
-      for (int64_t j = 0; j < w; ++j) r[j] = j < rows ? V::LoadWords(src[j] + 2 * q, n) : V::Zero();
+      for (int64_t j = 0; j < w; ++j) {  // n pair words of row j, as the float lanes they fill
+        r[j] = j < rows ? V::Load(reinterpret_cast<const float*>(src[j] + 2 * q), n) : V::Zero();
+      }
       V::Transpose(r);
       for (int64_t d = 0; d < n; ++d) V::StoreFirst(reinterpret_cast<float*>(out + (q + d) * mr), mr, r[d]);
     }

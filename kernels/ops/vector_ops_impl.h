@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "kernels/bf16.h"
 #include "kernels/ops/vector_ops.h"
 
 namespace podbench::kernels::ops_internal {
@@ -25,20 +26,11 @@ void Axpy(float alpha, const float* x, float* y, int64_t n) {
 void Scale(float alpha, const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = alpha * x[i];
 }
-// RoundToBf16Branchless (kernels/bf16.h), here with internal linkage and a
-// builtin bit cast: the same bits, and loops over it vectorise.
-float Bf16Value(float f) {
-  const std::uint32_t u = __builtin_bit_cast(std::uint32_t, f);
-  const std::uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
-  const std::uint32_t quiet_nan = (u | 0x00400000u) & 0xffff0000u;
-  const std::int32_t magnitude = std::int32_t(u & 0x7fffffffu);
-  return __builtin_bit_cast(float, magnitude > 0x7f800000 ? quiet_nan : rounded);
-}
-
-// kRound: the output rounded to a bf16 value (Values::kBf16).
+// kRound: the output rounded to a bf16 value (Values::kBf16; RoundToBf16Branchless
+// has internal linkage, so this ISA's build of it is the one called here).
 template <bool kRound>
 float Out(float v) {
-  return kRound ? Bf16Value(v) : v;
+  return kRound ? RoundToBf16Branchless(v) : v;
 }
 
 template <bool kRound>

@@ -385,24 +385,28 @@ TEST(GemmPackingTest, VectorPairPackersWriteThePortablePanels) {
       p.csa = p.csb = transposed ? kLd : 1;
       for (std::int64_t kc : {1, 2, 7, 32, 33, 2 * w + 3}) {
         for (std::int64_t kcp : {kc + kc % 2, kc + kc % 2 + 4}) {
-          for (int mr : {1, 5, w - 2, w, w + 2}) {
+          // Both packers' panels of one operand: (o0, o1) its offsets in the
+          // packers' order, `extent` rows (A) or columns (B) in tiles of
+          // `tile`, sentinels past the panel. (A's and B's packers have one
+          // signature.)
+          auto same_panels = [&](const char* which, gemm_internal::PackAFn portable, gemm_internal::PackAFn vector,
+                                 std::int64_t off0, std::int64_t off1, std::int64_t extent, int tile) {
+            const std::size_t panel = std::size_t((extent + tile - 1) / tile * tile * kcp / 2);
+            std::vector<std::uint32_t> want(panel + 16, 0xdeadbeefu), got(panel + 16, 0xdeadbeefu);
+            portable(p, off0, off1, extent, kc, kcp, tile, want.data());
+            vector(p, off0, off1, extent, kc, kcp, tile, got.data());
+            EXPECT_EQ(got, want) << IsaName(is.isa) << " " << which << (transposed ? " transposed" : "") << " tile "
+                                 << tile << " extent " << extent << " kc " << kc << " kcp " << kcp;
+            return got == want;
+          };
+          for (int mr : {1, 5, w - 2, w, w + 2}) {  // A: rows from o0, depth from o1
             for (std::int64_t mc : {std::int64_t{1}, std::int64_t{mr}, std::int64_t{2 * mr + 3}}) {
-              const std::size_t panel = std::size_t((mc + mr - 1) / mr * mr * kcp / 2);
-              std::vector<std::uint32_t> want(panel + 16, 0xdeadbeefu), got(panel + 16, 0xdeadbeefu);
-              gemm_internal::PackA_Bf16Pairs(p, o0, o1, mc, kc, kcp, mr, want.data());
-              is.vp->pack_a_bf16_pairs(p, o0, o1, mc, kc, kcp, mr, got.data());
-              ASSERT_EQ(got, want) << IsaName(is.isa) << " A" << (transposed ? " transposed" : "") << " mr " << mr
-                                   << " mc " << mc << " kc " << kc << " kcp " << kcp;
+              ASSERT_TRUE(same_panels("A", gemm_internal::PackA_Bf16Pairs, is.vp->pack_a_bf16_pairs, o0, o1, mc, mr));
             }
           }
-          for (int nr : {w, 2 * w, w + 3}) {
+          for (int nr : {w, 2 * w, w + 3}) {  // B: depth from o1, columns from o0
             for (std::int64_t nc : {std::int64_t{1}, std::int64_t{nr - 3}, std::int64_t{nr}, std::int64_t{2 * nr + 5}}) {
-              const std::size_t panel = std::size_t((nc + nr - 1) / nr * nr * kcp / 2);
-              std::vector<std::uint32_t> want(panel + 16, 0xdeadbeefu), got(panel + 16, 0xdeadbeefu);
-              gemm_internal::PackB_Bf16Pairs(p, o1, o0, nc, kc, kcp, nr, want.data());
-              is.vp->pack_b_bf16_pairs(p, o1, o0, nc, kc, kcp, nr, got.data());
-              ASSERT_EQ(got, want) << IsaName(is.isa) << " B" << (transposed ? " transposed" : "") << " nr " << nr
-                                   << " nc " << nc << " kc " << kc << " kcp " << kcp;
+              ASSERT_TRUE(same_panels("B", gemm_internal::PackB_Bf16Pairs, is.vp->pack_b_bf16_pairs, o1, o0, nc, nr));
             }
           }
         }

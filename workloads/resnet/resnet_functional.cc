@@ -94,14 +94,11 @@ void FunctionalResNet::MarkBf16Activations() {
     const int from = producer[static_cast<size_t>(op.in0)];
     op.bf16_out = readers[static_cast<size_t>(op.in0)] == 1 && from >= 0 &&
                   ops_[static_cast<size_t>(from)].layer.kind == LayerKind::kConv;
+    // That convolution's dy (its output's gradient) is what this batch norm writes.
+    if (op.bf16_out) ops_[static_cast<size_t>(from)].dy_bf16 = true;
   }
   for (Op& op : ops_) {
-    if (op.layer.kind != LayerKind::kConv) continue;
-    op.x_bf16 = bf16[static_cast<size_t>(op.in0)] != 0;
-    // dy is the gradient of the output: bf16 values when its one reader is a batch norm that writes them.
-    for (const Op& reader : ops_) {
-      if (reader.in0 == op.out && reader.layer.kind == LayerKind::kBatchNorm && reader.bf16_out) op.dy_bf16 = true;
-    }
+    if (op.layer.kind == LayerKind::kConv) op.x_bf16 = bf16[static_cast<size_t>(op.in0)] != 0;
   }
 }
 
