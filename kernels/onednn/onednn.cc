@@ -265,12 +265,19 @@ struct SplitOffsets {
   // side by side, over its whole padded size (InEights). RoundIntoLayout
   // moves 8 elements at a time where one holds.
   bool dim0_in_8s = false, dim1_in_8s = false;
-  // Where dim0_in_8s: at[0][8 r], the start of each group of 8.
+  // Where dim0_in_8s: at[0][8 r], the start of each group of 8; and the
+  // length of the runs of dimension 0 that lie side by side (8, 16, 32 ...:
+  // the largest multiple of 8 that divides the padded size with each run
+  // from a multiple of it consecutive), else 0.
   std::vector<int64_t> dim0_runs;
+  int64_t dim0_run = 0;
   // Where dim1_in_8s and each aligned group of 8 indices of dimension 0 lies
   // at one stride (as in OIhw8o8i, 8; OIhw16o16i, 16): that stride, so an
   // 8 x 8 tile of dimensions 1 x 0 goes in place transposed; else 0.
   int64_t transposed_stride = 0;
+  // Where transposed_stride is 16 and the same holds for aligned groups of
+  // 16 (OIhw16o16i): a 16 x 16 tile goes in place transposed.
+  bool transposed_16s = false;
 };
 
 // Whether `at` (one dimension's offsets) has a multiple of 8 entries and
@@ -313,13 +320,32 @@ bool SplitOffsetsOf(const dnnl_memory_desc_t& md, SplitOffsets* out) {
   out->dim0_in_8s = InEights(out->at[0]);
   out->dim1_in_8s = InEights(out->at[1]);
   out->dim0_runs.clear();
+  out->dim0_run = 0;
   if (out->dim0_in_8s) {
     for (std::size_t x = 0; x < out->at[0].size(); x += 8) out->dim0_runs.push_back(out->at[0][x]);
+    const std::vector<int64_t>& at = out->at[0];
+    auto side_by_side = [&](std::size_t run) {
+      if (at.size() % run != 0) return false;
+      for (std::size_t x = 0; x < at.size(); ++x) {
+        if (at[x] != at[x / run * run] + int64_t(x % run)) return false;
+      }
+      return true;
+    };
+    out->dim0_run = 8;
+    while (side_by_side(std::size_t(out->dim0_run) * 2)) out->dim0_run *= 2;
   }
   const std::vector<int64_t>& at0 = out->at[0];
   out->transposed_stride = out->dim1_in_8s && at0.size() % 8 == 0 ? at0[1] - at0[0] : 0;
   for (std::size_t x = 0; out->transposed_stride > 0 && x < at0.size(); ++x) {
     if (at0[x] != at0[x / 8 * 8] + out->transposed_stride * int64_t(x % 8)) out->transposed_stride = 0;
+  }
+  const std::vector<int64_t>& at1 = out->at[1];
+  out->transposed_16s = out->transposed_stride == 16 && at0.size() % 16 == 0 && at1.size() % 16 == 0;
+  for (std::size_t x = 0; out->transposed_16s && x < at0.size(); ++x) {
+    if (at0[x] != at0[x / 16 * 16] + 16 * int64_t(x % 16)) out->transposed_16s = false;
+  }
+  for (std::size_t x = 0; out->transposed_16s && x < at1.size(); ++x) {
+    if (at1[x] != at1[x / 16 * 16] + int64_t(x % 16)) out->transposed_16s = false;
   }
   // Neither: element by element would cost more than oneDNN's own reorder of a rounded copy.
   if (!out->dim0_in_8s && !out->dim1_in_8s) return false;
@@ -681,89 +707,110 @@ const float* RoundedValuesCopy(const float* src, int64_t n, std::deque<ScratchLe
 
 // dst (laid out as `to`, dims O, I, H, W) = the HWIO filter rounded to bf16
 // values, padding zeroed: the weights reorder and the rounding in one pass
-// over the filter instead of two. A work item is a tile of 8 input channels
-// x 64 output channels at one filter tap. Items run in the source's order
-// (kh, kw, input chunk, output tile fastest), so the filter is read once,
-// front to back; the other order, the destination's, measured 2-4% slower on
-// a 3x3x512x512 filter (6-11% slower with the vector tiles below). Items split over the primitive's OpenMP team.
-// A tile of real elements only goes straight from the filter to its place in
+// over the filter instead of two. A work item is a tile of 8 (or 16, below)
+// input channels x TileWidth output channels at one filter tap. Items run in the
+// source's order (kh, kw, input chunk, output tile fastest), so the filter is
+// read once, front to back; the other order, the destination's, measured
+// 2-4% slower on a 3x3x512x512 filter (6-11% slower with the vector tiles
+// below). Items split over the primitive's OpenMP team.
+// A tile's real elements go straight from the filter to their place in
 // vector registers: each source row in runs of 8 output channels
 // (RoundToBf16Runs8) where the layout keeps 8 output channels side by side
-// (e.g. OIhw8i8o, OIhw16i16o), or as 8 x 8 blocks transposed in registers
-// where it keeps 8 input channels side by side (OIhw8o8i, OIhw16o16i).
-// Tiles that hold padding are rounded into a buffer and moved 8 elements at
-// a time. (All tiles went that way before, the transposed ones element by
+// (e.g. OIhw8i8o, OIhw16i16o, Acdb32a), or as blocks transposed in registers
+// where it keeps 8 input channels side by side: 8 x 8 (OIhw8o8i), or 16 x 16
+// with AVX-512 where it keeps 16 (OIhw16o16i; 8 x 8 blocks wrote each output
+// channel's 64-byte line in two halves, one item apart, and took 1.00 / 1.23x
+// oneDNN's reorder on 1 / 2 threads for the 3x3x512x512 data gradient's
+// filter under the AVX-512F cap; 16 x 16, 0.91 / 0.83x). What is left (the
+// padding, and the real elements of a part padded run or block) is rounded
+// into a buffer and moved element by element. (All tiles went that way before, the transposed ones element by
 // element: under the AVX2 cap the res5 convolution on bf16 values then ran
 // at 0.85-0.90x of the fp32 one, forward and backward data; now 0.99-1.03x.
 // Row by row with the rounding done per element, this took twice oneDNN's
 // own reorder.)
+constexpr int64_t kFoldMaxWidth = 512;
+
+// Output channels per work item of RoundIntoLayout. Where runs of output
+// channels lie side by side, each source row of a tile goes to width / run
+// places far apart (one per run: Acdb32a's runs of 32 are 576 KiB apart for
+// a 3x3x512 filter), all at the same offset modulo 4 KiB, so all in one cache
+// set; wider tiles pay less for each item and each row, until the places
+// outnumber the ways. On the Zen 5 (12-way L1, 16-way L2), 3x3x512x512 under
+// the AVX-512F cap (Acdb32a): 8 x 64 tiles took 0.86-1.28x oneDNN's own
+// reorder (medians of interleaved runs, 1 and 2 threads), 8 x 512 0.64-0.89x;
+// under the AVX2 cap (OIhw8i8o, runs of 8): 8 x 64 0.88-1.40x, 8 x 128
+// 1.00-1.26x, 8 x 512 1.59-2.55x. So: 16 runs a row, at most kFoldMaxWidth.
+int64_t TileWidth(const SplitOffsets& to) {
+  if (!to.dim0_in_8s) return 64;
+  return std::clamp<int64_t>(16 * to.dim0_run, 64, kFoldMaxWidth);
+}
+
 void RoundIntoLayout(const float* hwio, const SplitOffsets& to, float* dst, int threads) {
-  constexpr int64_t k8 = 8, kTile = 64;
+  constexpr int64_t k8 = 8, kMaxDepth = 16;
+  const gemm_internal::VectorPackers* vp =
+      CpuSupports(Isa::kAvx2Fma) ? gemm_internal::VectorPackersFor(Isa::kAvx2Fma) : nullptr;
+  const gemm_internal::VectorPackers* vp16 =
+      CpuSupports(Isa::kAvx512f) ? gemm_internal::VectorPackersFor(Isa::kAvx512f) : nullptr;
+  const bool runs = to.dim0_in_8s, blocks = !runs && to.transposed_stride >= 8 && vp != nullptr;
+  const int64_t stride = to.transposed_stride;
+  // Input channels per item: 16 where a 16 x 16 tile goes in place (each of
+  // its output channels then fills a whole 64-byte line), else 8.
+  const bool deep = blocks && to.transposed_16s && vp16 != nullptr;
+  const int64_t depth = deep ? kMaxDepth : k8, width = TileWidth(to);
   const int64_t oc = to.dims[0], ic = to.dims[1], kh = to.dims[2], kw = to.dims[3];
   const int64_t pad_oc = int64_t(to.at[0].size()), pad_ic = int64_t(to.at[1].size());
   const int64_t pad_kh = int64_t(to.at[2].size()), pad_kw = int64_t(to.at[3].size());
-  const int64_t chunks = (pad_ic + k8 - 1) / k8, tiles = (pad_oc + kTile - 1) / kTile;
+  const int64_t chunks = (pad_ic + depth - 1) / depth, tiles = (pad_oc + width - 1) / width;
   const std::vector<int64_t>& at0 = to.at[0];
   const std::vector<int64_t>& at1 = to.at[1];
-  const gemm_internal::VectorPackers* vp =
-      CpuSupports(Isa::kAvx2Fma) ? gemm_internal::VectorPackersFor(Isa::kAvx2Fma) : nullptr;
-  const bool runs = to.dim0_in_8s, blocks = !runs && to.transposed_stride >= 8 && vp != nullptr;
-  const int64_t stride = to.transposed_stride;
   ParallelRangesOnOnednnThreads(
-      threads, tiles * chunks * pad_kh * pad_kw, std::max<int64_t>(1, kMinConvertPerThread / (k8 * kTile)), 1,
+      threads, tiles * chunks * pad_kh * pad_kw, std::max<int64_t>(1, kMinConvertPerThread / (depth * width)), 1,
       [&](int64_t r0, int64_t r1) {
-        alignas(64) float tile[k8][kTile];
+        alignas(64) float tile[kMaxDepth][kFoldMaxWidth];
         for (int64_t r = r0; r < r1; ++r) {
-          const int64_t o0 = r % tiles * kTile, i0 = r / tiles % chunks * k8;
+          const int64_t o0 = r % tiles * width, i0 = r / tiles % chunks * depth;
           const int64_t w = r / tiles / chunks % pad_kw, h = r / tiles / chunks / pad_kw;
-          const int64_t rows = std::min(k8, pad_ic - i0), cols = std::min(kTile, pad_oc - o0);
+          const int64_t rows = std::min(depth, pad_ic - i0), cols = std::min(width, pad_oc - o0);
           const int64_t real_cols = std::clamp<int64_t>(oc - o0, 0, cols);
           float* tap = dst + to.offset0 + to.at[2][std::size_t(h)] + to.at[3][std::size_t(w)];
           const bool real_tap = h < kh && w < kw && i0 < ic;  // else a padding tap or input chunk
           // Row j (input channel i0 + j) of the tile in the filter, where real: src + j * oc.
           const float* src = real_tap ? hwio + ((h * kw + w) * ic + i0) * oc + o0 : nullptr;
-          if ((runs || blocks) && real_tap && rows == k8 && i0 + k8 <= ic && real_cols == cols && cols % k8 == 0) {
-            if (runs) {
-              for (int64_t j = 0; j < k8; ++j) {
-                RoundToBf16Runs8(src + j * oc, long(cols / k8), tap + at1[std::size_t(i0 + j)],
-                                 to.dim0_runs.data() + o0 / k8);
-              }
-            } else {
-              const float* row[k8];
-              for (int64_t q = 0; q < cols; q += k8) {
-                for (int64_t j = 0; j < k8; ++j) row[j] = src + j * oc + q;
-                float* out = tap + at1[std::size_t(i0)] + at0[std::size_t(o0 + q)];
-                if (stride == k8) {
-                  vp->transpose_rows(row, int(k8), k8, int(k8), true, out);
-                } else {  // rows of 8 at a wider stride (16 in OIhw16o16i): through the buffer
-                  vp->transpose_rows(row, int(k8), k8, int(k8), true, tile[0]);
-                  for (int64_t t = 0; t < k8; ++t) {  // (memcpy of a constant 32 bytes: two vector moves)
-                    std::memcpy(out + t * stride, tile[0] + t * k8, k8 * sizeof(float));
-                  }
+          // Columns [0, fast) go straight to their place: whole runs (blocks) of real elements.
+          const bool whole_rows = real_tap && rows == depth && i0 + depth <= ic;
+          const int64_t fast = (runs || blocks) && whole_rows ? real_cols / depth * depth : 0;
+          if (fast > 0 && runs) {
+            for (int64_t j = 0; j < k8; ++j) {
+              RoundToBf16Runs8(src + j * oc, long(fast / k8), tap + at1[std::size_t(i0 + j)],
+                               to.dim0_runs.data() + o0 / k8);
+            }
+          } else if (fast > 0) {
+            const float* row[kMaxDepth];
+            for (int64_t q = 0; q < fast; q += depth) {
+              for (int64_t j = 0; j < depth; ++j) row[j] = src + j * oc + q;
+              float* out = tap + at1[std::size_t(i0)] + at0[std::size_t(o0 + q)];
+              if (deep) {
+                vp16->transpose_rows(row, int(depth), depth, int(depth), true, out);
+              } else if (stride == k8) {
+                vp->transpose_rows(row, int(k8), k8, int(k8), true, out);
+              } else {  // rows of 8 at a wider stride: through the buffer
+                vp->transpose_rows(row, int(k8), k8, int(k8), true, tile[0]);
+                for (int64_t t = 0; t < k8; ++t) {  // (memcpy of a constant 32 bytes: two vector moves)
+                  std::memcpy(out + t * stride, tile[0] + t * k8, k8 * sizeof(float));
                 }
               }
             }
-            continue;
           }
+          if (fast == cols) continue;
+          // The rest, columns [fast, cols) of every row: rounded into the buffer, padding zeroed.
           for (int64_t j = 0; j < rows; ++j) {
             const int64_t m = real_tap && i0 + j < ic ? real_cols : 0;
-            if (m > 0) RoundToBf16(src + j * oc, tile[j], long(m));
-            std::fill(tile[j] + m, tile[j] + cols, 0.0f);
+            if (m > fast) RoundToBf16(src + j * oc + fast, tile[j] + fast, long(m - fast));
+            std::fill(tile[j] + std::max(m, fast), tile[j] + cols, 0.0f);
           }
-          if (to.dim1_in_8s) {  // 8 input channels side by side (e.g. OIhw8o8i): transpose
-            float* out = tap + at1[std::size_t(i0)];
-            for (int64_t q = 0; q < cols; ++q) {
-              float* o = out + at0[std::size_t(o0 + q)];
-              for (int64_t j = 0; j < k8; ++j) o[j] = tile[j][q];
-            }
-          } else {  // 8 output channels side by side (e.g. OIhw8i8o)
-            for (int64_t j = 0; j < rows; ++j) {
-              float* out = tap + at1[std::size_t(i0 + j)];
-              for (int64_t q = 0; q < cols; q += k8) {
-                float* o = out + at0[std::size_t(o0 + q)];
-                for (int64_t k = 0; k < k8; ++k) o[k] = tile[j][q + k];  // (std::copy_n calls memmove)
-              }
-            }
+          for (int64_t j = 0; j < rows; ++j) {
+            float* out = tap + at1[std::size_t(i0 + j)];
+            for (int64_t q = fast; q < cols; ++q) out[at0[std::size_t(o0 + q)]] = tile[j][q];
           }
         }
       });

@@ -117,12 +117,14 @@ TEST(OnednnTest, ConvOnBf16ValuesIsTheF32ConvolutionOfRoundedInputs) {
   if (!onednn::Available()) GTEST_SKIP() << onednn::UnavailableReason();
   // n, h, w, c, oc, kh, kw, stride, pad: channel counts that fill the
   // layouts' blocks, ones that leave them padded, and ones where the filter's
-  // tiles (8 input x 64 output channels) are part full, part padded.
+  // tiles (8 input x 64 to 512 output channels) are part full, part padded:
+  // 1059 output channels leave a last tile of 35 (a run of 8 cut short).
   const Conv2dShape shapes[] = {{2, 7, 7, 64, 64, 3, 3, 1, 1},
                                 {1, 9, 9, 3, 5, 3, 3, 2, 1},
                                 {2, 5, 6, 24, 40, 1, 1, 1, 0},
                                 {1, 8, 8, 17, 33, 5, 5, 1, 2},
-                                {1, 6, 6, 20, 136, 3, 3, 1, 1}};
+                                {1, 6, 6, 20, 136, 3, 3, 1, 1},
+                                {1, 4, 4, 16, 1059, 3, 3, 1, 1}};
   bool folded = false;
   for (const Conv2dShape& s : shapes) {
     for (ConvPass pass : {ConvPass::kForward, ConvPass::kBackwardData, ConvPass::kBackwardFilter}) {
