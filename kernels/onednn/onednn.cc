@@ -262,7 +262,7 @@ struct SplitOffsets {
   int64_t dims[4] = {};
   int64_t offset0 = 0;
   // Whether dimension 0 (1) comes in aligned groups of 8 indices that lie
-  // side by side, over its whole padded size (InEights). RoundIntoLayout
+  // side by side, over its whole padded size (InGroups). RoundIntoLayout
   // moves 8 elements at a time where one holds.
   bool dim0_in_8s = false, dim1_in_8s = false;
   // Where dim0_in_8s: at[0][8 r], the start of each group of 8; and the
@@ -280,12 +280,13 @@ struct SplitOffsets {
   bool transposed_16s = false;
 };
 
-// Whether `at` (one dimension's offsets) has a multiple of 8 entries and
-// each 8 from a multiple of 8 are consecutive elements.
-bool InEights(const std::vector<int64_t>& at) {
-  if (at.size() % 8 != 0) return false;
+// Whether `at` (one dimension's offsets) has a multiple of `group` entries
+// and each `group` from a multiple of it lie `stride` elements apart (1:
+// side by side).
+bool InGroups(const std::vector<int64_t>& at, std::size_t group, int64_t stride) {
+  if (at.size() % group != 0) return false;
   for (std::size_t i = 0; i < at.size(); ++i) {
-    if (at[i] != at[i / 8 * 8] + int64_t(i % 8)) return false;
+    if (at[i] != at[i / group * group] + stride * int64_t(i % group)) return false;
   }
   return true;
 }
@@ -317,36 +318,20 @@ bool SplitOffsetsOf(const dnnl_memory_desc_t& md, SplitOffsets* out) {
     }
   }
   out->offset0 = md.offset0;
-  out->dim0_in_8s = InEights(out->at[0]);
-  out->dim1_in_8s = InEights(out->at[1]);
+  const std::vector<int64_t>& at0 = out->at[0];
+  const std::vector<int64_t>& at1 = out->at[1];
+  out->dim0_in_8s = InGroups(at0, 8, 1);
+  out->dim1_in_8s = InGroups(at1, 8, 1);
   out->dim0_runs.clear();
   out->dim0_run = 0;
   if (out->dim0_in_8s) {
-    for (std::size_t x = 0; x < out->at[0].size(); x += 8) out->dim0_runs.push_back(out->at[0][x]);
-    const std::vector<int64_t>& at = out->at[0];
-    auto side_by_side = [&](std::size_t run) {
-      if (at.size() % run != 0) return false;
-      for (std::size_t x = 0; x < at.size(); ++x) {
-        if (at[x] != at[x / run * run] + int64_t(x % run)) return false;
-      }
-      return true;
-    };
+    for (std::size_t x = 0; x < at0.size(); x += 8) out->dim0_runs.push_back(at0[x]);
     out->dim0_run = 8;
-    while (side_by_side(std::size_t(out->dim0_run) * 2)) out->dim0_run *= 2;
+    while (InGroups(at0, std::size_t(out->dim0_run) * 2, 1)) out->dim0_run *= 2;
   }
-  const std::vector<int64_t>& at0 = out->at[0];
-  out->transposed_stride = out->dim1_in_8s && at0.size() % 8 == 0 ? at0[1] - at0[0] : 0;
-  for (std::size_t x = 0; out->transposed_stride > 0 && x < at0.size(); ++x) {
-    if (at0[x] != at0[x / 8 * 8] + out->transposed_stride * int64_t(x % 8)) out->transposed_stride = 0;
-  }
-  const std::vector<int64_t>& at1 = out->at[1];
-  out->transposed_16s = out->transposed_stride == 16 && at0.size() % 16 == 0 && at1.size() % 16 == 0;
-  for (std::size_t x = 0; out->transposed_16s && x < at0.size(); ++x) {
-    if (at0[x] != at0[x / 16 * 16] + 16 * int64_t(x % 16)) out->transposed_16s = false;
-  }
-  for (std::size_t x = 0; out->transposed_16s && x < at1.size(); ++x) {
-    if (at1[x] != at1[x / 16 * 16] + int64_t(x % 16)) out->transposed_16s = false;
-  }
+  const int64_t stride0 = out->dim1_in_8s && at0.size() % 8 == 0 ? at0[1] - at0[0] : 0;
+  out->transposed_stride = stride0 > 0 && InGroups(at0, 8, stride0) ? stride0 : 0;
+  out->transposed_16s = out->transposed_stride == 16 && InGroups(at0, 16, 16) && InGroups(at1, 16, 1);
   // Neither: element by element would cost more than oneDNN's own reorder of a rounded copy.
   if (!out->dim0_in_8s && !out->dim1_in_8s) return false;
   return true;
@@ -723,11 +708,11 @@ const float* RoundedValuesCopy(const float* src, int64_t n, std::deque<ScratchLe
 // oneDNN's reorder on 1 / 2 threads for the 3x3x512x512 data gradient's
 // filter under the AVX-512F cap; 16 x 16, 0.91 / 0.83x). What is left (the
 // padding, and the real elements of a part padded run or block) is rounded
-// into a buffer and moved element by element. (All tiles went that way before, the transposed ones element by
-// element: under the AVX2 cap the res5 convolution on bf16 values then ran
-// at 0.85-0.90x of the fp32 one, forward and backward data; now 0.99-1.03x.
-// Row by row with the rounding done per element, this took twice oneDNN's
-// own reorder.)
+// into a buffer and moved element by element. (All tiles once went through
+// the buffer, the transposed ones element by element: under the AVX2 cap the
+// res5 convolution on bf16 values then ran at 0.85-0.90x of the fp32 one,
+// forward and backward data; with the vector paths 0.99-1.03x. Row by row
+// with the rounding done per element, this took twice oneDNN's own reorder.)
 constexpr int64_t kFoldMaxWidth = 512;
 
 // Output channels per work item of RoundIntoLayout. Where runs of output
