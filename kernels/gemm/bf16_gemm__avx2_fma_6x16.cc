@@ -10,7 +10,7 @@ const gemm_internal::BlockedGemmConfig* bf16_gemm__avx2_fma_6x16_config() {
   static const gemm_internal::BlockedGemmConfig config = [] {
     gemm_internal::BlockedGemmConfig c = *f32_gemm__avx2_fma_6x16_config();
     c.pack_a = gemm_internal::VectorPackers__avx2().pack_a_bf16_to_f32;
-    c.pack_b = gemm_internal::PackB_Bf16ToF32;
+    c.pack_b = gemm_internal::VectorPackers__avx2().pack_b_bf16_to_f32;
     return c;
   }();
   return &config;

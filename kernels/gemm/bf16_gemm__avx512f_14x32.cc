@@ -10,7 +10,7 @@ const gemm_internal::BlockedGemmConfig* bf16_gemm__avx512f_14x32_config() {
   static const gemm_internal::BlockedGemmConfig config = [] {
     gemm_internal::BlockedGemmConfig c = *f32_gemm__avx512f_14x32_config();
     c.pack_a = gemm_internal::VectorPackers__avx512f().pack_a_bf16_to_f32;
-    c.pack_b = gemm_internal::PackB_Bf16ToF32;
+    c.pack_b = gemm_internal::VectorPackers__avx512f().pack_b_bf16_to_f32;
     return c;
   }();
   return &config;

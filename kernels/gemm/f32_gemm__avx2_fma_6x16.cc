@@ -87,7 +87,7 @@ void MicroKernel6x16(int64_t kc, const void* ap, const void* bp, float* c, int64
 const gemm_internal::BlockedGemmConfig* f32_gemm__avx2_fma_6x16_config() {
   static const gemm_internal::BlockedGemmConfig config = {
       6, 16, 168, 256, 4080, 1, sizeof(float),
-      gemm_internal::VectorPackers__avx2().pack_a_f32, gemm_internal::PackB_F32, MicroKernel6x16};
+      gemm_internal::VectorPackers__avx2().pack_a_f32, gemm_internal::VectorPackers__avx2().pack_b_f32, MicroKernel6x16};
   return &config;
 }
 

@@ -33,6 +33,10 @@ struct BlockedGemmConfig {
   PackAFn pack_a;
   PackBFn pack_b;
   MicroKernelFn ukernel;
+  // ukernel_rows[r], 0 < r < mr: ukernel for the first r rows of C only (the
+  // A micro-panel is still mr rows), for an m that mr does not divide; null
+  // (the array or an entry): ukernel into a scratch tile instead.
+  const MicroKernelFn* ukernel_rows = nullptr;
 };
 
 void RunBlockedGemm(const BlockedGemmConfig& cfg, const GemmProblem& p, int threads);
@@ -65,7 +69,9 @@ struct VectorPackers {
   int width;                    // lanes per register: 8 (avx2), 16 (avx512f)
   PackAFn pack_a_f32;           // PackA_F32, for row-major A and mr <= width
   PackAFn pack_a_bf16_to_f32;   // PackA_Bf16ToF32, likewise
-  PackBFn pack_b_f32_rounded;   // PackB_F32RoundedToBf16, for row-major B and nr a multiple of width
+  PackBFn pack_b_f32;           // PackB_F32, for row-major B and nr a multiple of width
+  PackBFn pack_b_bf16_to_f32;   // PackB_Bf16ToF32, likewise
+  PackBFn pack_b_f32_rounded;   // PackB_F32RoundedToBf16, likewise
   // PackA_Bf16Pairs / PackB_Bf16Pairs, for row-major A and mr <= width /
   // row-major B and nr a multiple of width: the vdpbf16ps kernel's panels.
   // (No kernel below AVX-512 BF16 takes pair panels; AVX2's table has them

@@ -53,21 +53,24 @@ void PackA(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_t kc,
   }
 }
 
-// PackB_F32RoundedToBf16 for row-major B and nr a multiple of kWidth: each
-// row read once, front to back; columns past nc and depth past kc are zero.
-void PackBRounded(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc, int64_t kcp, int nr,
-                  float* out) {
+// PackB_F32 / PackB_Bf16ToF32 / PackB_F32RoundedToBf16 (In = float and
+// kRound) for row-major B and nr a multiple of kWidth: each row read once,
+// front to back; columns past nc and depth past kc are zero.
+template <typename In, bool kRound>
+void PackBRows(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc, int64_t kcp, int nr,
+               float* out) {
   constexpr int64_t w = V::kWidth;
-  const float* b = static_cast<const float*>(p.b);
+  const In* b = static_cast<const In*>(p.b);
   for (int64_t q = 0; q < kcp; ++q) {
     const bool in_depth = q < kc;
-    const float* row = in_depth ? b + (k0 + q) * p.rsb + j0 : nullptr;
+    const In* row = in_depth ? b + (k0 + q) * p.rsb + j0 : nullptr;
     float* o = out + q * nr;
     for (int64_t jr = 0; jr < nc; jr += nr, o += kcp * nr) {
       for (int64_t j = 0; j < nr; j += w) {
         const int64_t left = in_depth ? nc - jr - j : 0;
         const int64_t n = left < w ? (left > 0 ? left : 0) : w;
-        V::Store(o + j, V::Round(n > 0 ? V::Load(row + jr + j, n) : V::Zero()));
+        const typename V::Reg v = n > 0 ? V::Load(row + jr + j, n) : V::Zero();
+        V::Store(o + j, kRound ? V::Round(v) : v);
       }
     }
   }
@@ -147,10 +150,19 @@ void TransposeRowsF32(const float* const* src, int rows, int64_t len, int mr, bo
     TransposeRun<float, false>(src, rows, len, mr, out);
   }
 }
+void PackBF32(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc, int64_t kcp, int nr, void* dst) {
+  if (p.csb != 1 || nr % V::kWidth != 0) return PackB_F32(p, k0, j0, nc, kc, kcp, nr, dst);
+  PackBRows<float, false>(p, k0, j0, nc, kc, kcp, nr, static_cast<float*>(dst));
+}
+void PackBBf16ToF32(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc, int64_t kcp, int nr,
+                    void* dst) {
+  if (p.csb != 1 || nr % V::kWidth != 0) return PackB_Bf16ToF32(p, k0, j0, nc, kc, kcp, nr, dst);
+  PackBRows<std::uint16_t, false>(p, k0, j0, nc, kc, kcp, nr, static_cast<float*>(dst));
+}
 void PackBF32RoundedToBf16(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc, int64_t kcp,
                            int nr, void* dst) {
   if (p.csb != 1 || nr % V::kWidth != 0) return PackB_F32RoundedToBf16(p, k0, j0, nc, kc, kcp, nr, dst);
-  PackBRounded(p, k0, j0, nc, kc, kcp, nr, static_cast<float*>(dst));
+  PackBRows<float, true>(p, k0, j0, nc, kc, kcp, nr, static_cast<float*>(dst));
 }
 void PackABf16Pairs(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_t kc, int64_t kcp, int mr,
                     void* dst) {

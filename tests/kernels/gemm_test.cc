@@ -41,12 +41,16 @@ void PrintTo(const Shape& s, std::ostream* os) { *os << ShapeName(s); }
 
 // Awkward sizes around the register tiles (6, 14, 16, 32) and the depth blocks
 // (256, 512, 1024), plus a few medium ones that exercise several cache blocks.
+// The 2-thread ones pack the operand both threads read together (A when n >=
+// m, B otherwise): over several depth blocks with an odd last one, and with a
+// part-filled last micro-panel.
 const Shape kShapes[] = {
     {1, 1, 1},         {7, 7, 7},           {1, 129, 7},         {129, 1, 33},
     {6, 16, 1},        {13, 17, 300},       {15, 33, 257, true}, {29, 31, 513, false, true},
     {129, 129, 129, true, true, true, 2}, {200, 150, 90, false, false, true, 2},
     {257, 300, 520, false, false, false, 2}, {5, 1000, 64, false, false, false, 2},
-    {9, 40, 1100, true, false, true, 1},
+    {9, 40, 1100, true, false, true, 1}, {301, 100, 1025, false, true, true, 2},
+    {5, 1000, 129, false, false, false, 2},
 };
 
 template <typename T>
@@ -322,10 +326,11 @@ TEST(GemmPackingTest, VectorAPackersWriteThePortablePanels) {
   }
 }
 
-// The vector B packers that round to bf16 values write the portable one's
-// panels byte for byte: special values, partial column panels, padded depth,
-// offsets into B; transposed B goes to the portable one.
-TEST(GemmPackingTest, VectorRoundingBPackersWriteThePortablePanels) {
+// The vector B packers (fp32 copied, bf16 widened, fp32 rounded to bf16
+// values) write the portable ones' panels byte for byte: random bit patterns
+// and the rounding's special values, partial column panels, padded depth,
+// offsets into B; transposed B goes to the portable ones.
+TEST(GemmPackingTest, VectorBPackersWriteThePortablePanels) {
   const std::vector<PackerIsa> isas = VectorPackerIsas();
   if (isas.empty()) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512F";
   constexpr std::int64_t kLd = 90, k0 = 2, j0 = 3;
@@ -337,24 +342,38 @@ TEST(GemmPackingTest, VectorRoundingBPackersWriteThePortablePanels) {
     b[std::size_t(k0 * kLd + j0) + i] = std::bit_cast<float>(kRoundingSpecials[i]);
     b[std::size_t(j0 * kLd + k0) + i * std::size_t(kLd)] = std::bit_cast<float>(kRoundingSpecials[i]);
   }
+  std::vector<Bf16> bb(b.size());
+  for (std::size_t i = 0; i < b.size(); ++i) bb[i] = Bf16::FromBits(std::uint16_t(std::bit_cast<std::uint32_t>(b[i]) >> 7));
   for (const PackerIsa& is : isas) {
-    for (bool transposed : {false, true}) {
-      GemmProblem p;
-      p.b = b.data();
-      p.rsb = transposed ? 1 : kLd;
-      p.csb = transposed ? kLd : 1;
-      const std::int64_t nr = 2 * is.vp->width;  // the kernels' (32 and 16)
-      for (std::int64_t nc : {std::int64_t{1}, nr - 3, nr, 2 * nr + 5}) {
-        for (std::int64_t kc : {1, 6, 33}) {
-          for (std::int64_t kcp : {kc, kc + 3}) {
-            const std::size_t panel = std::size_t((nc + nr - 1) / nr * nr * kcp);
-            std::vector<float> want(panel + 8, -7.0f), got(panel + 8, -7.0f);
-            gemm_internal::PackB_F32RoundedToBf16(p, k0, j0, nc, kc, kcp, int(nr), want.data());
-            is.vp->pack_b_f32_rounded(p, k0, j0, nc, kc, kcp, int(nr), got.data());
-            for (std::size_t e = 0; e < want.size(); ++e) {
-              ASSERT_EQ(std::bit_cast<std::uint32_t>(got[e]), std::bit_cast<std::uint32_t>(want[e]))
-                  << IsaName(is.isa) << (transposed ? " transposed" : "") << " nc " << nc << " kc " << kc
-                  << " kcp " << kcp << ": element " << e << " of " << panel;
+    struct Packer {
+      const char* name;
+      gemm_internal::PackBFn portable, fn;
+      const void* b;
+    };
+    const Packer packers[] = {
+        {"fp32", gemm_internal::PackB_F32, is.vp->pack_b_f32, b.data()},
+        {"bf16 widened", gemm_internal::PackB_Bf16ToF32, is.vp->pack_b_bf16_to_f32, bb.data()},
+        {"fp32 rounded", gemm_internal::PackB_F32RoundedToBf16, is.vp->pack_b_f32_rounded, b.data()},
+    };
+    for (const Packer& pk : packers) {
+      for (bool transposed : {false, true}) {
+        GemmProblem p;
+        p.b = pk.b;
+        p.rsb = transposed ? 1 : kLd;
+        p.csb = transposed ? kLd : 1;
+        const std::int64_t nr = 2 * is.vp->width;  // the kernels' (32 and 16)
+        for (std::int64_t nc : {std::int64_t{1}, nr - 3, nr, 2 * nr + 5}) {
+          for (std::int64_t kc : {1, 6, 33}) {
+            for (std::int64_t kcp : {kc, kc + 3}) {
+              const std::size_t panel = std::size_t((nc + nr - 1) / nr * nr * kcp);
+              std::vector<float> want(panel + 8, -7.0f), got(panel + 8, -7.0f);
+              pk.portable(p, k0, j0, nc, kc, kcp, int(nr), want.data());
+              pk.fn(p, k0, j0, nc, kc, kcp, int(nr), got.data());
+              for (std::size_t e = 0; e < want.size(); ++e) {
+                ASSERT_EQ(std::bit_cast<std::uint32_t>(got[e]), std::bit_cast<std::uint32_t>(want[e]))
+                    << IsaName(is.isa) << " " << pk.name << (transposed ? " transposed" : "") << " nc " << nc
+                    << " kc " << kc << " kcp " << kcp << ": element " << e << " of " << panel;
+              }
             }
           }
         }
@@ -520,11 +539,17 @@ TEST(GemmPackingTest, VectorPackersReadNothingPastTheirRows) {
       gemm_internal::PackB_F32RoundedToBf16(p, 0, 0, nc, kc, kc, int(nr), want.data());
       vp.pack_b_f32_rounded(p, 0, 0, nc, kc, kc, int(nr), got.data());
       EXPECT_EQ(got, want) << IsaName(is.isa) << " B, kc " << kc;
-      // The pair packer on bf16 rows of the same shape.
+      gemm_internal::PackB_F32(p, 0, 0, nc, kc, kc, int(nr), want.data());
+      vp.pack_b_f32(p, 0, 0, nc, kc, kc, int(nr), got.data());
+      EXPECT_EQ(got, want) << IsaName(is.isa) << " fp32 B, kc " << kc;
+      // The widening and pair packers on bf16 rows of the same shape.
       GuardedBuffer gb(std::size_t(kc * nc) * sizeof(Bf16));
       Bf16* bb = gb.Last<Bf16>(std::size_t(kc * nc));
       for (std::int64_t e = 0; e < kc * nc; ++e) bb[e] = Bf16(b[e]);
       p.b = bb;
+      gemm_internal::PackB_Bf16ToF32(p, 0, 0, nc, kc, kc, int(nr), want.data());
+      vp.pack_b_bf16_to_f32(p, 0, 0, nc, kc, kc, int(nr), got.data());
+      EXPECT_EQ(got, want) << IsaName(is.isa) << " bf16 widened B, kc " << kc;
       const std::int64_t kcp = kc + kc % 2;
       std::vector<std::uint32_t> wantp(std::size_t(nr * kcp / 2)), gotp(wantp.size());
       gemm_internal::PackB_Bf16Pairs(p, 0, 0, nc, kc, kcp, int(nr), wantp.data());
