@@ -67,15 +67,6 @@ struct V {
 namespace podbench::kernels::gemm_internal {
 
 const VectorPackers& VectorPackers__avx2() {
-  static constexpr VectorPackers kPackers = {.width = V::kWidth,
-                                             .pack_a_f32 = PackAF32,
-                                             .pack_a_bf16_to_f32 = PackABf16ToF32,
-                                             .pack_b_f32 = PackBF32,
-                                             .pack_b_bf16_to_f32 = PackBBf16ToF32,
-                                             .pack_b_f32_rounded = PackBF32RoundedToBf16,
-                                             .pack_a_bf16_pairs = PackABf16Pairs,
-                                             .pack_b_bf16_pairs = PackBBf16Pairs,
-                                             .transpose_rows = TransposeRowsF32};
   return kPackers;
 }
 

@@ -175,5 +175,16 @@ void PackBBf16Pairs(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, in
   PackBPairs(p, k0, j0, nc, kc, kcp, nr, static_cast<std::uint32_t*>(dst));
 }
 
+// This ISA's table, which the pack__<isa>.cc that includes this file returns.
+constexpr VectorPackers kPackers = {.width = V::kWidth,
+                                    .pack_a_f32 = PackAF32,
+                                    .pack_a_bf16_to_f32 = PackABf16ToF32,
+                                    .pack_b_f32 = PackBF32,
+                                    .pack_b_bf16_to_f32 = PackBBf16ToF32,
+                                    .pack_b_f32_rounded = PackBF32RoundedToBf16,
+                                    .pack_a_bf16_pairs = PackABf16Pairs,
+                                    .pack_b_bf16_pairs = PackBBf16Pairs,
+                                    .transpose_rows = TransposeRowsF32};
+
 }  // namespace
 }  // namespace podbench::kernels::gemm_internal
