@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 #include "kernels/scratch.h"
 #include "kernels/thread_pool.h"
@@ -28,11 +29,14 @@ int64_t RoundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 // m=n=k=512 on 2 threads, packing was 11% of the samples). Layout: depth
 // block pc at pc * padded elements (every block but the last is cfg.kc
 // deep), and in it the micro-panel of rows (A) or columns (B) i at
-// i * kcp, as one pack call over the whole operand lays them out. Null when
-// not shared.
+// i * kcp, as one pack call over the whole operand lays them out.
 struct SharedPanels {
-  const char* a = nullptr;
+  const char* a = nullptr;  // null: not shared
   const char* b = nullptr;
+  int64_t whole = 0;        // the shared operand's padded rows (A) or columns (B)
+  // The element offset of the panels of depth block pc (kcp deep) from row
+  // or column i on: the one statement of the layout, for packing and reading.
+  int64_t Offset(int64_t pc, int64_t i, int64_t kcp) const { return pc * whole + i * kcp; }
 };
 
 // Runs the blocked loops over C rows [m0, m1) x columns [n0, n1), packing
@@ -47,12 +51,13 @@ void BlockedPart(const BlockedGemmConfig& cfg, const GemmProblem& p, int64_t m0,
   const int64_t kc_max = RoundUp(std::min<int64_t>(cfg.kc, std::max<int64_t>(p.k, 1)), cfg.k_granule);
   const int64_t nc_max = RoundUp(std::min<int64_t>(cfg.nc, n1 - n0), nr);
   const int64_t mc_max = RoundUp(std::min<int64_t>(mc_blk, m1 - m0), mr);
-  // Packing panels from the kernels' scratch pool (reused across calls and threads).
-  const ScratchLease bpanel(shared.b ? 0 : std::size_t(nc_max * kc_max) * cfg.packed_elem_size);
-  const ScratchLease apanel(shared.a ? 0 : std::size_t(mc_max * kc_max) * cfg.packed_elem_size);
-  char* const bown = bpanel.as<char>();
-  char* const aown = apanel.as<char>();
-  const int64_t m_pad = RoundUp(p.m, mr), n_pad = RoundUp(p.n, nr);
+  // Packing panels from the kernels' scratch pool (reused across calls and
+  // threads), for the operands not shared.
+  std::optional<ScratchLease> bpanel, apanel;
+  if (!shared.b) bpanel.emplace(std::size_t(nc_max * kc_max) * cfg.packed_elem_size);
+  if (!shared.a) apanel.emplace(std::size_t(mc_max * kc_max) * cfg.packed_elem_size);
+  char* const bown = bpanel ? bpanel->as<char>() : nullptr;
+  char* const aown = apanel ? apanel->as<char>() : nullptr;
   alignas(64) float tile[32 * 32];
   assert(mr * nr <= 32 * 32);
 
@@ -64,7 +69,7 @@ void BlockedPart(const BlockedGemmConfig& cfg, const GemmProblem& p, int64_t m0,
       const bool acc = p.accumulate || pc > 0;
       const char* bpack = bown;
       if (shared.b) {
-        bpack = shared.b + (pc * n_pad + jc * kcp) * elem;
+        bpack = shared.b + shared.Offset(pc, jc, kcp) * elem;
       } else {
         cfg.pack_b(p, pc, jc, nc, kc, kcp, nr, bown);
       }
@@ -72,7 +77,7 @@ void BlockedPart(const BlockedGemmConfig& cfg, const GemmProblem& p, int64_t m0,
         const int64_t mc = std::min<int64_t>(mc_blk, m1 - ic);
         const char* apack = aown;
         if (shared.a) {
-          apack = shared.a + (pc * m_pad + ic * kcp) * elem;
+          apack = shared.a + shared.Offset(pc, ic, kcp) * elem;
         } else {
           cfg.pack_a(p, ic, pc, mc, kc, kcp, mr, aown);
         }
@@ -130,14 +135,14 @@ void RunBlockedGemm(const BlockedGemmConfig& cfg, const GemmProblem& p, int thre
   std::unique_ptr<ScratchLease> shared_lease;
   if (t > 1 && cfg.kc % cfg.k_granule == 0) {
     const int64_t mr_or_nr = split_n ? cfg.mr : cfg.nr;
-    const int64_t whole = RoundUp(split_n ? p.m : p.n, mr_or_nr);  // padded rows of A / columns of B
+    shared.whole = RoundUp(split_n ? p.m : p.n, mr_or_nr);
     const int64_t last_kc = p.k - (p.k - 1) / cfg.kc * cfg.kc;
     const int64_t depth = (p.k - last_kc) + RoundUp(last_kc, cfg.k_granule);  // every block's kcp
-    const std::size_t bytes = std::size_t(whole * depth) * cfg.packed_elem_size;
+    const std::size_t bytes = std::size_t(shared.whole * depth) * cfg.packed_elem_size;
     if (bytes <= kMaxSharedPanelBytes) {
       shared_lease = std::make_unique<ScratchLease>(bytes);
       char* dst = shared_lease->as<char>();
-      const int64_t panels = whole / mr_or_nr;
+      const int64_t panels = shared.whole / mr_or_nr;
       const int64_t elem = int64_t(cfg.packed_elem_size);
       pool.Run(t, [&](int w) {
         const int64_t u0 = panels * w / t, u1 = panels * (w + 1) / t;
@@ -146,7 +151,7 @@ void RunBlockedGemm(const BlockedGemmConfig& cfg, const GemmProblem& p, int thre
         for (int64_t pc = 0; pc < p.k; pc += cfg.kc) {
           const int64_t kc = std::min<int64_t>(cfg.kc, p.k - pc);
           const int64_t kcp = RoundUp(kc, cfg.k_granule);
-          char* at = dst + (pc * whole + i0 * kcp) * elem;
+          char* at = dst + shared.Offset(pc, i0, kcp) * elem;
           if (split_n) {
             cfg.pack_a(p, i0, pc, i1 - i0, kc, kcp, cfg.mr, at);
           } else {

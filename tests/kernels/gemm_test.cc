@@ -342,8 +342,10 @@ TEST(GemmPackingTest, VectorBPackersWriteThePortablePanels) {
     b[std::size_t(k0 * kLd + j0) + i] = std::bit_cast<float>(kRoundingSpecials[i]);
     b[std::size_t(j0 * kLd + k0) + i * std::size_t(kLd)] = std::bit_cast<float>(kRoundingSpecials[i]);
   }
+  // The bf16 operand: the top halves of the same words (random bf16 bits, and
+  // the specials' bf16 NaNs and infinities).
   std::vector<Bf16> bb(b.size());
-  for (std::size_t i = 0; i < b.size(); ++i) bb[i] = Bf16::FromBits(std::uint16_t(std::bit_cast<std::uint32_t>(b[i]) >> 7));
+  for (std::size_t i = 0; i < b.size(); ++i) bb[i] = Bf16::FromBits(std::uint16_t(std::bit_cast<std::uint32_t>(b[i]) >> 16));
   for (const PackerIsa& is : isas) {
     struct Packer {
       const char* name;
