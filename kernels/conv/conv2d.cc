@@ -131,9 +131,10 @@ struct ImplicitA {
   const Conv2dShape* s;
   const float* x;
   const float* zeros;  // s->c zeros: the source of padding
-  // The variant ISA's register transpose for the fp32 panel's runs; null:
-  // element by element.
-  gemm_internal::TransposeRowsFn transpose = nullptr;
+  // The variant ISA's vector packers, for the panel's runs (transpose_rows
+  // for an fp32 panel, transpose_pairs for a bf16-pair one); null: element by
+  // element.
+  const gemm_internal::VectorPackers* vp = nullptr;
 };
 
 // Calls emit(q, len, src[MR]) for each contiguous channel run of depth
@@ -175,8 +176,8 @@ void PackIm2ColPanel(const ImplicitA& a, int64_t row0, int64_t rows, int64_t k0,
                      float* out) {
   ForEachRun<MR>(*a.s, a.x, a.zeros, row0, rows, k0, kc, [&](int64_t q, int64_t len, const float* const* src) {
     float* o = out + q * MR;
-    if (a.transpose != nullptr) {  // every src[r] is readable (padding and missing rows read zeros)
-      a.transpose(src, MR, len, MR, kRound, o);
+    if (a.vp != nullptr) {  // every src[r] is readable (padding and missing rows read zeros)
+      a.vp->transpose_rows(src, MR, len, MR, kRound, o);
       return;
     }
     for (int64_t t = 0; t < len; ++t, o += MR) {
@@ -193,16 +194,83 @@ template <int MR>
 void PackIm2ColPairsPanel(const ImplicitA& a, int64_t row0, int64_t rows, int64_t k0, int64_t kc, int64_t kcp,
                           std::uint16_t* out) {
   ForEachRun<MR>(*a.s, a.x, a.zeros, row0, rows, k0, kc, [&](int64_t q0, int64_t len, const float* const* src) {
-    for (int64_t t = 0; t < len; ++t) {
+    auto one_depth = [&](int64_t t) {  // the half words of depth q0 + t
       const int64_t q = q0 + t;
       std::uint16_t* o = out + (q / 2) * (2 * MR) + (q % 2);
 #pragma GCC unroll 16
       for (int r = 0; r < MR; ++r) o[2 * r] = Bf16::RoundFromFloat(src[r][t]);
+    };
+    int64_t t = 0;
+    if (a.vp != nullptr) {
+      // Whole words in registers: a run that starts in a word's high half
+      // takes that half alone, and an odd last depth is left to the next run
+      // (or the padding) to complete.
+      if (q0 % 2 != 0) one_depth(t++);
+      const int64_t even = (len - t) / 2 * 2;
+      if (even > 0) {
+        const float* from[MR];
+        for (int r = 0; r < MR; ++r) from[r] = src[r] + t;
+        a.vp->transpose_pairs(from, MR, even, MR, MR, reinterpret_cast<std::uint32_t*>(out) + (q0 + t) / 2 * MR);
+        t += even;
+      }
     }
+    for (; t < len; ++t) one_depth(t);
   });
   for (int64_t q = kc; q < kcp; ++q) {
     std::uint16_t* o = out + (q / 2) * (2 * MR) + (q % 2);
     for (int r = 0; r < MR; ++r) o[2 * r] = 0;
+  }
+}
+
+// ---- The data gradient's B operand, read from the filter in place ----
+
+// B of the flipped forward convolution (FlippedForwardShape): row k' = tap' *
+// s->oc + o, column ci holds W[T - 1 - tap'][ci][o] (T = kh * kw taps, HWIO
+// filter), so depth pair (o, o + 1) of a column is two adjacent floats.
+struct FlippedB {
+  const Conv2dShape* s;  // the convolution's own shape (not the flipped one)
+  const float* filter;
+  const gemm_internal::VectorPackers* vp;  // or null: element by element
+};
+
+// PackB_F32RoundedToBf16Pairs of FlippedB's B without writing it out: the
+// filter's transposed copy had taken two thirds of the res5 data gradient's
+// time on 1 thread. REQUIRES: k0 and s->oc even (a pair never straddles taps).
+void PackBFlippedPairs(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc, int64_t kcp, int nr,
+                       void* dst) {
+  const FlippedB& fb = *static_cast<const FlippedB*>(p.b);
+  const Conv2dShape& s = *fb.s;
+  const int64_t taps = s.kh * s.kw, pairs = kcp / 2, full = kc / 2;
+  std::uint32_t* out = static_cast<std::uint32_t*>(dst);
+  // Column j's element at depth d of the block.
+  auto at = [&](int64_t d, int64_t j) -> const float* {
+    const int64_t row = k0 + d, tap = row / s.oc, o = row % s.oc;
+    return fb.filter + ((taps - 1 - tap) * s.c + j0 + j) * s.oc + o;
+  };
+  for (int64_t jr = 0; jr < nc; jr += nr, out += pairs * nr) {
+    const int64_t cols = std::min<int64_t>(nr, nc - jr);
+    int64_t q = 0;
+    if (fb.vp != nullptr) {
+      const int w = fb.vp->width;
+      while (q < full) {  // runs of pairs within one tap
+        const int64_t o = (k0 + 2 * q) % s.oc;
+        const int64_t run = std::min(full - q, (s.oc - o) / 2);
+        for (int64_t h = 0; h < nr; h += w) {
+          const float* src[16];
+          const int rows = int(std::clamp<int64_t>(cols - h, 0, w));
+          for (int j = 0; j < rows; ++j) src[j] = at(2 * q, jr + h + j);
+          fb.vp->transpose_pairs(src, rows, 2 * run, int(std::min<int64_t>(w, nr - h)), nr, out + q * nr + h);
+        }
+        q += run;
+      }
+    }
+    for (; q < pairs; ++q) {
+      for (int64_t j = 0; j < nr; ++j) {
+        const std::uint32_t lo = j < cols && 2 * q < kc ? Bf16::RoundFromFloat(*at(2 * q, jr + j)) : 0u;
+        const std::uint32_t hi = j < cols && 2 * q + 1 < kc ? Bf16::RoundFromFloat(*at(2 * q + 1, jr + j)) : 0u;
+        out[q * nr + j] = lo | hi << 16;
+      }
+    }
   }
 }
 
@@ -242,45 +310,45 @@ void PackAIm2ColPairs(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, 
 // The variant's blocked setup with an implicit im2col A packer, or false
 // when its panel format or tile has none. `a_bf16`: the input already holds
 // bf16 values (ConvArgs::activations), so an fp32 panel of a bf16 variant
-// takes them as they are. *filter_f32: whether B (the
-// filter) is passed as fp32, which the fp32-panel variants take (a bf16 one,
-// which widens bf16 to fp32 to run the fp32 micro-kernel, then rounds the
-// filter while packing it: no separate rounding pass), else as bf16.
-// *transpose: the register transpose of the variant's ISA for an fp32 panel
-// of its tile height, or null (for the 2-thread bf16 res5 forward pass under
-// the AVX2 cap, element by element had made bf16 0.87x of fp32).
-bool ImplicitConfig(const GemmVariant& v, bool a_bf16, gemm_internal::BlockedGemmConfig* cfg, bool* filter_f32,
-                    gemm_internal::TransposeRowsFn* transpose) {
-  *transpose = nullptr;
+// takes them as they are. B (the filter) is passed as fp32 in every case: a
+// bf16 variant's B packer rounds it while packing (into fp32 values for the
+// widening kernels, into pairs for vdpbf16ps), with no separate rounding pass
+// (on the Zen 5 that pass and the pair packing each took 13% of the res5
+// forward pass on 1 thread). *vp: the variant ISA's vector packers where
+// they cover the tile height, for the implicit packer's runs, or null (for
+// the 2-thread bf16 res5 forward pass under the AVX2 cap, element by element
+// had made bf16 0.87x of fp32).
+bool ImplicitConfig(const GemmVariant& v, bool a_bf16, gemm_internal::BlockedGemmConfig* cfg,
+                    const gemm_internal::VectorPackers** vp) {
+  *vp = nullptr;
   if (v.blocked_config == nullptr || v.blocked_config() == nullptr) return false;
   *cfg = *v.blocked_config();
   if (!WithMr(cfg->mr, [](auto) {})) return false;
   const bool bf16 = v.dtype == GemmDtype::kBf16;
+  const gemm_internal::VectorPackers* isa_vp = gemm_internal::VectorPackersFor(v.isa);
+  if (isa_vp != nullptr && cfg->mr <= isa_vp->width) *vp = isa_vp;
   if (cfg->k_granule == 1 && cfg->packed_elem_size == sizeof(float)) {
-    cfg->pack_a = bf16 && !a_bf16 ? PackAIm2Col<true> : PackAIm2Col<false>;
-    if (bf16) cfg->pack_b = gemm_internal::PackB_F32RoundedToBf16;
-    *filter_f32 = true;
-    if (const gemm_internal::VectorPackers* vp = gemm_internal::VectorPackersFor(v.isa)) {
-      if (cfg->mr <= vp->width) *transpose = vp->transpose_rows;  // rounds when pack_a does
-      if (bf16) cfg->pack_b = vp->pack_b_f32_rounded;
-    }
+    cfg->pack_a = bf16 && !a_bf16 ? PackAIm2Col<true> : PackAIm2Col<false>;  // the transpose rounds when this does
+    if (bf16) cfg->pack_b = isa_vp != nullptr ? isa_vp->pack_b_f32_rounded : gemm_internal::PackB_F32RoundedToBf16;
     return true;
   }
   if (bf16 && cfg->k_granule == 2 && cfg->packed_elem_size == sizeof(std::uint16_t)) {
     cfg->pack_a = PackAIm2ColPairs;
-    *filter_f32 = false;
+    cfg->pack_b =
+        isa_vp != nullptr ? isa_vp->pack_b_f32_rounded_pairs : gemm_internal::PackB_F32RoundedToBf16Pairs;
     return true;
   }
+  *vp = nullptr;
   return false;
 }
 
 // y = implicit-GEMM convolution of x with the HWIO filter f (fp32 or bf16,
 // as ImplicitConfig said) through `cfg`, ImplicitConfig's setup.
-void ImplicitForward(const gemm_internal::BlockedGemmConfig& cfg, gemm_internal::TransposeRowsFn transpose,
+void ImplicitForward(const gemm_internal::BlockedGemmConfig& cfg, const gemm_internal::VectorPackers* vp,
                      const Conv2dShape& s, const float* x, const void* f, float* y, int threads) {
   const ScratchLease zeros(std::size_t(s.c) * sizeof(float));
   std::fill_n(zeros.as<float>(), s.c, 0.0f);
-  const ImplicitA a{&s, x, zeros.as<float>(), transpose};
+  const ImplicitA a{&s, x, zeros.as<float>(), vp};
   GemmProblem p;
   p.m = s.n * s.OutH() * s.OutW();
   p.n = s.oc;
@@ -351,15 +419,9 @@ void LoweredForward(const GemmVariant& v, const Conv2dShape& s, const float* x, 
                     bool x_bf16, int threads) {
   const int64_t filter_elems = s.kh * s.kw * s.c * s.oc;
   gemm_internal::BlockedGemmConfig cfg;
-  bool filter_f32 = false;
-  gemm_internal::TransposeRowsFn transpose = nullptr;
-  if (ImplicitConfig(v, x_bf16, &cfg, &filter_f32, &transpose)) {
-    if (filter_f32) {
-      ImplicitForward(cfg, transpose, s, x, filter, y, threads);
-    } else {
-      const GemmInput<T> f(filter, filter_elems);
-      ImplicitForward(cfg, transpose, s, x, f.get(), y, threads);
-    }
+  const gemm_internal::VectorPackers* vp = nullptr;
+  if (ImplicitConfig(v, x_bf16, &cfg, &vp)) {
+    ImplicitForward(cfg, vp, s, x, filter, y, threads);
     return;
   }
   const GemmInput<T> f(filter, filter_elems);
@@ -391,30 +453,28 @@ void LoweredBackwardData(const GemmVariant& v, const Conv2dShape& s, const float
   const int64_t m = s.n * s.OutH() * s.OutW(), k = s.kh * s.kw * s.c;
   gemm_internal::BlockedGemmConfig cfg;
   Conv2dShape flipped;
-  bool filter_f32 = false;
-  gemm_internal::TransposeRowsFn transpose = nullptr;
-  if (!IsPointwise(s) && ImplicitConfig(v, dy_bf16, &cfg, &filter_f32, &transpose) &&
-      FlippedForwardShape(s, &flipped)) {
-    // W' in the type ImplicitConfig asks for (fp32 is rounded, if at all, by the packer).
-    auto flip = [&](auto* wf) {
-      using E = std::remove_pointer_t<decltype(wf)>;
-      for (int64_t r = 0; r < s.kh; ++r) {
-        for (int64_t q = 0; q < s.kw; ++q) {
-          const float* src = filter + ((s.kh - 1 - r) * s.kw + (s.kw - 1 - q)) * s.c * s.oc;
-          E* dst = wf + (r * s.kw + q) * s.oc * s.c;
-          for (int64_t ci = 0; ci < s.c; ++ci) {
-            for (int64_t o = 0; o < s.oc; ++o) dst[o * s.c + ci] = Cvt<E>(src[ci * s.oc + o]);
-          }
+  const gemm_internal::VectorPackers* vp = nullptr;
+  if (!IsPointwise(s) && ImplicitConfig(v, dy_bf16, &cfg, &vp) && FlippedForwardShape(s, &flipped)) {
+    if (cfg.k_granule == 2 && s.oc % 2 == 0 && cfg.kc % 2 == 0) {
+      // Pair panels: packed from the filter as it is (PackBFlippedPairs).
+      cfg.pack_b = PackBFlippedPairs;
+      const FlippedB b{&s, filter, vp};
+      ImplicitForward(cfg, vp, flipped, dy, &b, dx, threads);
+      return;
+    }
+    // W', fp32 (ImplicitConfig's B packers round it, if at all).
+    const ScratchLease flipped_filter(std::size_t(k * s.oc) * sizeof(float));
+    float* wf = flipped_filter.as<float>();
+    for (int64_t r = 0; r < s.kh; ++r) {
+      for (int64_t q = 0; q < s.kw; ++q) {
+        const float* src = filter + ((s.kh - 1 - r) * s.kw + (s.kw - 1 - q)) * s.c * s.oc;
+        float* dst = wf + (r * s.kw + q) * s.oc * s.c;
+        for (int64_t ci = 0; ci < s.c; ++ci) {
+          for (int64_t o = 0; o < s.oc; ++o) dst[o * s.c + ci] = src[ci * s.oc + o];
         }
       }
-      ImplicitForward(cfg, transpose, flipped, dy, wf, dx, threads);
-    };
-    const ScratchLease flipped_filter(std::size_t(k * s.oc) * (filter_f32 ? sizeof(float) : sizeof(T)));
-    if (filter_f32) {
-      flip(flipped_filter.as<float>());
-    } else {
-      flip(flipped_filter.as<T>());
     }
+    ImplicitForward(cfg, vp, flipped, dy, wf, dx, threads);
     return;
   }
   if constexpr (std::is_same_v<T, Bf16>) {

@@ -395,4 +395,21 @@ void PackB_Bf16Pairs(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, i
   }
 }
 
+void PackB_F32RoundedToBf16Pairs(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc,
+                                 int64_t kcp, int nr, void* dst) {
+  const float* b = static_cast<const float*>(p.b);
+  std::uint32_t* out = static_cast<std::uint32_t*>(dst);
+  const int64_t pairs = kcp / 2;
+  auto bits = [&](int64_t d, int64_t j) -> std::uint16_t {
+    return d < kc ? Bf16::RoundFromFloat(b[(k0 + d) * p.rsb + (j0 + j) * p.csb]) : std::uint16_t{0};
+  };
+  for (int64_t jr = 0; jr < nc; jr += nr, out += pairs * nr) {
+    const int64_t cols = std::min<int64_t>(nr, nc - jr);
+    for (int64_t q = 0; q < pairs; ++q) {
+      std::uint32_t* o = out + q * nr;
+      for (int64_t j = 0; j < nr; ++j) o[j] = j < cols ? Pair(bits(2 * q, jr + j), bits(2 * q + 1, jr + j)) : 0u;
+    }
+  }
+}
+
 }  // namespace podbench::kernels::gemm_internal

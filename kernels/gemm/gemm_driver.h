@@ -65,6 +65,8 @@ void PackB_F32RoundedToBf16(const GemmProblem&, std::int64_t, std::int64_t, std:
 // tails shorter than a tile load only what is there.
 using TransposeRowsFn = void (*)(const float* const* src, int rows, std::int64_t len, int mr, bool round,
                                  float* out);
+using TransposePairsFn = void (*)(const float* const* src, int rows, std::int64_t len, int mr, std::int64_t ld,
+                                  std::uint32_t* out);
 struct VectorPackers {
   int width;                    // lanes per register: 8 (avx2), 16 (avx512f)
   PackAFn pack_a_f32;           // PackA_F32, for row-major A and mr <= width
@@ -78,11 +80,19 @@ struct VectorPackers {
   // too so that every ISA's table is whole, and the tests check them.)
   PackAFn pack_a_bf16_pairs;
   PackBFn pack_b_bf16_pairs;
+  PackBFn pack_b_f32_rounded_pairs;  // PackB_F32RoundedToBf16Pairs, for row-major B and nr a multiple of width
   // The transpose under the A packers, on rows given by pointer (the
   // implicit-im2col packer's runs, conv/conv2d.cc): out[t * mr + j] =
   // src[j][t] for t < len and j < rows, rounded to bf16 values (RoundToBf16)
   // when `round`; 0 for rows j in [rows, mr). REQUIRES: rows <= mr <= width.
   TransposeRowsFn transpose_rows;
+  // Its pair form, for the bf16-pair panels: out[p * ld + j] = the word of
+  // the bf16 bits (Bf16::RoundFromFloat) of src[j][2p] (low half) and
+  // src[j][2p + 1] (high half; zero past len) for 2p < len and j < rows; 0
+  // for rows j in [rows, mr); nothing else is written. (ld: mr for an A
+  // micro-panel, nr for a half of a B one.) REQUIRES: rows <= mr <= width,
+  // mr <= ld.
+  TransposePairsFn transpose_pairs;
 };
 // REQUIRES: the CPU has the ISA.
 const VectorPackers& VectorPackers__avx2();
@@ -95,5 +105,10 @@ void PackA_Bf16Pairs(const GemmProblem&, std::int64_t, std::int64_t, std::int64_
                      std::int64_t, int, void*);
 void PackB_Bf16Pairs(const GemmProblem&, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
                      std::int64_t, int, void*);
+// PackB_Bf16Pairs of fp32 B, each element rounded (Bf16::RoundFromFloat) as
+// it is packed: the vdpbf16ps GEMM of an fp32 operand with no separate
+// rounding pass (the convolution lowering's filter).
+void PackB_F32RoundedToBf16Pairs(const GemmProblem&, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                                 std::int64_t, int, void*);
 
 }  // namespace podbench::kernels::gemm_internal

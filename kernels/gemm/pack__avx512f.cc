@@ -38,6 +38,16 @@ struct V {
     return _mm512_castsi512_ps(_mm512_or_si512(l, _mm512_maskz_slli_epi32(kAll16, h, 16)));
   }
   static Reg Round(Reg v) { return simd::RoundToBf16x16(v); }
+  static Reg RoundedPairs(Reg lo, Reg hi) {
+    const __m512i l = simd::Bf16Bits16(_mm512_castps_si512(lo)), h = simd::Bf16Bits16(_mm512_castps_si512(hi));
+    return _mm512_castsi512_ps(_mm512_or_si512(l, _mm512_maskz_slli_epi32(kAll16, h, 16)));
+  }
+  static Reg RoundedAdjacent(Reg lo, Reg hi) {  // vpmovdw: the low 16 bits of each lane, in order
+    const __m256i l = _mm512_maskz_cvtepi32_epi16(kAll16, simd::Bf16Bits16(_mm512_castps_si512(lo)));
+    const __m256i h = _mm512_maskz_cvtepi32_epi16(kAll16, simd::Bf16Bits16(_mm512_castps_si512(hi)));
+    const __m512i low = _mm512_maskz_inserti64x4(kAll8, _mm512_setzero_si512(), l, 0);
+    return _mm512_castsi512_ps(_mm512_maskz_inserti64x4(kAll8, low, h, 1));
+  }
   static void Store(float* dst, Reg v) { _mm512_storeu_ps(dst, v); }
   static void StoreFirst(float* dst, int lanes, Reg v) { _mm512_mask_storeu_ps(dst, __mmask16((1u << lanes) - 1), v); }
   static void Transpose(Reg r[16]) {

@@ -7,7 +7,9 @@
 //   n <= kWidth bf16 each; a null row reads zeros), Round(Reg) (to bf16
 //   values, simd::RoundToBf16x*), Transpose(Reg r[kWidth]) (row j in, column
 //   j out; it only moves bits), Store(float*, Reg) and StoreFirst(float*, int
-//   lanes, Reg).
+//   lanes, Reg), RoundedPairs(lo, hi) (words of the bf16 bits, RoundFromFloat's,
+//   of lane i of lo and of hi) and RoundedAdjacent(lo, hi) (word i of the bf16
+//   bits of lanes 2i and 2i + 1 of lo then hi, side by side).
 // Everything here has internal linkage (anonymous namespace) and calls no
 // inline library template, so no function compiled for one ISA can be picked
 // by the linker for another (gemm_driver.h).
@@ -107,6 +109,48 @@ void PackAPairs(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_
   }
 }
 
+// VectorPackers::transpose_pairs: the words of 2 * kWidth depths of each
+// row, then their kWidth x kWidth transpose.
+void TransposePairsF32(const float* const* src, int rows, int64_t len, int mr, int64_t ld, std::uint32_t* out) {
+  assert(0 <= rows && rows <= mr && 1 <= mr && mr <= V::kWidth && mr <= ld && len >= 0);
+  constexpr int64_t w = V::kWidth;
+  for (int64_t q = 0; q < len; q += 2 * w) {
+    const int64_t left = len - q < 2 * w ? len - q : 2 * w;
+    const int64_t n0 = left < w ? left : w, n1 = left - n0, words = (left + 1) / 2;
+    typename V::Reg r[w];
+    for (int64_t j = 0; j < w; ++j) {
+      r[j] = j < rows ? V::RoundedAdjacent(V::Load(src[j] + q, n0), n1 > 0 ? V::Load(src[j] + q + w, n1) : V::Zero())
+                      : V::Zero();
+    }
+    V::Transpose(r);
+    for (int64_t d = 0; d < words; ++d) V::StoreFirst(reinterpret_cast<float*>(out + (q / 2 + d) * ld), mr, r[d]);
+  }
+}
+
+// PackB_F32RoundedToBf16Pairs for row-major B and nr a multiple of kWidth:
+// PackBPairs on fp32 rows, rounded as they are read.
+void PackBRoundedPairs(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc, int64_t kcp, int nr,
+                       std::uint32_t* out) {
+  constexpr int64_t w = V::kWidth;
+  const float* b = static_cast<const float*>(p.b);
+  const int64_t pairs = kcp / 2;
+  for (int64_t q = 0; q < pairs; ++q) {
+    const float* r0 = 2 * q < kc ? b + (k0 + 2 * q) * p.rsb + j0 : nullptr;
+    const float* r1 = 2 * q + 1 < kc ? b + (k0 + 2 * q + 1) * p.rsb + j0 : nullptr;
+    std::uint32_t* o = out + q * nr;
+    for (int64_t jr = 0; jr < nc; jr += nr, o += pairs * nr) {
+      for (int64_t j = 0; j < nr; j += w) {
+        const int64_t left = r0 != nullptr ? nc - jr - j : 0;
+        const int64_t n = left < w ? (left > 0 ? left : 0) : w;
+        const typename V::Reg v =
+            n > 0 ? V::RoundedPairs(V::Load(r0 + jr + j, n), r1 != nullptr ? V::Load(r1 + jr + j, n) : V::Zero())
+                  : V::Zero();
+        V::Store(reinterpret_cast<float*>(o + j), v);
+      }
+    }
+  }
+}
+
 // PackB_Bf16Pairs for row-major B and nr a multiple of kWidth: per depth
 // pair, rows 2q and 2q + 1 are read once, front to back, and interleaved
 // into words; columns past nc and depth past kc are zero.
@@ -175,6 +219,12 @@ void PackBBf16Pairs(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, in
   PackBPairs(p, k0, j0, nc, kc, kcp, nr, static_cast<std::uint32_t*>(dst));
 }
 
+void PackBF32RoundedPairs(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc, int64_t kcp, int nr,
+                          void* dst) {
+  if (p.csb != 1 || nr % V::kWidth != 0) return PackB_F32RoundedToBf16Pairs(p, k0, j0, nc, kc, kcp, nr, dst);
+  PackBRoundedPairs(p, k0, j0, nc, kc, kcp, nr, static_cast<std::uint32_t*>(dst));
+}
+
 // This ISA's table, which the pack__<isa>.cc that includes this file returns.
 constexpr VectorPackers kPackers = {.width = V::kWidth,
                                     .pack_a_f32 = PackAF32,
@@ -184,7 +234,9 @@ constexpr VectorPackers kPackers = {.width = V::kWidth,
                                     .pack_b_f32_rounded = PackBF32RoundedToBf16,
                                     .pack_a_bf16_pairs = PackABf16Pairs,
                                     .pack_b_bf16_pairs = PackBBf16Pairs,
-                                    .transpose_rows = TransposeRowsF32};
+                                    .pack_b_f32_rounded_pairs = PackBF32RoundedPairs,
+                                    .transpose_rows = TransposeRowsF32,
+                                    .transpose_pairs = TransposePairsF32};
 
 }  // namespace
 }  // namespace podbench::kernels::gemm_internal

@@ -51,6 +51,12 @@ const Case kCases[] = {
     {"k7_s2_p3_stem", Make(1, 13, 11, 3, 8, 7, 2, 3), 2},
     {"k3_many_rows", Make(3, 17, 19, 16, 33, 3, 1, 1), 2},
     {"k3_deep", Make(1, 6, 6, 129, 17, 3, 1, 0), 1},
+    // Even output channels at stride 1: the data gradient's pair panels are
+    // packed from the filter in place (runs of pairs cut at each tap), here
+    // past one depth block (9 x 130 > 1024, the block boundary mid-tap) and
+    // over a partial column panel (40 input channels).
+    {"k3_even_oc_deep", Make(1, 6, 5, 40, 130, 3, 1, 1), 2},
+    {"k3_even_oc", Make(2, 9, 8, 20, 34, 3, 1, 1), 1},
 };
 
 class Conv2dTest : public ::testing::TestWithParam<std::tuple<Case, Precision>> {};

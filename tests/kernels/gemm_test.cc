@@ -224,6 +224,40 @@ constexpr std::array<std::uint32_t, 12> kRoundingSpecials = {
     0x3f808000u, 0x3f818000u, 0x3f807fffu, 0x7f7fffffu, 0x7f800000u, 0xff800000u,
     0x7fc00000u, 0xffc00001u, 0x7f800001u, 0x00000001u, 0x807fffffu, 0x00000000u};
 
+// The portable fp32-rounded pair packer writes the pair packer's panels of
+// the operand rounded first (the convolution's filter, rounded once in a
+// copy before it, is rounded while packed now): both layouts, odd depth,
+// padded depth, partial column panels, the rounding's specials.
+TEST(GemmPackingTest, RoundedPairPackerPacksTheRoundedOperand) {
+  constexpr std::int64_t kLd = 80, k0 = 1, j0 = 2;
+  std::mt19937 rng(23);
+  std::vector<float> b(std::size_t(kLd * kLd));
+  for (float& x : b) x = std::bit_cast<float>(std::uint32_t(rng()));
+  for (std::size_t i = 0; i < kRoundingSpecials.size(); ++i) {
+    b[std::size_t(k0 * kLd + j0) + i] = std::bit_cast<float>(kRoundingSpecials[i]);
+  }
+  std::vector<Bf16> rounded(b.size());
+  for (std::size_t i = 0; i < b.size(); ++i) rounded[i] = Bf16(b[i]);
+  for (bool transposed : {false, true}) {
+    GemmProblem p, q;
+    p.b = b.data();
+    q.b = rounded.data();
+    p.rsb = q.rsb = transposed ? 1 : kLd;
+    p.csb = q.csb = transposed ? kLd : 1;
+    for (int nr : {16, 32}) {
+      for (std::int64_t nc : {std::int64_t{1}, std::int64_t{nr - 3}, std::int64_t{2 * nr + 5}}) {
+        for (std::int64_t kc : {1, 6, 33}) {
+          const std::int64_t kcp = kc + kc % 2 + 2;
+          std::vector<std::uint32_t> want(std::size_t((nc + nr - 1) / nr * nr * kcp / 2)), got(want.size());
+          gemm_internal::PackB_Bf16Pairs(q, k0, j0, nc, kc, kcp, nr, want.data());
+          gemm_internal::PackB_F32RoundedToBf16Pairs(p, k0, j0, nc, kc, kcp, nr, got.data());
+          ASSERT_EQ(got, want) << (transposed ? "transposed " : "") << "nr " << nr << " nc " << nc << " kc " << kc;
+        }
+      }
+    }
+  }
+}
+
 // Memory that ends where an unreadable page begins: a packer that reads past
 // the rows it was given faults (masked vector loads do not, for masked lanes).
 class GuardedBuffer {
@@ -356,6 +390,8 @@ TEST(GemmPackingTest, VectorBPackersWriteThePortablePanels) {
         {"fp32", gemm_internal::PackB_F32, is.vp->pack_b_f32, b.data()},
         {"bf16 widened", gemm_internal::PackB_Bf16ToF32, is.vp->pack_b_bf16_to_f32, bb.data()},
         {"fp32 rounded", gemm_internal::PackB_F32RoundedToBf16, is.vp->pack_b_f32_rounded, b.data()},
+        {"fp32 rounded to pairs", gemm_internal::PackB_F32RoundedToBf16Pairs, is.vp->pack_b_f32_rounded_pairs,
+         b.data()},
     };
     for (const Packer& pk : packers) {
       for (bool transposed : {false, true}) {
@@ -457,7 +493,7 @@ TEST(GemmPackingTest, RegisterTransposesMatchElementByElement) {
     for (int mr : {1, 6, max_mr - 2, max_mr}) {
       for (int rows : {1, mr / 2 + 1, mr}) {
         if (rows > mr) continue;
-        for (std::int64_t len : {1, 5, 8, 15, 16, 17, 40}) {
+        for (std::int64_t len : {1, 5, 8, 15, 16, 17, 31, 32, 33, 40, 64}) {
           for (bool round : {false, true}) {
             const float* src[16];
             for (int j = 0; j < rows; ++j) src[j] = pool.data() + std::size_t(j) * 64;
@@ -475,6 +511,26 @@ TEST(GemmPackingTest, RegisterTransposesMatchElementByElement) {
             }
             for (std::size_t e = std::size_t(len * mr); e < got.size(); ++e) {
               ASSERT_EQ(got[e], -3.0f) << IsaName(is.isa) << " mr " << mr << " len " << len << ": wrote past the run";
+            }
+          }
+          // The pair form: words of RoundFromFloat's bits, an odd length's last
+          // high half zero, at a stride of ld words; nothing else written.
+          const float* src[16];
+          for (int j = 0; j < rows; ++j) src[j] = pool.data() + std::size_t(j) * 64;
+          const std::int64_t words = (len + 1) / 2;
+          for (std::int64_t ld : {std::int64_t{mr}, std::int64_t{mr} + 3}) {
+            std::vector<std::uint32_t> got(std::size_t(words * ld + 8), 0xdeadbeefu);
+            is.vp->transpose_pairs(src, rows, len, mr, ld, got.data());
+            for (std::size_t e = 0; e < got.size(); ++e) {
+              const std::int64_t w = std::int64_t(e) / ld, j = std::int64_t(e) % ld;
+              std::uint32_t want = 0xdeadbeefu;
+              if (w < words && j < mr) {
+                const std::uint32_t lo = j < rows ? Bf16::RoundFromFloat(src[j][2 * w]) : 0u;
+                const std::uint32_t hi = j < rows && 2 * w + 1 < len ? Bf16::RoundFromFloat(src[j][2 * w + 1]) : 0u;
+                want = lo | hi << 16;
+              }
+              ASSERT_EQ(got[e], want) << IsaName(is.isa) << " pairs, mr " << mr << " ld " << ld << " rows " << rows
+                                      << " len " << len << ": word " << w << " row " << j;
             }
           }
         }
@@ -516,6 +572,12 @@ TEST(GemmPackingTest, VectorPackersReadNothingPastTheirRows) {
       for (std::int64_t q = 0; q < kc; ++q) {
         ASSERT_EQ(t[std::size_t(q * mr)], RoundToBf16(rows[0][q])) << IsaName(is.isa) << " transpose, len " << kc;
       }
+      std::vector<std::uint32_t> tp(std::size_t(mr * (kc + 1) / 2));
+      vp.transpose_pairs(rows, mr, kc, mr, mr, tp.data());
+      for (std::int64_t q = 0; q < kc; ++q) {
+        ASSERT_EQ(tp[std::size_t(q / 2 * mr)] >> (16 * (q % 2)) & 0xffffu, Bf16::RoundFromFloat(rows[0][q]))
+            << IsaName(is.isa) << " pair transpose, len " << kc;
+      }
       // The bf16 pair packers on the same rows (an odd depth's last pair holds one bf16).
       {
         GemmProblem p;
@@ -544,6 +606,13 @@ TEST(GemmPackingTest, VectorPackersReadNothingPastTheirRows) {
       gemm_internal::PackB_F32(p, 0, 0, nc, kc, kc, int(nr), want.data());
       vp.pack_b_f32(p, 0, 0, nc, kc, kc, int(nr), got.data());
       EXPECT_EQ(got, want) << IsaName(is.isa) << " fp32 B, kc " << kc;
+      {
+        const std::int64_t kcp = kc + kc % 2;
+        std::vector<std::uint32_t> wantp(std::size_t(nr * kcp / 2)), gotp(wantp.size());
+        gemm_internal::PackB_F32RoundedToBf16Pairs(p, 0, 0, nc, kc, kcp, int(nr), wantp.data());
+        vp.pack_b_f32_rounded_pairs(p, 0, 0, nc, kc, kcp, int(nr), gotp.data());
+        EXPECT_EQ(gotp, wantp) << IsaName(is.isa) << " fp32 rounded to pairs B, kc " << kc;
+      }
       // The widening and pair packers on bf16 rows of the same shape.
       GuardedBuffer gb(std::size_t(kc * nc) * sizeof(Bf16));
       Bf16* bb = gb.Last<Bf16>(std::size_t(kc * nc));
