@@ -13,6 +13,7 @@
 #include "kernels/conv/conv2d.h"
 
 #include <algorithm>
+#include <bit>
 #include <array>
 #include <cassert>
 #include <cstring>
@@ -189,8 +190,9 @@ void PackIm2ColPanel(const ImplicitA& a, int64_t row0, int64_t rows, int64_t k0,
 }
 
 // bf16-pair panel (kernels/gemm/gemm_driver.h, PackA_Bf16Pairs): depth q of row
-// r is half q % 2 of 32-bit word q / 2 * MR + r.
-template <int MR>
+// r is half q % 2 of 32-bit word q / 2 * MR + r; the values rounded, or when
+// !kRound (they are bf16 values: Values::kBf16) their top halves.
+template <int MR, bool kRound>
 void PackIm2ColPairsPanel(const ImplicitA& a, int64_t row0, int64_t rows, int64_t k0, int64_t kc, int64_t kcp,
                           std::uint16_t* out) {
   ForEachRun<MR>(*a.s, a.x, a.zeros, row0, rows, k0, kc, [&](int64_t q0, int64_t len, const float* const* src) {
@@ -198,7 +200,10 @@ void PackIm2ColPairsPanel(const ImplicitA& a, int64_t row0, int64_t rows, int64_
       const int64_t q = q0 + t;
       std::uint16_t* o = out + (q / 2) * (2 * MR) + (q % 2);
 #pragma GCC unroll 16
-      for (int r = 0; r < MR; ++r) o[2 * r] = Bf16::RoundFromFloat(src[r][t]);
+      for (int r = 0; r < MR; ++r) {
+        o[2 * r] = kRound ? Bf16::RoundFromFloat(src[r][t])
+                          : std::uint16_t(std::bit_cast<std::uint32_t>(src[r][t]) >> 16);
+      }
     };
     int64_t t = 0;
     if (a.vp != nullptr) {
@@ -210,7 +215,8 @@ void PackIm2ColPairsPanel(const ImplicitA& a, int64_t row0, int64_t rows, int64_
       if (even > 0) {
         const float* from[MR];
         for (int r = 0; r < MR; ++r) from[r] = src[r] + t;
-        a.vp->transpose_pairs(from, MR, even, MR, MR, reinterpret_cast<std::uint32_t*>(out) + (q0 + t) / 2 * MR);
+        a.vp->transpose_pairs(from, MR, even, MR, MR, kRound,
+                              reinterpret_cast<std::uint32_t*>(out) + (q0 + t) / 2 * MR);
         t += even;
       }
     }
@@ -259,7 +265,7 @@ void PackBFlippedPairs(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc,
           const float* src[16];
           const int rows = int(std::clamp<int64_t>(cols - h, 0, w));
           for (int j = 0; j < rows; ++j) src[j] = at(2 * q, jr + h + j);
-          fb.vp->transpose_pairs(src, rows, 2 * run, int(std::min<int64_t>(w, nr - h)), nr, out + q * nr + h);
+          fb.vp->transpose_pairs(src, rows, 2 * run, int(std::min<int64_t>(w, nr - h)), nr, true, out + q * nr + h);
         }
         q += run;
       }
@@ -297,20 +303,22 @@ void PackAIm2Col(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64
   }
 }
 
+template <bool kRound>
 void PackAIm2ColPairs(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_t kc, int64_t kcp, int mr,
                       void* dst) {
   const ImplicitA& a = *static_cast<const ImplicitA*>(p.a);
   std::uint16_t* panel = static_cast<std::uint16_t*>(dst);
   for (int64_t ir = 0; ir < mc; ir += mr, panel += kcp * mr) {
     const int64_t rows = std::min<int64_t>(mr, mc - ir);
-    WithMr(mr, [&](auto MR) { PackIm2ColPairsPanel<MR.value>(a, i0 + ir, rows, k0, kc, kcp, panel); });
+    WithMr(mr, [&](auto MR) { PackIm2ColPairsPanel<MR.value, kRound>(a, i0 + ir, rows, k0, kc, kcp, panel); });
   }
 }
 
 // The variant's blocked setup with an implicit im2col A packer, or false
 // when its panel format or tile has none. `a_bf16`: the input already holds
-// bf16 values (ConvArgs::activations), so an fp32 panel of a bf16 variant
-// takes them as they are. B (the filter) is passed as fp32 in every case: a
+// bf16 values (ConvArgs::activations), so a bf16 variant's A packer takes
+// them as they are (an fp32 panel unrounded, a pair panel their top halves).
+// B (the filter) is passed as fp32 in every case: a
 // bf16 variant's B packer rounds it while packing (into fp32 values for the
 // widening kernels, into pairs for vdpbf16ps), with no separate rounding pass
 // (on the Zen 5 that pass and the pair packing each took 13% of the res5
@@ -333,7 +341,7 @@ bool ImplicitConfig(const GemmVariant& v, bool a_bf16, gemm_internal::BlockedGem
     return true;
   }
   if (bf16 && cfg->k_granule == 2 && cfg->packed_elem_size == sizeof(std::uint16_t)) {
-    cfg->pack_a = PackAIm2ColPairs;
+    cfg->pack_a = a_bf16 ? PackAIm2ColPairs<false> : PackAIm2ColPairs<true>;
     cfg->pack_b =
         isa_vp != nullptr ? isa_vp->pack_b_f32_rounded_pairs : gemm_internal::PackB_F32RoundedToBf16Pairs;
     return true;

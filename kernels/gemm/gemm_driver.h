@@ -66,7 +66,7 @@ void PackB_F32RoundedToBf16(const GemmProblem&, std::int64_t, std::int64_t, std:
 using TransposeRowsFn = void (*)(const float* const* src, int rows, std::int64_t len, int mr, bool round,
                                  float* out);
 using TransposePairsFn = void (*)(const float* const* src, int rows, std::int64_t len, int mr, std::int64_t ld,
-                                  std::uint32_t* out);
+                                  bool round, std::uint32_t* out);
 struct VectorPackers {
   int width;                    // lanes per register: 8 (avx2), 16 (avx512f)
   PackAFn pack_a_f32;           // PackA_F32, for row-major A and mr <= width
@@ -87,11 +87,12 @@ struct VectorPackers {
   // when `round`; 0 for rows j in [rows, mr). REQUIRES: rows <= mr <= width.
   TransposeRowsFn transpose_rows;
   // Its pair form, for the bf16-pair panels: out[p * ld + j] = the word of
-  // the bf16 bits (Bf16::RoundFromFloat) of src[j][2p] (low half) and
-  // src[j][2p + 1] (high half; zero past len) for 2p < len and j < rows; 0
-  // for rows j in [rows, mr); nothing else is written. (ld: mr for an A
-  // micro-panel, nr for a half of a B one.) REQUIRES: rows <= mr <= width,
-  // mr <= ld.
+  // the bf16 bits of src[j][2p] (low half) and src[j][2p + 1] (high half;
+  // zero past len) for 2p < len and j < rows; 0 for rows j in [rows, mr);
+  // nothing else is written. (ld: mr for an A micro-panel, nr for a half of a
+  // B one.) The bits: Bf16::RoundFromFloat's when `round`, else the top half
+  // of each value, which is exact for values that are bf16 values (the
+  // caller's promise: Values::kBf16). REQUIRES: rows <= mr <= width, mr <= ld.
   TransposePairsFn transpose_pairs;
 };
 // REQUIRES: the CPU has the ISA.

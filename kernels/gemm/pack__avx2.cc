@@ -41,12 +41,16 @@ struct V {
     const __m256i l = simd::Bf16Bits8(_mm256_castps_si256(lo)), h = simd::Bf16Bits8(_mm256_castps_si256(hi));
     return _mm256_castsi256_ps(_mm256_or_si256(l, _mm256_slli_epi32(h, 16)));
   }
-  static Reg RoundedAdjacent(Reg lo, Reg hi) {
+  template <bool kRound>
+  static __m256i Bits(Reg v) {
+    return kRound ? simd::Bf16Bits8(_mm256_castps_si256(v)) : _mm256_srli_epi32(_mm256_castps_si256(v), 16);
+  }
+  template <bool kRound>
+  static Reg AdjacentPairs(Reg lo, Reg hi) {
     // The bits are below 2^16, so the saturating pack keeps them; it packs per
     // 128-bit lane (lo 0-3, hi 0-3, lo 4-7, hi 4-7), and the permute puts the
     // 64-bit quarters in order.
-    const __m256i packed =
-        _mm256_packus_epi32(simd::Bf16Bits8(_mm256_castps_si256(lo)), simd::Bf16Bits8(_mm256_castps_si256(hi)));
+    const __m256i packed = _mm256_packus_epi32(Bits<kRound>(lo), Bits<kRound>(hi));
     return _mm256_castsi256_ps(_mm256_permute4x64_epi64(packed, 0xd8));
   }
   static void Store(float* dst, Reg v) { _mm256_storeu_ps(dst, v); }

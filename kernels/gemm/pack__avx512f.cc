@@ -42,9 +42,14 @@ struct V {
     const __m512i l = simd::Bf16Bits16(_mm512_castps_si512(lo)), h = simd::Bf16Bits16(_mm512_castps_si512(hi));
     return _mm512_castsi512_ps(_mm512_or_si512(l, _mm512_maskz_slli_epi32(kAll16, h, 16)));
   }
-  static Reg RoundedAdjacent(Reg lo, Reg hi) {  // vpmovdw: the low 16 bits of each lane, in order
-    const __m256i l = _mm512_maskz_cvtepi32_epi16(kAll16, simd::Bf16Bits16(_mm512_castps_si512(lo)));
-    const __m256i h = _mm512_maskz_cvtepi32_epi16(kAll16, simd::Bf16Bits16(_mm512_castps_si512(hi)));
+  template <bool kRound>
+  static __m512i Bits(Reg v) {
+    return kRound ? simd::Bf16Bits16(_mm512_castps_si512(v)) : _mm512_maskz_srli_epi32(kAll16, _mm512_castps_si512(v), 16);
+  }
+  template <bool kRound>
+  static Reg AdjacentPairs(Reg lo, Reg hi) {  // vpmovdw: the low 16 bits of each lane, in order
+    const __m256i l = _mm512_maskz_cvtepi32_epi16(kAll16, Bits<kRound>(lo));
+    const __m256i h = _mm512_maskz_cvtepi32_epi16(kAll16, Bits<kRound>(hi));
     const __m512i low = _mm512_maskz_inserti64x4(kAll8, _mm512_setzero_si512(), l, 0);
     return _mm512_castsi512_ps(_mm512_maskz_inserti64x4(kAll8, low, h, 1));
   }

@@ -8,8 +8,9 @@
 //   values, simd::RoundToBf16x*), Transpose(Reg r[kWidth]) (row j in, column
 //   j out; it only moves bits), Store(float*, Reg) and StoreFirst(float*, int
 //   lanes, Reg), RoundedPairs(lo, hi) (words of the bf16 bits, RoundFromFloat's,
-//   of lane i of lo and of hi) and RoundedAdjacent(lo, hi) (word i of the bf16
-//   bits of lanes 2i and 2i + 1 of lo then hi, side by side).
+//   of lane i of lo and of hi) and AdjacentPairs<kRound>(lo, hi) (word i of
+//   the bf16 bits of lanes 2i and 2i + 1 of lo then hi, side by side: rounded,
+//   or each lane's top half).
 // Everything here has internal linkage (anonymous namespace) and calls no
 // inline library template, so no function compiled for one ISA can be picked
 // by the linker for another (gemm_driver.h).
@@ -111,19 +112,29 @@ void PackAPairs(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_
 
 // VectorPackers::transpose_pairs: the words of 2 * kWidth depths of each
 // row, then their kWidth x kWidth transpose.
-void TransposePairsF32(const float* const* src, int rows, int64_t len, int mr, int64_t ld, std::uint32_t* out) {
-  assert(0 <= rows && rows <= mr && 1 <= mr && mr <= V::kWidth && mr <= ld && len >= 0);
+template <bool kRound>
+void TransposePairs(const float* const* src, int rows, int64_t len, int mr, int64_t ld, std::uint32_t* out) {
   constexpr int64_t w = V::kWidth;
   for (int64_t q = 0; q < len; q += 2 * w) {
     const int64_t left = len - q < 2 * w ? len - q : 2 * w;
     const int64_t n0 = left < w ? left : w, n1 = left - n0, words = (left + 1) / 2;
     typename V::Reg r[w];
     for (int64_t j = 0; j < w; ++j) {
-      r[j] = j < rows ? V::RoundedAdjacent(V::Load(src[j] + q, n0), n1 > 0 ? V::Load(src[j] + q + w, n1) : V::Zero())
+      r[j] = j < rows ? V::template AdjacentPairs<kRound>(V::Load(src[j] + q, n0),
+                                                         n1 > 0 ? V::Load(src[j] + q + w, n1) : V::Zero())
                       : V::Zero();
     }
     V::Transpose(r);
     for (int64_t d = 0; d < words; ++d) V::StoreFirst(reinterpret_cast<float*>(out + (q / 2 + d) * ld), mr, r[d]);
+  }
+}
+void TransposePairsF32(const float* const* src, int rows, int64_t len, int mr, int64_t ld, bool round,
+                       std::uint32_t* out) {
+  assert(0 <= rows && rows <= mr && 1 <= mr && mr <= V::kWidth && mr <= ld && len >= 0);
+  if (round) {
+    TransposePairs<true>(src, rows, len, mr, ld, out);
+  } else {
+    TransposePairs<false>(src, rows, len, mr, ld, out);
   }
 }
 

@@ -513,24 +513,31 @@ TEST(GemmPackingTest, RegisterTransposesMatchElementByElement) {
               ASSERT_EQ(got[e], -3.0f) << IsaName(is.isa) << " mr " << mr << " len " << len << ": wrote past the run";
             }
           }
-          // The pair form: words of RoundFromFloat's bits, an odd length's last
-          // high half zero, at a stride of ld words; nothing else written.
+          // The pair form: words of RoundFromFloat's bits (or, unrounded, of
+          // each value's top half), an odd length's last high half zero, at a
+          // stride of ld words; nothing else written.
           const float* src[16];
           for (int j = 0; j < rows; ++j) src[j] = pool.data() + std::size_t(j) * 64;
           const std::int64_t words = (len + 1) / 2;
           for (std::int64_t ld : {std::int64_t{mr}, std::int64_t{mr} + 3}) {
-            std::vector<std::uint32_t> got(std::size_t(words * ld + 8), 0xdeadbeefu);
-            is.vp->transpose_pairs(src, rows, len, mr, ld, got.data());
-            for (std::size_t e = 0; e < got.size(); ++e) {
-              const std::int64_t w = std::int64_t(e) / ld, j = std::int64_t(e) % ld;
-              std::uint32_t want = 0xdeadbeefu;
-              if (w < words && j < mr) {
-                const std::uint32_t lo = j < rows ? Bf16::RoundFromFloat(src[j][2 * w]) : 0u;
-                const std::uint32_t hi = j < rows && 2 * w + 1 < len ? Bf16::RoundFromFloat(src[j][2 * w + 1]) : 0u;
-                want = lo | hi << 16;
+            for (bool round : {true, false}) {
+              auto bits = [&](float x) -> std::uint32_t {
+                return round ? Bf16::RoundFromFloat(x) : std::bit_cast<std::uint32_t>(x) >> 16;
+              };
+              std::vector<std::uint32_t> got(std::size_t(words * ld + 8), 0xdeadbeefu);
+              is.vp->transpose_pairs(src, rows, len, mr, ld, round, got.data());
+              for (std::size_t e = 0; e < got.size(); ++e) {
+                const std::int64_t w = std::int64_t(e) / ld, j = std::int64_t(e) % ld;
+                std::uint32_t want = 0xdeadbeefu;
+                if (w < words && j < mr) {
+                  const std::uint32_t lo = j < rows ? bits(src[j][2 * w]) : 0u;
+                  const std::uint32_t hi = j < rows && 2 * w + 1 < len ? bits(src[j][2 * w + 1]) : 0u;
+                  want = lo | hi << 16;
+                }
+                ASSERT_EQ(got[e], want) << IsaName(is.isa) << " pairs, mr " << mr << " ld " << ld << " rows " << rows
+                                        << " len " << len << (round ? " rounded" : "") << ": word " << w << " row "
+                                        << j;
               }
-              ASSERT_EQ(got[e], want) << IsaName(is.isa) << " pairs, mr " << mr << " ld " << ld << " rows " << rows
-                                      << " len " << len << ": word " << w << " row " << j;
             }
           }
         }
@@ -573,7 +580,7 @@ TEST(GemmPackingTest, VectorPackersReadNothingPastTheirRows) {
         ASSERT_EQ(t[std::size_t(q * mr)], RoundToBf16(rows[0][q])) << IsaName(is.isa) << " transpose, len " << kc;
       }
       std::vector<std::uint32_t> tp(std::size_t(mr * (kc + 1) / 2));
-      vp.transpose_pairs(rows, mr, kc, mr, mr, tp.data());
+      vp.transpose_pairs(rows, mr, kc, mr, mr, true, tp.data());
       for (std::int64_t q = 0; q < kc; ++q) {
         ASSERT_EQ(tp[std::size_t(q / 2 * mr)] >> (16 * (q % 2)) & 0xffffu, Bf16::RoundFromFloat(rows[0][q]))
             << IsaName(is.isa) << " pair transpose, len " << kc;
