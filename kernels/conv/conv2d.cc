@@ -178,7 +178,7 @@ void PackIm2ColPanel(const ImplicitA& a, int64_t row0, int64_t rows, int64_t k0,
   ForEachRun<MR>(*a.s, a.x, a.zeros, row0, rows, k0, kc, [&](int64_t q, int64_t len, const float* const* src) {
     float* o = out + q * MR;
     if (a.vp != nullptr) {  // every src[r] is readable (padding and missing rows read zeros)
-      a.vp->transpose_rows(src, MR, len, MR, kRound, o);
+      a.vp->transpose_rows(src, MR, len, MR, MR, kRound, o);
       return;
     }
     for (int64_t t = 0; t < len; ++t, o += MR) {
@@ -232,49 +232,90 @@ void PackIm2ColPairsPanel(const ImplicitA& a, int64_t row0, int64_t rows, int64_
 
 // B of the flipped forward convolution (FlippedForwardShape): row k' = tap' *
 // s->oc + o, column ci holds W[T - 1 - tap'][ci][o] (T = kh * kw taps, HWIO
-// filter), so depth pair (o, o + 1) of a column is two adjacent floats.
+// filter), so the depth of a column runs along adjacent floats within a tap.
+// The B packers below read it there; the transposed copy they replace had
+// taken two thirds of the res5 data gradient's time on 1 thread.
 struct FlippedB {
   const Conv2dShape* s;  // the convolution's own shape (not the flipped one)
   const float* filter;
   const gemm_internal::VectorPackers* vp;  // or null: element by element
+  bool round;                              // fp32 panels: rounded to bf16 values (a bf16 variant)
 };
 
-// PackB_F32RoundedToBf16Pairs of FlippedB's B without writing it out: the
-// filter's transposed copy had taken two thirds of the res5 data gradient's
-// time on 1 thread. REQUIRES: k0 and s->oc even (a pair never straddles taps).
+// Column j0 + j's element at depth k0 + d.
+const float* FlippedAt(const FlippedB& fb, int64_t k0, int64_t d, int64_t j0, int64_t j) {
+  const Conv2dShape& s = *fb.s;
+  const int64_t row = k0 + d, tap = row / s.oc, o = row % s.oc;
+  return fb.filter + ((s.kh * s.kw - 1 - tap) * s.c + j0 + j) * s.oc + o;
+}
+
+// Calls put(d, n, src, rows, mr, h) for each run of depth [d, d + n) of
+// [0, depth) that stays within one tap, and each part [h, h + mr) of the nr
+// columns of panel jr that one register transpose fills (src: the first
+// `rows` of those columns that exist, at depth d).
+template <typename Put>
+void ForEachFlippedRun(const FlippedB& fb, int64_t k0, int64_t depth, int64_t j0, int64_t jr, int64_t cols, int nr,
+                       Put&& put) {
+  const int w = fb.vp->width;
+  for (int64_t d = 0; d < depth;) {
+    const int64_t n = std::min(depth - d, fb.s->oc - (k0 + d) % fb.s->oc);
+    for (int h = 0; h < nr; h += w) {
+      const float* src[16];
+      const int rows = int(std::clamp<int64_t>(cols - h, 0, w));
+      for (int j = 0; j < rows; ++j) src[j] = FlippedAt(fb, k0, d, j0, jr + h + j);
+      put(d, n, src, rows, std::min(w, nr - h), h);
+    }
+    d += n;
+  }
+}
+
+// PackB_F32 (or PackB_F32RoundedToBf16 when fb.round) of FlippedB's B.
+void PackBFlipped(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc, int64_t kcp, int nr,
+                  void* dst) {
+  const FlippedB& fb = *static_cast<const FlippedB*>(p.b);
+  float* out = static_cast<float*>(dst);
+  for (int64_t jr = 0; jr < nc; jr += nr, out += kcp * nr) {
+    const int64_t cols = std::min<int64_t>(nr, nc - jr);
+    int64_t q = 0;
+    if (fb.vp != nullptr) {
+      ForEachFlippedRun(fb, k0, kc, j0, jr, cols, nr, [&](int64_t d, int64_t n, const float* const* src, int rows,
+                                                          int mr, int h) {
+        fb.vp->transpose_rows(src, rows, n, mr, nr, fb.round, out + d * nr + h);
+      });
+      q = kc;
+    }
+    for (; q < kcp; ++q) {
+      for (int64_t j = 0; j < nr; ++j) {
+        const float v = j < cols && q < kc ? *FlippedAt(fb, k0, q, j0, jr + j) : 0.0f;
+        out[q * nr + j] = fb.round ? RoundToBf16(v) : v;
+      }
+    }
+  }
+}
+
+// PackB_F32RoundedToBf16Pairs of FlippedB's B. REQUIRES: k0 and s->oc even
+// (a depth pair never straddles taps).
 void PackBFlippedPairs(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc, int64_t kcp, int nr,
                        void* dst) {
   const FlippedB& fb = *static_cast<const FlippedB*>(p.b);
-  const Conv2dShape& s = *fb.s;
-  const int64_t taps = s.kh * s.kw, pairs = kcp / 2, full = kc / 2;
+  const int64_t pairs = kcp / 2, full = kc / 2;
   std::uint32_t* out = static_cast<std::uint32_t*>(dst);
-  // Column j's element at depth d of the block.
-  auto at = [&](int64_t d, int64_t j) -> const float* {
-    const int64_t row = k0 + d, tap = row / s.oc, o = row % s.oc;
-    return fb.filter + ((taps - 1 - tap) * s.c + j0 + j) * s.oc + o;
-  };
   for (int64_t jr = 0; jr < nc; jr += nr, out += pairs * nr) {
     const int64_t cols = std::min<int64_t>(nr, nc - jr);
     int64_t q = 0;
     if (fb.vp != nullptr) {
-      const int w = fb.vp->width;
-      while (q < full) {  // runs of pairs within one tap
-        const int64_t o = (k0 + 2 * q) % s.oc;
-        const int64_t run = std::min(full - q, (s.oc - o) / 2);
-        for (int64_t h = 0; h < nr; h += w) {
-          const float* src[16];
-          const int rows = int(std::clamp<int64_t>(cols - h, 0, w));
-          for (int j = 0; j < rows; ++j) src[j] = at(2 * q, jr + h + j);
-          fb.vp->transpose_pairs(src, rows, 2 * run, int(std::min<int64_t>(w, nr - h)), nr, true, out + q * nr + h);
-        }
-        q += run;
-      }
+      ForEachFlippedRun(fb, k0, 2 * full, j0, jr, cols, nr, [&](int64_t d, int64_t n, const float* const* src,
+                                                                int rows, int mr, int h) {
+        fb.vp->transpose_pairs(src, rows, n, mr, nr, true, out + d / 2 * nr + h);
+      });
+      q = full;
     }
     for (; q < pairs; ++q) {
       for (int64_t j = 0; j < nr; ++j) {
-        const std::uint32_t lo = j < cols && 2 * q < kc ? Bf16::RoundFromFloat(*at(2 * q, jr + j)) : 0u;
-        const std::uint32_t hi = j < cols && 2 * q + 1 < kc ? Bf16::RoundFromFloat(*at(2 * q + 1, jr + j)) : 0u;
-        out[q * nr + j] = lo | hi << 16;
+        auto bits = [&](int64_t d) -> std::uint32_t {
+          return j < cols && d < kc ? Bf16::RoundFromFloat(*FlippedAt(fb, k0, d, j0, jr + j)) : 0u;
+        };
+        out[q * nr + j] = bits(2 * q) | bits(2 * q + 1) << 16;
       }
     }
   }
@@ -463,14 +504,16 @@ void LoweredBackwardData(const GemmVariant& v, const Conv2dShape& s, const float
   Conv2dShape flipped;
   const gemm_internal::VectorPackers* vp = nullptr;
   if (!IsPointwise(s) && ImplicitConfig(v, dy_bf16, &cfg, &vp) && FlippedForwardShape(s, &flipped)) {
-    if (cfg.k_granule == 2 && s.oc % 2 == 0 && cfg.kc % 2 == 0) {
-      // Pair panels: packed from the filter as it is (PackBFlippedPairs).
-      cfg.pack_b = PackBFlippedPairs;
-      const FlippedB b{&s, filter, vp};
+    // B packed from the filter as it is (FlippedB); pair panels need whole
+    // pairs within a tap.
+    const bool pairs = cfg.k_granule == 2;
+    if (!pairs || (s.oc % 2 == 0 && cfg.kc % 2 == 0)) {
+      cfg.pack_b = pairs ? PackBFlippedPairs : PackBFlipped;
+      const FlippedB b{&s, filter, vp, v.dtype == GemmDtype::kBf16};
       ImplicitForward(cfg, vp, flipped, dy, &b, dx, threads);
       return;
     }
-    // W', fp32 (ImplicitConfig's B packers round it, if at all).
+    // W', fp32 (ImplicitConfig's B packers round it).
     const ScratchLease flipped_filter(std::size_t(k * s.oc) * sizeof(float));
     float* wf = flipped_filter.as<float>();
     for (int64_t r = 0; r < s.kh; ++r) {

@@ -63,8 +63,8 @@ void PackB_F32RoundedToBf16(const GemmProblem&, std::int64_t, std::int64_t, std:
 // these, the 2-thread AVX-512 fp32 GEMM at m=n=k=512 ran 9-11% faster). Each
 // hands a layout or tile it does not cover to its portable packer. Depth
 // tails shorter than a tile load only what is there.
-using TransposeRowsFn = void (*)(const float* const* src, int rows, std::int64_t len, int mr, bool round,
-                                 float* out);
+using TransposeRowsFn = void (*)(const float* const* src, int rows, std::int64_t len, int mr, std::int64_t ld,
+                                 bool round, float* out);
 using TransposePairsFn = void (*)(const float* const* src, int rows, std::int64_t len, int mr, std::int64_t ld,
                                   bool round, std::uint32_t* out);
 struct VectorPackers {
@@ -82,9 +82,12 @@ struct VectorPackers {
   PackBFn pack_b_bf16_pairs;
   PackBFn pack_b_f32_rounded_pairs;  // PackB_F32RoundedToBf16Pairs, for row-major B and nr a multiple of width
   // The transpose under the A packers, on rows given by pointer (the
-  // implicit-im2col packer's runs, conv/conv2d.cc): out[t * mr + j] =
-  // src[j][t] for t < len and j < rows, rounded to bf16 values (RoundToBf16)
-  // when `round`; 0 for rows j in [rows, mr). REQUIRES: rows <= mr <= width.
+  // implicit-im2col packer's runs, the data gradient's filter read in place:
+  // conv/conv2d.cc; onednn_f32's filter fold): out[t * ld + j] = src[j][t] for
+  // t < len and j < rows, rounded to bf16 values (RoundToBf16) when `round`;
+  // 0 for rows j in [rows, mr); nothing else is written. (ld: mr for an A
+  // micro-panel, nr for a part of a B one.) REQUIRES: rows <= mr <= width,
+  // mr <= ld.
   TransposeRowsFn transpose_rows;
   // Its pair form, for the bf16-pair panels: out[p * ld + j] = the word of
   // the bf16 bits of src[j][2p] (low half) and src[j][2p + 1] (high half;

@@ -26,10 +26,10 @@ namespace {
 
 using std::int64_t;
 
-// out[t * mr + j] = src[j][t] for t < len and j < rows (<= mr <= kWidth), as
+// out[t * ld + j] = src[j][t] for t < len and j < rows (<= mr <= kWidth), as
 // fp32 (rounded to bf16 values if kRound); 0 for rows j in [rows, mr).
 template <typename In, bool kRound>
-void TransposeRun(const In* const* src, int64_t rows, int64_t len, int mr, float* out) {
+void TransposeRun(const In* const* src, int64_t rows, int64_t len, int mr, int64_t ld, float* out) {
   constexpr int64_t w = V::kWidth;
   for (int64_t q = 0; q < len; q += w) {
     const int64_t n = len - q < w ? len - q : w;
@@ -39,7 +39,7 @@ void TransposeRun(const In* const* src, int64_t rows, int64_t len, int mr, float
       if (kRound) r[j] = V::Round(r[j]);
     }
     V::Transpose(r);
-    for (int64_t d = 0; d < n; ++d) V::StoreFirst(out + (q + d) * mr, mr, r[d]);
+    for (int64_t d = 0; d < n; ++d) V::StoreFirst(out + (q + d) * ld, mr, r[d]);
   }
 }
 
@@ -51,7 +51,7 @@ void PackA(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, int64_t kc,
     const int64_t rows = mc - ir < mr ? mc - ir : mr;
     const In* src[V::kWidth];
     for (int64_t j = 0; j < rows; ++j) src[j] = a + (i0 + ir + j) * p.rsa + k0;
-    TransposeRun<In, false>(src, rows, kc, mr, out);
+    TransposeRun<In, false>(src, rows, kc, mr, mr, out);
     for (int64_t i = kc * mr; i < kcp * mr; ++i) out[i] = 0.0f;
   }
 }
@@ -197,12 +197,12 @@ void PackABf16ToF32(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, in
   if (p.csa != 1 || mr > V::kWidth) return PackA_Bf16ToF32(p, i0, k0, mc, kc, kcp, mr, dst);
   PackA<std::uint16_t>(p, i0, k0, mc, kc, kcp, mr, static_cast<float*>(dst));
 }
-void TransposeRowsF32(const float* const* src, int rows, int64_t len, int mr, bool round, float* out) {
-  assert(0 <= rows && rows <= mr && 1 <= mr && mr <= V::kWidth && len >= 0);
+void TransposeRowsF32(const float* const* src, int rows, int64_t len, int mr, int64_t ld, bool round, float* out) {
+  assert(0 <= rows && rows <= mr && 1 <= mr && mr <= V::kWidth && mr <= ld && len >= 0);
   if (round) {
-    TransposeRun<float, true>(src, rows, len, mr, out);
+    TransposeRun<float, true>(src, rows, len, mr, ld, out);
   } else {
-    TransposeRun<float, false>(src, rows, len, mr, out);
+    TransposeRun<float, false>(src, rows, len, mr, ld, out);
   }
 }
 void PackBF32(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc, int64_t kcp, int nr, void* dst) {

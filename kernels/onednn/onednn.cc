@@ -775,11 +775,11 @@ void RoundIntoLayout(const float* hwio, const SplitOffsets& to, float* dst, int 
               for (int64_t j = 0; j < depth; ++j) row[j] = src + j * oc + q;
               float* out = tap + at1[std::size_t(i0)] + at0[std::size_t(o0 + q)];
               if (deep) {
-                vp16->transpose_rows(row, int(depth), depth, int(depth), true, out);
+                vp16->transpose_rows(row, int(depth), depth, int(depth), depth, true, out);
               } else if (stride == k8) {
-                vp->transpose_rows(row, int(k8), k8, int(k8), true, out);
+                vp->transpose_rows(row, int(k8), k8, int(k8), k8, true, out);
               } else {  // rows of 8 at a wider stride: through the buffer
-                vp->transpose_rows(row, int(k8), k8, int(k8), true, tile[0]);
+                vp->transpose_rows(row, int(k8), k8, int(k8), k8, true, tile[0]);
                 for (int64_t t = 0; t < k8; ++t) {  // (memcpy of a constant 32 bytes: two vector moves)
                   std::memcpy(out + t * stride, tile[0] + t * k8, k8 * sizeof(float));
                 }

@@ -495,22 +495,20 @@ TEST(GemmPackingTest, RegisterTransposesMatchElementByElement) {
         if (rows > mr) continue;
         for (std::int64_t len : {1, 5, 8, 15, 16, 17, 31, 32, 33, 40, 64}) {
           for (bool round : {false, true}) {
-            const float* src[16];
-            for (int j = 0; j < rows; ++j) src[j] = pool.data() + std::size_t(j) * 64;
-            std::vector<float> got(std::size_t(len * mr + 8), -3.0f);
-            is.vp->transpose_rows(src, rows, len, mr, round, got.data());
-            for (std::int64_t t = 0; t < len; ++t) {
-              for (int j = 0; j < mr; ++j) {
-                const float want = j >= rows ? 0.0f : round ? RoundToBf16(src[j][t]) : src[j][t];
-                const float g = got[std::size_t(t * mr + j)];
-                ASSERT_EQ(std::bit_cast<std::uint32_t>(g), std::bit_cast<std::uint32_t>(want))
-                    << IsaName(is.isa) << " mr " << mr << " rows " << rows << " len " << len
-                    << (round ? " rounded" : "")
-                    << ": depth " << t << " row " << j;
+            // At a stride of ld floats; nothing else written.
+            for (std::int64_t ld : {std::int64_t{mr}, std::int64_t{mr} + 5}) {
+              const float* src[16];
+              for (int j = 0; j < rows; ++j) src[j] = pool.data() + std::size_t(j) * 64;
+              std::vector<float> got(std::size_t(len * ld + 8), -3.0f);
+              is.vp->transpose_rows(src, rows, len, mr, ld, round, got.data());
+              for (std::size_t e = 0; e < got.size(); ++e) {
+                const std::int64_t t = std::int64_t(e) / ld, j = std::int64_t(e) % ld;
+                float want = -3.0f;
+                if (t < len && j < mr) want = j >= rows ? 0.0f : round ? RoundToBf16(src[j][t]) : src[j][t];
+                ASSERT_EQ(std::bit_cast<std::uint32_t>(got[e]), std::bit_cast<std::uint32_t>(want))
+                    << IsaName(is.isa) << " mr " << mr << " ld " << ld << " rows " << rows << " len " << len
+                    << (round ? " rounded" : "") << ": depth " << t << " row " << j;
               }
-            }
-            for (std::size_t e = std::size_t(len * mr); e < got.size(); ++e) {
-              ASSERT_EQ(got[e], -3.0f) << IsaName(is.isa) << " mr " << mr << " len " << len << ": wrote past the run";
             }
           }
           // The pair form: words of RoundFromFloat's bits (or, unrounded, of
@@ -575,7 +573,7 @@ TEST(GemmPackingTest, VectorPackersReadNothingPastTheirRows) {
       const float* rows[16];
       for (int j = 0; j < mr; ++j) rows[j] = af + (mr - 1) * kc;
       std::vector<float> t(std::size_t(mr * kc));
-      vp.transpose_rows(rows, mr, kc, mr, true, t.data());
+      vp.transpose_rows(rows, mr, kc, mr, mr, true, t.data());
       for (std::int64_t q = 0; q < kc; ++q) {
         ASSERT_EQ(t[std::size_t(q * mr)], RoundToBf16(rows[0][q])) << IsaName(is.isa) << " transpose, len " << kc;
       }
