@@ -269,54 +269,43 @@ void ForEachFlippedRun(const FlippedB& fb, int64_t k0, int64_t depth, int64_t j0
   }
 }
 
-// PackB_F32 (or PackB_F32RoundedToBf16 when fb.round) of FlippedB's B.
+// FlippedB's B packed: PackB_F32 (or PackB_F32RoundedToBf16 when fb.round),
+// or with kPairs PackB_F32RoundedToBf16Pairs. REQUIRES for kPairs: k0 and
+// s->oc even (a depth pair never straddles taps).
+template <bool kPairs>
 void PackBFlipped(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc, int64_t kcp, int nr,
                   void* dst) {
+  using Element = std::conditional_t<kPairs, std::uint32_t, float>;
   const FlippedB& fb = *static_cast<const FlippedB*>(p.b);
-  float* out = static_cast<float*>(dst);
-  for (int64_t jr = 0; jr < nc; jr += nr, out += kcp * nr) {
+  constexpr int64_t g = kPairs ? 2 : 1;  // depths per panel element
+  const int64_t steps = kcp / g, whole = kc / g;
+  // Column j's element at panel step q (zero past depth kc and past nc).
+  auto element = [&](int64_t q, int64_t jr, int64_t j, int64_t cols) -> Element {
+    auto value = [&](int64_t d) { return j < cols && d < kc ? *FlippedAt(fb, k0, d, j0, jr + j) : 0.0f; };
+    if constexpr (kPairs) {
+      return std::uint32_t(Bf16::RoundFromFloat(value(2 * q))) | std::uint32_t(Bf16::RoundFromFloat(value(2 * q + 1)))
+                                                                     << 16;
+    } else {
+      return fb.round ? RoundToBf16(value(q)) : value(q);
+    }
+  };
+  Element* out = static_cast<Element*>(dst);
+  for (int64_t jr = 0; jr < nc; jr += nr, out += steps * nr) {
     const int64_t cols = std::min<int64_t>(nr, nc - jr);
     int64_t q = 0;
     if (fb.vp != nullptr) {
-      ForEachFlippedRun(fb, k0, kc, j0, jr, cols, nr, [&](int64_t d, int64_t n, const float* const* src, int rows,
-                                                          int mr, int h) {
-        fb.vp->transpose_rows(src, rows, n, mr, nr, fb.round, out + d * nr + h);
-      });
-      q = kc;
+      ForEachFlippedRun(fb, k0, whole * g, j0, jr, cols, nr,
+                        [&](int64_t d, int64_t n, const float* const* src, int rows, int mr, int h) {
+                          if constexpr (kPairs) {
+                            fb.vp->transpose_pairs(src, rows, n, mr, nr, true, out + d / 2 * nr + h);
+                          } else {
+                            fb.vp->transpose_rows(src, rows, n, mr, nr, fb.round, out + d * nr + h);
+                          }
+                        });
+      q = whole;
     }
-    for (; q < kcp; ++q) {
-      for (int64_t j = 0; j < nr; ++j) {
-        const float v = j < cols && q < kc ? *FlippedAt(fb, k0, q, j0, jr + j) : 0.0f;
-        out[q * nr + j] = fb.round ? RoundToBf16(v) : v;
-      }
-    }
-  }
-}
-
-// PackB_F32RoundedToBf16Pairs of FlippedB's B. REQUIRES: k0 and s->oc even
-// (a depth pair never straddles taps).
-void PackBFlippedPairs(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc, int64_t kcp, int nr,
-                       void* dst) {
-  const FlippedB& fb = *static_cast<const FlippedB*>(p.b);
-  const int64_t pairs = kcp / 2, full = kc / 2;
-  std::uint32_t* out = static_cast<std::uint32_t*>(dst);
-  for (int64_t jr = 0; jr < nc; jr += nr, out += pairs * nr) {
-    const int64_t cols = std::min<int64_t>(nr, nc - jr);
-    int64_t q = 0;
-    if (fb.vp != nullptr) {
-      ForEachFlippedRun(fb, k0, 2 * full, j0, jr, cols, nr, [&](int64_t d, int64_t n, const float* const* src,
-                                                                int rows, int mr, int h) {
-        fb.vp->transpose_pairs(src, rows, n, mr, nr, true, out + d / 2 * nr + h);
-      });
-      q = full;
-    }
-    for (; q < pairs; ++q) {
-      for (int64_t j = 0; j < nr; ++j) {
-        auto bits = [&](int64_t d) -> std::uint32_t {
-          return j < cols && d < kc ? Bf16::RoundFromFloat(*FlippedAt(fb, k0, d, j0, jr + j)) : 0u;
-        };
-        out[q * nr + j] = bits(2 * q) | bits(2 * q + 1) << 16;
-      }
+    for (; q < steps; ++q) {
+      for (int64_t j = 0; j < nr; ++j) out[q * nr + j] = element(q, jr, j, cols);
     }
   }
 }
@@ -508,7 +497,7 @@ void LoweredBackwardData(const GemmVariant& v, const Conv2dShape& s, const float
     // pairs within a tap.
     const bool pairs = cfg.k_granule == 2;
     if (!pairs || (s.oc % 2 == 0 && cfg.kc % 2 == 0)) {
-      cfg.pack_b = pairs ? PackBFlippedPairs : PackBFlipped;
+      cfg.pack_b = pairs ? PackBFlipped<true> : PackBFlipped<false>;
       const FlippedB b{&s, filter, vp, v.dtype == GemmDtype::kBf16};
       ImplicitForward(cfg, vp, flipped, dy, &b, dx, threads);
       return;

@@ -138,48 +138,33 @@ void TransposePairsF32(const float* const* src, int rows, int64_t len, int mr, i
   }
 }
 
-// PackB_F32RoundedToBf16Pairs for row-major B and nr a multiple of kWidth:
-// PackBPairs on fp32 rows, rounded as they are read.
-void PackBRoundedPairs(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc, int64_t kcp, int nr,
-                       std::uint32_t* out) {
-  constexpr int64_t w = V::kWidth;
-  const float* b = static_cast<const float*>(p.b);
-  const int64_t pairs = kcp / 2;
-  for (int64_t q = 0; q < pairs; ++q) {
-    const float* r0 = 2 * q < kc ? b + (k0 + 2 * q) * p.rsb + j0 : nullptr;
-    const float* r1 = 2 * q + 1 < kc ? b + (k0 + 2 * q + 1) * p.rsb + j0 : nullptr;
-    std::uint32_t* o = out + q * nr;
-    for (int64_t jr = 0; jr < nc; jr += nr, o += pairs * nr) {
-      for (int64_t j = 0; j < nr; j += w) {
-        const int64_t left = r0 != nullptr ? nc - jr - j : 0;
-        const int64_t n = left < w ? (left > 0 ? left : 0) : w;
-        const typename V::Reg v =
-            n > 0 ? V::RoundedPairs(V::Load(r0 + jr + j, n), r1 != nullptr ? V::Load(r1 + jr + j, n) : V::Zero())
-                  : V::Zero();
-        V::Store(reinterpret_cast<float*>(o + j), v);
-      }
-    }
-  }
+// The pair words of n <= kWidth columns of depth rows r0 and r1 (null:
+// past the depth, zeros): bf16 rows as they are, fp32 rows rounded.
+typename V::Reg PairsOf(const std::uint16_t* r0, const std::uint16_t* r1, int64_t n) { return V::Pairs(r0, r1, n); }
+typename V::Reg PairsOf(const float* r0, const float* r1, int64_t n) {
+  return V::RoundedPairs(V::Load(r0, n), r1 != nullptr ? V::Load(r1, n) : V::Zero());
 }
 
-// PackB_Bf16Pairs for row-major B and nr a multiple of kWidth: per depth
-// pair, rows 2q and 2q + 1 are read once, front to back, and interleaved
-// into words; columns past nc and depth past kc are zero.
+// PackB_Bf16Pairs (In = std::uint16_t, bf16 bits) or
+// PackB_F32RoundedToBf16Pairs (In = float) for row-major B and nr a multiple
+// of kWidth: per depth pair, rows 2q and 2q + 1 are read once, front to
+// back, and interleaved into words; columns past nc and depth past kc are
+// zero.
+template <typename In>
 void PackBPairs(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc, int64_t kcp, int nr,
                 std::uint32_t* out) {
   constexpr int64_t w = V::kWidth;
-  const std::uint16_t* b = static_cast<const std::uint16_t*>(p.b);
+  const In* b = static_cast<const In*>(p.b);
   const int64_t pairs = kcp / 2;
   for (int64_t q = 0; q < pairs; ++q) {
-    const std::uint16_t* r0 = 2 * q < kc ? b + (k0 + 2 * q) * p.rsb + j0 : nullptr;
-    const std::uint16_t* r1 = 2 * q + 1 < kc ? b + (k0 + 2 * q + 1) * p.rsb + j0 : nullptr;
+    const In* r0 = 2 * q < kc ? b + (k0 + 2 * q) * p.rsb + j0 : nullptr;
+    const In* r1 = 2 * q + 1 < kc ? b + (k0 + 2 * q + 1) * p.rsb + j0 : nullptr;
     std::uint32_t* o = out + q * nr;
     for (int64_t jr = 0; jr < nc; jr += nr, o += pairs * nr) {
       for (int64_t j = 0; j < nr; j += w) {
         const int64_t left = r0 != nullptr ? nc - jr - j : 0;
         const int64_t n = left < w ? (left > 0 ? left : 0) : w;
-        const typename V::Reg v =
-            n > 0 ? V::Pairs(r0 + jr + j, r1 != nullptr ? r1 + jr + j : nullptr, n) : V::Zero();
+        const typename V::Reg v = n > 0 ? PairsOf(r0 + jr + j, r1 != nullptr ? r1 + jr + j : nullptr, n) : V::Zero();
         V::Store(reinterpret_cast<float*>(o + j), v);
       }
     }
@@ -227,13 +212,13 @@ void PackABf16Pairs(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, in
 void PackBBf16Pairs(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc, int64_t kcp, int nr,
                     void* dst) {
   if (p.csb != 1 || nr % V::kWidth != 0) return PackB_Bf16Pairs(p, k0, j0, nc, kc, kcp, nr, dst);
-  PackBPairs(p, k0, j0, nc, kc, kcp, nr, static_cast<std::uint32_t*>(dst));
+  PackBPairs<std::uint16_t>(p, k0, j0, nc, kc, kcp, nr, static_cast<std::uint32_t*>(dst));
 }
 
 void PackBF32RoundedPairs(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc, int64_t kcp, int nr,
                           void* dst) {
   if (p.csb != 1 || nr % V::kWidth != 0) return PackB_F32RoundedToBf16Pairs(p, k0, j0, nc, kc, kcp, nr, dst);
-  PackBRoundedPairs(p, k0, j0, nc, kc, kcp, nr, static_cast<std::uint32_t*>(dst));
+  PackBPairs<float>(p, k0, j0, nc, kc, kcp, nr, static_cast<std::uint32_t*>(dst));
 }
 
 // This ISA's table, which the pack__<isa>.cc that includes this file returns.
