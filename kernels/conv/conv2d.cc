@@ -13,8 +13,8 @@
 #include "kernels/conv/conv2d.h"
 
 #include <algorithm>
-#include <bit>
 #include <array>
+#include <bit>
 #include <cassert>
 #include <cstring>
 #include <optional>
@@ -380,8 +380,8 @@ bool ImplicitConfig(const GemmVariant& v, bool a_bf16, gemm_internal::BlockedGem
   return false;
 }
 
-// y = implicit-GEMM convolution of x with the HWIO filter f (fp32 or bf16,
-// as ImplicitConfig said) through `cfg`, ImplicitConfig's setup.
+// y = implicit-GEMM convolution of x through `cfg`, ImplicitConfig's setup:
+// B is the fp32 HWIO filter f, or what cfg.pack_b reads (a FlippedB).
 void ImplicitForward(const gemm_internal::BlockedGemmConfig& cfg, const gemm_internal::VectorPackers* vp,
                      const Conv2dShape& s, const float* x, const void* f, float* y, int threads) {
   const ScratchLease zeros(std::size_t(s.c) * sizeof(float));
