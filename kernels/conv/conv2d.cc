@@ -270,8 +270,9 @@ void ForEachFlippedRun(const FlippedB& fb, int64_t k0, int64_t depth, int64_t j0
 }
 
 // FlippedB's B packed: PackB_F32 (or PackB_F32RoundedToBf16 when fb.round),
-// or with kPairs PackB_F32RoundedToBf16Pairs. REQUIRES for kPairs: k0 and
-// s->oc even (a depth pair never straddles taps).
+// or with kPairs PackB_F32RoundedToBf16Pairs. Pairs go through the register
+// transpose where none straddles two taps (k0 and s->oc even), else element
+// by element.
 template <bool kPairs>
 void PackBFlipped(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int64_t kc, int64_t kcp, int nr,
                   void* dst) {
@@ -293,7 +294,7 @@ void PackBFlipped(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int6
   for (int64_t jr = 0; jr < nc; jr += nr, out += steps * nr) {
     const int64_t cols = std::min<int64_t>(nr, nc - jr);
     int64_t q = 0;
-    if (fb.vp != nullptr) {
+    if (fb.vp != nullptr && (!kPairs || (k0 % 2 == 0 && fb.s->oc % 2 == 0))) {
       ForEachFlippedRun(fb, k0, whole * g, j0, jr, cols, nr,
                         [&](int64_t d, int64_t n, const float* const* src, int rows, int mr, int h) {
                           if constexpr (kPairs) {
@@ -493,28 +494,10 @@ void LoweredBackwardData(const GemmVariant& v, const Conv2dShape& s, const float
   Conv2dShape flipped;
   const gemm_internal::VectorPackers* vp = nullptr;
   if (!IsPointwise(s) && ImplicitConfig(v, dy_bf16, &cfg, &vp) && FlippedForwardShape(s, &flipped)) {
-    // B packed from the filter as it is (FlippedB); pair panels need whole
-    // pairs within a tap.
-    const bool pairs = cfg.k_granule == 2;
-    if (!pairs || (s.oc % 2 == 0 && cfg.kc % 2 == 0)) {
-      cfg.pack_b = pairs ? PackBFlipped<true> : PackBFlipped<false>;
-      const FlippedB b{&s, filter, vp, v.dtype == GemmDtype::kBf16};
-      ImplicitForward(cfg, vp, flipped, dy, &b, dx, threads);
-      return;
-    }
-    // W', fp32 (ImplicitConfig's B packers round it).
-    const ScratchLease flipped_filter(std::size_t(k * s.oc) * sizeof(float));
-    float* wf = flipped_filter.as<float>();
-    for (int64_t r = 0; r < s.kh; ++r) {
-      for (int64_t q = 0; q < s.kw; ++q) {
-        const float* src = filter + ((s.kh - 1 - r) * s.kw + (s.kw - 1 - q)) * s.c * s.oc;
-        float* dst = wf + (r * s.kw + q) * s.oc * s.c;
-        for (int64_t ci = 0; ci < s.c; ++ci) {
-          for (int64_t o = 0; o < s.oc; ++o) dst[o * s.c + ci] = src[ci * s.oc + o];
-        }
-      }
-    }
-    ImplicitForward(cfg, vp, flipped, dy, wf, dx, threads);
+    // B packed from the filter as it is (FlippedB).
+    cfg.pack_b = cfg.k_granule == 2 ? PackBFlipped<true> : PackBFlipped<false>;
+    const FlippedB b{&s, filter, vp, v.dtype == GemmDtype::kBf16};
+    ImplicitForward(cfg, vp, flipped, dy, &b, dx, threads);
     return;
   }
   if constexpr (std::is_same_v<T, Bf16>) {
