@@ -1,6 +1,9 @@
 #include "kernels/bf16.h"
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <random>
 #include <vector>
@@ -9,6 +12,8 @@
 
 #include "kernels/bf16_convert.h"
 #include "kernels/cpu_features.h"
+#include "kernels/gemm/gemm.h"
+#include "kernels/gemm/gemm_driver.h"
 
 namespace podbench::kernels {
 namespace {
@@ -114,6 +119,70 @@ TEST(Bf16ConvertTest, EveryVariantMatchesTheScalarRounding) {
             << v.name << " n=" << n << " input 0x" << std::hex << bits[std::size_t(i)];
       }
     }
+  }
+}
+
+// The vector roundings (bulk, in runs of 8, in the rounded B packer and in
+// the rounded transpose, for each ISA the CPU has) equal RoundToBf16 bit for
+// bit on every top half (sign, exponent, top 7 mantissa bits: all zeros,
+// denormals, infinities and NaN encodings) with each low half that decides a
+// rounding: 0, 1, just under, at and just over the tie, 0x4000, 0xc000, 0xffff.
+TEST(Bf16ConvertTest, EveryTopHalfWithEveryRoundingCaseMatchesTheScalarRounding) {
+  constexpr std::uint32_t kLows[] = {0x0000u, 0x0001u, 0x4000u, 0x7fffu, 0x8000u, 0x8001u, 0xc000u, 0xffffu};
+  constexpr long kN = 65536L * 8;
+  std::vector<float> src(kN), want(kN);
+  for (std::uint32_t hi = 0; hi < 65536u; ++hi) {
+    for (int l = 0; l < 8; ++l) {
+      const std::size_t i = std::size_t(hi) * 8 + std::size_t(l);
+      src[i] = std::bit_cast<float>(hi << 16 | kLows[l]);
+      want[i] = RoundToBf16(src[i]);
+    }
+  }
+  auto check = [&](const char* what, const std::vector<float>& got) {
+    for (long i = 0; i < kN; ++i) {
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(got[std::size_t(i)]), std::bit_cast<std::uint32_t>(want[std::size_t(i)]))
+          << what << ": input 0x" << std::hex << std::bit_cast<std::uint32_t>(src[std::size_t(i)]);
+    }
+  };
+  std::vector<std::int64_t> offsets(kN / 8);
+  for (long r = 0; r < kN / 8; ++r) offsets[std::size_t(r)] = 8 * r;
+  std::vector<float> got(kN);
+  if (CpuSupports(Isa::kAvx2Fma)) {
+    bf16_internal::RoundToBf16_Avx2(src.data(), got.data(), kN);
+    check("RoundToBf16_Avx2", got);
+    bf16_internal::RoundToBf16Runs8_Avx2(src.data(), kN / 8, got.data(), offsets.data());
+    check("RoundToBf16Runs8_Avx2", got);
+  }
+  if (CpuSupports(Isa::kAvx512f)) {
+    bf16_internal::RoundToBf16Runs8_Avx512f(src.data(), kN / 8, got.data(), offsets.data());
+    check("RoundToBf16Runs8_Avx512f", got);
+  }
+  for (Isa isa : {Isa::kAvx2Fma, Isa::kAvx512f}) {
+    if (!CpuSupports(isa)) continue;
+    const gemm_internal::VectorPackers& vp =
+        isa == Isa::kAvx512f ? gemm_internal::VectorPackers__avx512f() : gemm_internal::VectorPackers__avx2();
+    // src as B, k x n row-major with n = one panel of nr columns: the panel is B itself.
+    const int nr = 2 * vp.width;
+    GemmProblem p;
+    p.k = kN / nr;
+    p.n = nr;
+    p.b = src.data();
+    p.rsb = nr;
+    p.csb = 1;
+    std::fill(got.begin(), got.end(), 0.0f);
+    vp.pack_b_f32_rounded(p, 0, 0, nr, p.k, p.k, nr, got.data());
+    check(isa == Isa::kAvx512f ? "pack_b_f32_rounded avx512f" : "pack_b_f32_rounded avx2", got);
+    // src as `width` rows of kN / width, transposed back: out[t * w + j] = row j [t].
+    const int w = vp.width;
+    const long len = kN / w;
+    std::vector<const float*> rows(static_cast<std::size_t>(w));
+    for (int j = 0; j < w; ++j) rows[std::size_t(j)] = src.data() + j * len;
+    vp.transpose_rows(rows.data(), w, len, w, w, true, got.data());
+    std::vector<float> back(kN);
+    for (long t = 0; t < len; ++t) {
+      for (int j = 0; j < w; ++j) back[std::size_t(j * len + t)] = got[std::size_t(t * w + j)];
+    }
+    check(isa == Isa::kAvx512f ? "transpose_rows avx512f" : "transpose_rows avx2", back);
   }
 }
 
