@@ -93,6 +93,51 @@ void Measure(benchmark::State& state, double flops, int threads, Isa isa, const 
   if (peak > 0) state.counters["%peak"] = 100 * (threads == 1 ? cpu_gflops : gflops) / peak;
 }
 
+// The counters of a paired measurement (MeasurePaired).
+constexpr const char* kPairedRatio = "bf16/f32";
+constexpr const char* kPairedLow = "bf16/f32 q1";
+constexpr const char* kPairedHigh = "bf16/f32 q3";
+
+// bf16 against fp32 measured as pairs: every iteration times one call of
+// each, back to back, the order swapped from one iteration to the next (with
+// more than one thread each timed call follows an untimed one of its own, as
+// dispatch measures: the other side's threads may still hold the cores).
+// Sets kPairedRatio to the median over the iterations of t_f32 / t_bf16 (> 1:
+// bf16 faster), kPairedLow / kPairedHigh to their quartiles. A shared
+// machine's drift then falls on both calls of a pair alike, where the ratio
+// of two separately measured rows carries it twice.
+void MeasurePaired(benchmark::State& state, int threads, const std::function<void()>& f32,
+                   const std::function<void()>& bf16) {
+  f32();
+  bf16();
+  auto timed = [threads](const std::function<void()>& op) {
+    if (threads > 1) op();
+    const auto t0 = std::chrono::steady_clock::now();
+    op();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  std::vector<double> ratios;
+  bool f32_first = true;
+  for (auto _ : state) {
+    double tf = 0, tb = 0;
+    if (f32_first) {
+      tf = timed(f32);
+      tb = timed(bf16);
+    } else {
+      tb = timed(bf16);
+      tf = timed(f32);
+    }
+    f32_first = !f32_first;
+    ratios.push_back(tf / std::max(tb, 1e-12));
+  }
+  if (ratios.empty()) return;
+  std::sort(ratios.begin(), ratios.end());
+  auto at = [&](double q) { return ratios[std::size_t(q * double(ratios.size() - 1) + 0.5)]; };
+  state.counters[kPairedRatio] = at(0.5);
+  state.counters[kPairedLow] = at(0.25);
+  state.counters[kPairedHigh] = at(0.75);
+}
+
 template <typename T>
 std::vector<T> Filled(int64_t n) {
   std::vector<T> v(static_cast<std::size_t>(n));
@@ -140,6 +185,15 @@ void AddGemmCases(std::vector<Case>& cases, const std::vector<int>& thread_count
     const double flops = 2.0 * double(s.m) * double(s.n) * double(s.k);
     const bool small = s.m * s.n * s.k <= 512LL * 512 * 512;
     for (int t : thread_counts) {
+      if (s.m == s.n && s.n == s.k) {  // the target shapes: bf16 against fp32, paired
+        cases.push_back({fmt::format("gemm_bf16/{}/paired:dispatched_vs_f32/threads:{}", shape, t),
+                         [s, t](benchmark::State& state) {
+                           GemmOperands f(s.m, s.n, s.k, true), b(s.m, s.n, s.k, false);
+                           MeasurePaired(
+                               state, t, [&] { RunGemm(GemmDtype::kF32, f.p, t); },
+                               [&] { RunGemm(GemmDtype::kBf16, b.p, t); });
+                         }});
+      }
       for (GemmDtype d : {GemmDtype::kF32, GemmDtype::kBf16}) {
         const bool f32 = d == GemmDtype::kF32;
         const std::string op = f32 ? "gemm_f32" : "gemm_bf16";
@@ -278,6 +332,19 @@ void AddConvCases(std::vector<Case>& cases, const std::vector<int>& thread_count
                                Measure(state, flops, t, isa, [&] { RunDispatchedConv(pass, cs, o.args, prec, t); });
                              }});
           }
+          // The target shapes: dispatched bf16 (on bf16 activations, and on
+          // fp32 ones it rounds) against dispatched fp32, paired.
+          for (bool bf16_act : {true, false}) {
+            if (!bf16 || !sc.backward || sc.kh != 3) continue;
+            cases.push_back({fmt::format("{}/{}/paired:{}_vs_f32/threads:{}", op, shape,
+                                         bf16_act ? "dispatched" : "dispatched_f32_inputs", t),
+                             [cs, t, pass, bf16_act](benchmark::State& state) {
+                               ConvOperands f(pass, cs, false), b(pass, cs, bf16_act);
+                               MeasurePaired(
+                                   state, t, [&] { RunDispatchedConv(pass, cs, f.args, Precision::kF32, t); },
+                                   [&] { RunDispatchedConv(pass, cs, b.args, Precision::kBf16, t); });
+                             }});
+          }
           // oneDNN on podbench's interface (fp32 NHWC / HWIO tensors, its own
           // reorders in every run), and on operands prepared once in its types and layouts.
           for (bool from_f32 : {true, false}) {
@@ -394,6 +461,10 @@ class RatioCollector : public benchmark::ConsoleReporter {
       auto cpu = r.counters.find("cpuGFLOP/s");
       if (cpu != r.counters.end()) cpu_gflops_[name] = cpu->second.value;
       if (!r.report_label.empty()) label_[name] = r.report_label;
+      auto med = r.counters.find(kPairedRatio), lo = r.counters.find(kPairedLow), hi = r.counters.find(kPairedHigh);
+      if (med != r.counters.end() && lo != r.counters.end() && hi != r.counters.end()) {
+        paired_[name] = {med->second.value, lo->second.value, hi->second.value};
+      }
     }
   }
 
@@ -436,10 +507,14 @@ class RatioCollector : public benchmark::ConsoleReporter {
         << (repeated_ ? "medians" : "single runs")
         << " of this run; cpu: by thread CPU time, 1 thread only; oneDNN = on podbench's fp32 tensors with its "
            "own reorders, prepacked = operands already in its types and layouts; bf16 convolutions on bf16 "
-           "activations, f32in/f32: on fp32 activations that the pass rounds):\n";
-    out << fmt::format("{:<28} {:>2} {:>8} {:<40} {:>8} {:<30} {:>6} {:>6} {:>9} {:>6} {:>8} {:>8} {:>9}\n", "op/shape",
-                       "t", "bf16", "dispatched to", "oneDNN", "oneDNN impl", "ratio", "cpu", "prepacked", "ratio",
-                       "fp32", "bf16/f32", "f32in/f32");
+           "activations, f32in/f32: on fp32 activations that the pass rounds; paired: bf16 and fp32 timed call by "
+           "call in one benchmark, median of the pairs' ratios and its quartiles):\n";
+    out << fmt::format("{:<28} {:>2} {:>8} {:<40} {:>8} {:<30} {:>6} {:>6} {:>9} {:>6} {:>8} {:>8} {:>17} {:>9} {:>17}\n",
+                       "op/shape", "t", "bf16", "dispatched to", "oneDNN", "oneDNN impl", "ratio", "cpu", "prepacked",
+                       "ratio", "fp32", "bf16/f32", "paired", "f32in/f32", "f32in paired");
+    int rows = 0, met = 0;
+    std::vector<std::pair<double, std::string>> paired_rows;  // (median, row)
+    std::vector<std::string> slower;                          // paired, upper quartile below 1
     for (const auto& [name, ours] : gflops_) {
       const auto parts = Split(name);
       if (parts.size() != 4 || parts[2] != "podbench:dispatched" || !Bf16Op(parts[0])) continue;
@@ -456,12 +531,39 @@ class RatioCollector : public benchmark::ConsoleReporter {
       const double cpu_ours = GetCpu(name), cpu_theirs = GetCpu(peer_row);
       const double f32_inputs = gemm ? 0 : Get(row(parts[0], "podbench:dispatched_f32_inputs"));
       auto ratio = [](double a, double b) { return b > 0 && a > 0 ? fmt::format("{:.2f}", a / b) : std::string("-"); };
+      const std::string what = parts[0] + "/" + parts[1].substr(0, parts[1].find("_n")) + " " + parts[3].substr(8) + "t";
+      auto paired = [&](const std::string& impl, bool count) {
+        auto it = paired_.find(row(parts[0], impl));
+        if (it == paired_.end()) return std::string("-");
+        const Paired& q = it->second;
+        if (count) {
+          paired_rows.emplace_back(q.median, what);
+          if (q.high < 1.0) slower.push_back(fmt::format("{} ({:.2f})", what, q.median));
+        }
+        return fmt::format("{:.2f} ({:.2f}-{:.2f})", q.median, q.low, q.high);
+      };
+      auto num = [](double x) { return x > 0 ? fmt::format("{:.1f}", x) : std::string("-"); };
+      if (theirs > 0) {  // a row without its oneDNN peer in this run counts toward no target
+        ++rows;
+        if (ours >= 0.9 * theirs) ++met;
+      }
       out << fmt::format(
-          "{:<28} {:>2} {:>8.1f} {:<40} {:>8.1f} {:<30} {:>6} {:>6} {:>9.1f} {:>6} {:>8.1f} {:>8} {:>9}\n",
-          parts[0] + "/" + parts[1].substr(0, parts[1].find("_n")), parts[3].substr(8), ours, Label(name), theirs,
-          Label(peer_row) + (has_bf16 ? "" : " (f32)"), ratio(ours, theirs), ratio(cpu_ours, cpu_theirs), prepacked,
-          ratio(ours, prepacked), f32, ratio(ours, f32), ratio(f32_inputs, f32));
+          "{:<28} {:>2} {:>8.1f} {:<40} {:>8} {:<30} {:>6} {:>6} {:>9} {:>6} {:>8} {:>8} {:>17} {:>9} {:>17}\n",
+          parts[0] + "/" + parts[1].substr(0, parts[1].find("_n")), parts[3].substr(8), ours, Label(name), num(theirs),
+          Label(peer_row) + (has_bf16 ? "" : " (f32)"), ratio(ours, theirs), ratio(cpu_ours, cpu_theirs), num(prepacked),
+          ratio(ours, prepacked), num(f32), ratio(ours, f32), paired("paired:dispatched_vs_f32", true),
+          ratio(f32_inputs, f32), paired("paired:dispatched_f32_inputs_vs_f32", false));
     }
+    if (rows == 0 && paired_rows.empty()) return;
+    out << fmt::format("Targets met: {} of {} rows (those with their oneDNN peer) at >= 0.9x oneDNN.", met, rows);
+    if (!paired_rows.empty()) {
+      std::sort(paired_rows.begin(), paired_rows.end());
+      out << fmt::format(" bf16 against fp32, paired, {} rows: median {:.2f}, lowest {:.2f} ({}); slower than fp32 "
+                         "(upper quartile below 1.00): {}",
+                         paired_rows.size(), paired_rows[paired_rows.size() / 2].first, paired_rows.front().first,
+                         paired_rows.front().second, slower.empty() ? std::string("none") : fmt::format("{}", fmt::join(slower, ", ")));
+    }
+    out << "\n";
   }
 
  private:
@@ -487,7 +589,11 @@ class RatioCollector : public benchmark::ConsoleReporter {
     auto it = label_.find(name);
     return it == label_.end() ? "-" : it->second;
   }
+  struct Paired {
+    double median, low, high;  // MeasurePaired's counters
+  };
   bool repeated_;
+  std::map<std::string, Paired> paired_;
   std::map<std::string, double> gflops_, cpu_gflops_;
   std::map<std::string, std::string> label_;
 };

@@ -81,6 +81,24 @@ TEST(BenchCliTest, DispatchedRowNamesItsWinnerAndTheDecisionTable) {
   EXPECT_THAT(out, ::testing::ContainsRegex("gemm_bf16 +m512\\.n512\\.k512\\.nn\\.t1 +(measured|only one) +bf16_gemm__"));
 }
 
+TEST(BenchCliTest, PairedRowFillsTheTargetsTableAndItsSummary) {
+  std::string out;
+  const int rc = RunCommand("PODBENCH_KERNEL_CACHE=off " + PodbenchBinary().string() +
+                                " bench --min-time 0.01 --filter "
+                                "'gemm_(bf16|f32)/m512n512k512/(podbench:dispatched|onednn:matmul|paired:[a-z0-9_]*)/"
+                                "threads:1'",
+                            &out);
+  ASSERT_EQ(rc, 0) << out;
+  // The paired benchmark reports the median ratio and its quartiles as counters...
+  EXPECT_THAT(out, ::testing::ContainsRegex("gemm_bf16/m512n512k512/paired:dispatched_vs_f32/threads:1.* +[0-9.]+ +"
+                                           "[0-9.]+ +[0-9.]+"));
+  // ...and the targets table shows them as "median (q1-q3)" beside the fp32 row's figure.
+  EXPECT_THAT(out, ::testing::ContainsRegex("gemm_bf16/m512n512k512 +1 +[0-9.]+ bf16_gemm__.* [0-9]+\\.[0-9]{2} "
+                                           "\\([0-9]+\\.[0-9]{2}-[0-9]+\\.[0-9]{2}\\)"));
+  EXPECT_THAT(out, ::testing::ContainsRegex("Targets met: [01] of 1 rows .*bf16 against fp32, paired, 1 rows: median "
+                                           "[0-9.]+, lowest [0-9.]+ \\(gemm_bf16/m512n512k512 1t\\)"));
+}
+
 // The benchmark names of a JSON report, in the order they were reported
 // (each when its last repetition completed), once per benchmark.
 std::vector<std::string> ReportOrder(const std::string& json) {
