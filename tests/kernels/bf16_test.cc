@@ -122,8 +122,9 @@ TEST(Bf16ConvertTest, EveryVariantMatchesTheScalarRounding) {
   }
 }
 
-// The vector roundings (bulk, in runs of 8, in the rounded B packer and in
-// the rounded transpose, for each ISA the CPU has) equal RoundToBf16 bit for
+// The vector roundings (to bf16 bits, bulk, in runs of 8, in the rounded B
+// packer and in the rounded transpose, for each ISA the CPU has) equal the
+// scalar rounding (Bf16, RoundToBf16) bit for
 // bit on every top half (sign, exponent, top 7 mantissa bits: all zeros,
 // denormals, infinities and NaN encodings) with each low half that decides a
 // rounding: 0, 1, just under, at and just over the tie, 0x4000, 0xc000, 0xffff.
@@ -144,6 +145,21 @@ TEST(Bf16ConvertTest, EveryTopHalfWithEveryRoundingCaseMatchesTheScalarRounding)
           << what << ": input 0x" << std::hex << std::bit_cast<std::uint32_t>(src[std::size_t(i)]);
     }
   };
+  // The bf16 bits (Bf16Bits8 / Bf16Bits16, the conversion and pair packers' rounding).
+  for (Isa isa : {Isa::kAvx2Fma, Isa::kAvx512f}) {
+    if (!CpuSupports(isa)) continue;
+    std::vector<Bf16> bits(kN);
+    if (isa == Isa::kAvx512f) {
+      bf16_internal::ConvertToBf16_Avx512f(src.data(), bits.data(), kN);
+    } else {
+      bf16_internal::ConvertToBf16_Avx2(src.data(), bits.data(), kN);
+    }
+    for (long i = 0; i < kN; ++i) {
+      ASSERT_EQ(bits[std::size_t(i)].bits, Bf16(src[std::size_t(i)]).bits)
+          << (isa == Isa::kAvx512f ? "ConvertToBf16_Avx512f" : "ConvertToBf16_Avx2") << ": input 0x" << std::hex
+          << std::bit_cast<std::uint32_t>(src[std::size_t(i)]);
+    }
+  }
   std::vector<std::int64_t> offsets(kN / 8);
   for (long r = 0; r < kN / 8; ++r) offsets[std::size_t(r)] = 8 * r;
   std::vector<float> got(kN);
