@@ -531,7 +531,8 @@ class RatioCollector : public benchmark::ConsoleReporter {
       const double cpu_ours = GetCpu(name), cpu_theirs = GetCpu(peer_row);
       const double f32_inputs = gemm ? 0 : Get(row(parts[0], "podbench:dispatched_f32_inputs"));
       auto ratio = [](double a, double b) { return b > 0 && a > 0 ? fmt::format("{:.2f}", a / b) : std::string("-"); };
-      const std::string what = parts[0] + "/" + parts[1].substr(0, parts[1].find("_n")) + " " + parts[3].substr(8) + "t";
+      const std::string op_shape = parts[0] + "/" + parts[1].substr(0, parts[1].find("_n"));
+      const std::string what = op_shape + " " + parts[3].substr(8) + "t";
       auto paired = [&](const std::string& impl, bool count) {
         auto it = paired_.find(row(parts[0], impl));
         if (it == paired_.end()) return std::string("-");
@@ -549,7 +550,7 @@ class RatioCollector : public benchmark::ConsoleReporter {
       }
       out << fmt::format(
           "{:<28} {:>2} {:>8.1f} {:<40} {:>8} {:<30} {:>6} {:>6} {:>9} {:>6} {:>8} {:>8} {:>17} {:>9} {:>17}\n",
-          parts[0] + "/" + parts[1].substr(0, parts[1].find("_n")), parts[3].substr(8), ours, Label(name), num(theirs),
+          op_shape, parts[3].substr(8), ours, Label(name), num(theirs),
           Label(peer_row) + (has_bf16 ? "" : " (f32)"), ratio(ours, theirs), ratio(cpu_ours, cpu_theirs), num(prepacked),
           ratio(ours, prepacked), num(f32), ratio(ours, f32), paired("paired:dispatched_vs_f32", true),
           ratio(f32_inputs, f32), paired("paired:dispatched_f32_inputs_vs_f32", false));
