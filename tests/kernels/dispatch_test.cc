@@ -195,8 +195,8 @@ std::vector<std::set<std::size_t>> RoundsOf(const std::vector<std::size_t>& seq)
 // With more than one thread, every timed run of a contender directly follows
 // an untimed run of the same contender (another's threads have gone quiet);
 // with one thread (timed by the thread's CPU time) the rounds alternate. The
-// first round times every contender; after it, one that a busy machine made
-// look 3x slower may drop out (kPruneFactor), so later rounds visit a subset
+// first two rounds time every contender; after them, one that stays 3x
+// slower may drop out (kPruneFactor), so later rounds visit a subset
 // of the round before, each contender once, in order. Run back to back
 // instead (0 0 1 1 2 2), the one-thread sequence would break that rule.
 TEST(DispatchChooseTest, MultiThreadMeasurementsSettleEachContenderFirst) {
@@ -228,11 +228,35 @@ TEST(DispatchChooseTest, MultiThreadMeasurementsSettleEachContenderFirst) {
     }
     const std::vector<std::set<std::size_t>> rounds = RoundsOf(timed);
     ASSERT_FALSE(rounds.empty());
+    ASSERT_GE(rounds.size(), 2u);
     EXPECT_EQ(rounds[0], (std::set<std::size_t>{0, 1, 2})) << "threads " << threads << ": the first timed round";
+    EXPECT_EQ(rounds[1], (std::set<std::size_t>{0, 1, 2})) << "threads " << threads << ": the second timed round";
     for (std::size_t r = 1; r < rounds.size(); ++r) {
       EXPECT_TRUE(std::includes(rounds[r - 1].begin(), rounds[r - 1].end(), rounds[r].begin(), rounds[r].end()))
           << "threads " << threads << ", round " << r << " visits a contender the round before did not";
     }
+  }
+}
+
+// One slow timed run does not put a contender out: "spiky" is the faster one
+// but its first timed run takes 10x its time, over kPruneFactor x the
+// other's. Pruned after that first run, it would lose to "steady".
+TEST(DispatchChooseTest, ASpikeInTheFirstTimedRunDoesNotPruneTheFastest) {
+  for (int threads : {1, 2}) {
+    testing::TempDir dir;
+    Dispatcher d(Temp(dir));
+    const Candidate c[] = {{"steady"}, {"spiky"}};
+    int spiky_calls = 0;
+    auto run = [&](std::size_t i) {
+      if (i == 0) return Burn(0.3);
+      ++spiky_calls;
+      // Call 1 is the untimed first pass; with 2 threads each timed run
+      // follows an untimed one, so the first timed run is call 2 or 3.
+      Burn(spiky_calls == (threads == 1 ? 2 : 3) ? 2.0 : 0.2);
+    };
+    ProblemClass pc = Class("test.spike");
+    pc.threads = threads;
+    EXPECT_EQ(d.Choose(pc, c, [](std::size_t) { return true; }, run), 1u) << "threads " << threads;
   }
 }
 
