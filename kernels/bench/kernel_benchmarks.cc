@@ -702,8 +702,13 @@ int RunBenchmarks(const BenchRequest& req, std::ostream& out, std::ostream& err)
       << "\n";
   for (Isa isa : kIsas) {
     for (int t : thread_counts) {
-      out << fmt::format("Measured peak {:<11} {} thread(s): {:8.1f} GFLOP/s{}\n", IsaName(isa), t, Peak(isa, t),
-                         CpuSupports(isa) ? "" : " (not on this CPU)");
+      std::string note = CpuSupports(isa) ? "" : " (not on this CPU)";
+      if (PeakLooksShared(Peak(isa, t), Peak(isa, 1), t)) {
+        note = fmt::format(" (below {} x {} x the 1-thread peak after retries: its threads shared a core while "
+                           "measured, so this ISA's {}-thread %peak reads high)",
+                           kSharedPeakFraction, t, t);
+      }
+      out << fmt::format("Measured peak {:<11} {} thread(s): {:8.1f} GFLOP/s{}\n", IsaName(isa), t, Peak(isa, t), note);
     }
   }
   benchmark::RunSpecifiedBenchmarks(&reporter, req.filter);

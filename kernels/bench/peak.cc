@@ -1,7 +1,9 @@
 #include "kernels/bench/peak.h"
 
 #include <algorithm>
+#include <chrono>
 #include <ctime>
+#include <thread>
 
 #include "kernels/thread_pool.h"
 
@@ -32,20 +34,35 @@ double MeasurePeakGflops(Isa isa, int threads) {
   // Each thread's rate by its own CPU time (a register-only loop runs at the
   // same speed whenever it runs, so a busy machine only stretches the wall
   // time), summed over the threads: what `threads` cores deliver. Best of 10.
-  double best = 0;
   float sink[64] = {};
   double rate[64] = {};
-  for (int rep = 0; rep < 10; ++rep) {
-    pool.Run(threads, [&](int w) {
-      const double t0 = ThreadCpuSeconds();
-      const double flops = loop(iters, &sink[w]);
-      rate[w] = flops / std::max(ThreadCpuSeconds() - t0, 1e-9) / 1e9;
-    });
-    double total = 0;
-    for (int w = 0; w < threads; ++w) total += rate[w];
-    if (total > best) best = total;
+  auto best_of_10 = [&](int n) {
+    double best = 0;
+    for (int rep = 0; rep < 10; ++rep) {
+      pool.Run(n, [&](int w) {
+        const double t0 = ThreadCpuSeconds();
+        const double flops = loop(iters, &sink[w]);
+        rate[w] = flops / std::max(ThreadCpuSeconds() - t0, 1e-9) / 1e9;
+      });
+      double total = 0;
+      for (int w = 0; w < n; ++w) total += rate[w];
+      best = std::max(best, total);
+    }
+    return best;
+  };
+  double best = best_of_10(threads);
+  if (threads > 1) {
+    const double one = best_of_10(1);
+    for (int retry = 0; retry < 10 && PeakLooksShared(best, one, threads); ++retry) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      best = std::max(best, best_of_10(threads));
+    }
   }
   return best;
+}
+
+bool PeakLooksShared(double peak, double one_thread_peak, int threads) {
+  return threads > 1 && one_thread_peak > 0 && peak < kSharedPeakFraction * threads * one_thread_peak;
 }
 
 }  // namespace podbench::kernels::bench

@@ -15,7 +15,21 @@ namespace podbench::kernels::bench {
 // tiles of depth 32). Each thread's rate is taken over its own CPU time and
 // the rates are summed: the peak of `threads` cores, whatever else the
 // machine runs. 0 when the CPU lacks `isa`; kScalar is not measured (0).
+//
+// With more than one thread the sum can fall far short of threads x the
+// 1-thread peak for a while: a Zen 5 guest read 268.6 GFLOP/s for two
+// threads' AVX-512 FMA against 245.7 for one, and then ran a 2-thread GEMM
+// at 780 (each thread had its full CPU time at about half the rate: the
+// host, it seems, ran the two vCPUs on one core's SMT siblings; time-slicing
+// on one vCPU does not show here, CPU time excludes it). While the sum
+// looks shared (PeakLooksShared), it is measured again, up to 10 times
+// 0.1 s apart, and the best is returned; it may still look shared.
 double MeasurePeakGflops(Isa isa, int threads);
+
+// Whether a `threads`-thread peak is below kSharedPeakFraction x threads x
+// the 1-thread peak: its threads did not each have a core of their own.
+inline constexpr double kSharedPeakFraction = 0.8;
+[[nodiscard]] bool PeakLooksShared(double peak, double one_thread_peak, int threads);
 
 // One timed loop of each unit: `iters` iterations, the FLOPs done; *sink
 // receives a value that depends on every chain (so nothing is optimised away).
