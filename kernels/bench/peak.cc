@@ -50,19 +50,10 @@ double MeasurePeakGflops(Isa isa, int threads) {
     }
     return best;
   };
-  double best = best_of_10(threads);
-  if (threads > 1) {
-    const double one = best_of_10(1);
-    for (int retry = 0; retry < 10 && PeakLooksShared(best, one, threads); ++retry) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      best = std::max(best, best_of_10(threads));
-    }
-  }
-  return best;
-}
-
-bool PeakLooksShared(double peak, double one_thread_peak, int threads) {
-  return threads > 1 && one_thread_peak > 0 && peak < kSharedPeakFraction * threads * one_thread_peak;
+  if (threads == 1) return best_of_10(1);
+  const double one = best_of_10(1);
+  return BestWhileShared([&] { return best_of_10(threads); },
+                         [] { std::this_thread::sleep_for(std::chrono::milliseconds(100)); }, one, threads, 10);
 }
 
 }  // namespace podbench::kernels::bench

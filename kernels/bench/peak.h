@@ -29,7 +29,23 @@ double MeasurePeakGflops(Isa isa, int threads);
 // Whether a `threads`-thread peak is below kSharedPeakFraction x threads x
 // the 1-thread peak: its threads did not each have a core of their own.
 inline constexpr double kSharedPeakFraction = 0.8;
-[[nodiscard]] bool PeakLooksShared(double peak, double one_thread_peak, int threads);
+[[nodiscard]] constexpr bool PeakLooksShared(double peak, double one_thread_peak, int threads) {
+  return threads > 1 && one_thread_peak > 0 && peak < kSharedPeakFraction * threads * one_thread_peak;
+}
+
+// MeasurePeakGflops's retry: measure() once, then, while the best so far
+// looks shared against `one_thread_peak`, pause() and measure() again, at
+// most `retries` times. Returns the best.
+template <typename Measure, typename Pause>
+double BestWhileShared(Measure measure, Pause pause, double one_thread_peak, int threads, int retries) {
+  double best = measure();
+  for (int r = 0; r < retries && PeakLooksShared(best, one_thread_peak, threads); ++r) {
+    pause();
+    const double again = measure();
+    if (again > best) best = again;
+  }
+  return best;
+}
 
 // One timed loop of each unit: `iters` iterations, the FLOPs done; *sink
 // receives a value that depends on every chain (so nothing is optimised away).
