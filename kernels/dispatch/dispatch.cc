@@ -32,12 +32,13 @@ constexpr const char* kCacheVariable = "PODBENCH_KERNEL_CACHE";
 // contenders whose best is slower than kPruneFactor x the best drop out. Not
 // after one: a single timed run can be a spike, and a 2-thread bf16 res3
 // convolution class lost oneDNN, its fastest contender, in 5 of 15 processes
-// to a first run over 3x its usual time (the winner then ran 1.1-1.2x slower). With more than one
-// thread each timed run follows an untimed one of the same contender. A close
-// call (the best two within kCloseFactor) goes on to kCloseSeconds: a
-// 2-thread bf16 GEMM at m=n=k=512 under the AVX2 cap, 1.2-1.3 ms a run, got
-// three timed runs per contender in 10 ms and went to the one the same
-// benchmark run then measured 8% slower (a 1.01x decision).
+// to a first run over 3x its usual time (the winner then ran 1.1-1.2x
+// slower). With more than one thread each timed run follows an untimed one
+// of the same contender. A close call (the best two within kCloseFactor)
+// goes on to kCloseSeconds: a 2-thread bf16 GEMM at m=n=k=512 under the
+// AVX2 cap, 1.2-1.3 ms a run, got three timed runs per contender in 10 ms
+// and went to the one the same benchmark run then measured 8% slower (a
+// 1.01x decision).
 constexpr int kMinRounds = 3, kMaxRounds = 200;
 constexpr int kPruneRound = 2;
 constexpr double kMinSeconds = 0.01, kPruneFactor = 3.0;
