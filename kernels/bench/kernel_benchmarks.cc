@@ -93,23 +93,26 @@ void Measure(benchmark::State& state, double flops, int threads, Isa isa, const 
   if (peak > 0) state.counters["%peak"] = 100 * (threads == 1 ? cpu_gflops : gflops) / peak;
 }
 
-// The counters of a paired measurement (MeasurePaired).
-constexpr const char* kPairedRatio = "bf16/f32";
-constexpr const char* kPairedLow = "bf16/f32 q1";
-constexpr const char* kPairedHigh = "bf16/f32 q3";
+// The counters of a paired measurement (MeasurePaired): its median ratio
+// and quartiles, for bf16 against fp32 and for podbench against oneDNN.
+struct PairedCounters {
+  const char *median, *low, *high;
+};
+constexpr PairedCounters kVsF32 = {"bf16/f32", "bf16/f32 q1", "bf16/f32 q3"};
+constexpr PairedCounters kVsOnednn = {"/oneDNN", "/oneDNN q1", "/oneDNN q3"};
 
-// bf16 against fp32 measured as pairs: every iteration times one call of
-// each, back to back, the order swapped from one iteration to the next (with
-// more than one thread each timed call follows an untimed one of its own, as
-// dispatch measures: the other side's threads may still hold the cores).
-// Sets kPairedRatio to the median over the iterations of t_f32 / t_bf16 (> 1:
-// bf16 faster), kPairedLow / kPairedHigh to their quartiles. A shared
+// Two calls measured as pairs: every iteration times one call of each, back
+// to back, the order swapped from one iteration to the next (with more than
+// one thread each timed call follows an untimed one of its own, as dispatch
+// measures: the other side's threads may still hold the cores). Sets
+// names.median to the median over the iterations of t_peer / t_ours (> 1:
+// ours faster), names.low / names.high to their quartiles. A shared
 // machine's drift then falls on both calls of a pair alike, where the ratio
 // of two separately measured rows carries it twice.
-void MeasurePaired(benchmark::State& state, int threads, const std::function<void()>& f32,
-                   const std::function<void()>& bf16) {
-  f32();
-  bf16();
+void MeasurePaired(benchmark::State& state, int threads, const std::function<void()>& peer,
+                   const std::function<void()>& ours, const PairedCounters& names) {
+  peer();
+  ours();
   auto timed = [threads](const std::function<void()>& op) {
     if (threads > 1) op();
     const auto t0 = std::chrono::steady_clock::now();
@@ -117,25 +120,25 @@ void MeasurePaired(benchmark::State& state, int threads, const std::function<voi
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
   std::vector<double> ratios;
-  bool f32_first = true;
+  bool peer_first = true;
   for (auto _ : state) {
-    double tf = 0, tb = 0;
-    if (f32_first) {
-      tf = timed(f32);
-      tb = timed(bf16);
+    double tp = 0, to = 0;
+    if (peer_first) {
+      tp = timed(peer);
+      to = timed(ours);
     } else {
-      tb = timed(bf16);
-      tf = timed(f32);
+      to = timed(ours);
+      tp = timed(peer);
     }
-    f32_first = !f32_first;
-    ratios.push_back(tf / std::max(tb, 1e-12));
+    peer_first = !peer_first;
+    ratios.push_back(tp / std::max(to, 1e-12));
   }
   if (ratios.empty()) return;
   std::sort(ratios.begin(), ratios.end());
   auto at = [&](double q) { return ratios[std::size_t(q * double(ratios.size() - 1) + 0.5)]; };
-  state.counters[kPairedRatio] = at(0.5);
-  state.counters[kPairedLow] = at(0.25);
-  state.counters[kPairedHigh] = at(0.75);
+  state.counters[names.median] = at(0.5);
+  state.counters[names.low] = at(0.25);
+  state.counters[names.high] = at(0.75);
 }
 
 template <typename T>
@@ -191,7 +194,28 @@ void AddGemmCases(std::vector<Case>& cases, const std::vector<int>& thread_count
                            GemmOperands f(s.m, s.n, s.k, true), b(s.m, s.n, s.k, false);
                            MeasurePaired(
                                state, t, [&] { RunGemm(GemmDtype::kF32, f.p, t); },
-                               [&] { RunGemm(GemmDtype::kBf16, b.p, t); });
+                               [&] { RunGemm(GemmDtype::kBf16, b.p, t); }, kVsF32);
+                         }});
+        // ...and dispatched bf16 against oneDNN's bf16 matmul (its fp32 one
+        // on fp32 operands where it has no bf16), paired.
+        cases.push_back({fmt::format("gemm_bf16/{}/paired:dispatched_vs_onednn/threads:{}", shape, t),
+                         [s, t](benchmark::State& state) {
+                           std::string why;
+                           bool bf16_peer = true;
+                           auto prim = onednn::PrepareGemm(s.m, s.n, s.k, GemmDtype::kBf16, t, &why);
+                           if (!prim) {
+                             bf16_peer = false;
+                             prim = onednn::PrepareGemm(s.m, s.n, s.k, GemmDtype::kF32, t, &why);
+                           }
+                           if (!prim) {
+                             Skip(state, why);
+                             return;
+                           }
+                           state.SetLabel(prim->impl().name + (bf16_peer ? "" : " (f32)"));
+                           GemmOperands b(s.m, s.n, s.k, false);
+                           MeasurePaired(
+                               state, t, [&] { prim->Run(); }, [&] { RunGemm(GemmDtype::kBf16, b.p, t); },
+                               kVsOnednn);
                          }});
       }
       for (GemmDtype d : {GemmDtype::kF32, GemmDtype::kBf16}) {
@@ -342,7 +366,31 @@ void AddConvCases(std::vector<Case>& cases, const std::vector<int>& thread_count
                                ConvOperands f(pass, cs, false), b(pass, cs, bf16_act);
                                MeasurePaired(
                                    state, t, [&] { RunDispatchedConv(pass, cs, f.args, Precision::kF32, t); },
-                                   [&] { RunDispatchedConv(pass, cs, b.args, Precision::kBf16, t); });
+                                   [&] { RunDispatchedConv(pass, cs, b.args, Precision::kBf16, t); }, kVsF32);
+                             }});
+          }
+          // ...and dispatched bf16 (on bf16 activations) against oneDNN's
+          // bf16 primitive on podbench's tensors (its fp32 one where it has
+          // no bf16), paired.
+          if (bf16 && sc.backward && sc.kh == 3) {
+            cases.push_back({fmt::format("{}/{}/paired:dispatched_vs_onednn/threads:{}", op, shape, t),
+                             [cs, t, pass](benchmark::State& state) {
+                               std::string why;
+                               bool bf16_peer = true;
+                               auto prim = onednn::PrepareConv(pass, cs, Precision::kBf16, t, true, &why);
+                               if (!prim) {
+                                 bf16_peer = false;
+                                 prim = onednn::PrepareConv(pass, cs, Precision::kF32, t, true, &why);
+                               }
+                               if (!prim) {
+                                 Skip(state, why);
+                                 return;
+                               }
+                               state.SetLabel(prim->impl().name + (bf16_peer ? "" : " (f32)"));
+                               ConvOperands b(pass, cs, true);
+                               MeasurePaired(
+                                   state, t, [&] { prim->Run(); },
+                                   [&] { RunDispatchedConv(pass, cs, b.args, Precision::kBf16, t); }, kVsOnednn);
                              }});
           }
           // oneDNN on podbench's interface (fp32 NHWC / HWIO tensors, its own
@@ -461,9 +509,11 @@ class RatioCollector : public benchmark::ConsoleReporter {
       auto cpu = r.counters.find("cpuGFLOP/s");
       if (cpu != r.counters.end()) cpu_gflops_[name] = cpu->second.value;
       if (!r.report_label.empty()) label_[name] = r.report_label;
-      auto med = r.counters.find(kPairedRatio), lo = r.counters.find(kPairedLow), hi = r.counters.find(kPairedHigh);
-      if (med != r.counters.end() && lo != r.counters.end() && hi != r.counters.end()) {
-        paired_[name] = {med->second.value, lo->second.value, hi->second.value};
+      for (const PairedCounters& c : {kVsF32, kVsOnednn}) {
+        auto med = r.counters.find(c.median), lo = r.counters.find(c.low), hi = r.counters.find(c.high);
+        if (med != r.counters.end() && lo != r.counters.end() && hi != r.counters.end()) {
+          paired_[name] = {med->second.value, lo->second.value, hi->second.value};
+        }
       }
     }
   }
@@ -507,14 +557,17 @@ class RatioCollector : public benchmark::ConsoleReporter {
         << (repeated_ ? "medians" : "single runs")
         << " of this run; cpu: by thread CPU time, 1 thread only; oneDNN = on podbench's fp32 tensors with its "
            "own reorders, prepacked = operands already in its types and layouts; bf16 convolutions on bf16 "
-           "activations, f32in/f32: on fp32 activations that the pass rounds; paired: bf16 and fp32 timed call by "
-           "call in one benchmark, median of the pairs' ratios and its quartiles):\n";
-    out << fmt::format("{:<28} {:>2} {:>8} {:<40} {:>8} {:<30} {:>6} {:>6} {:>9} {:>6} {:>8} {:>8} {:>17} {:>9} {:>17}\n",
-                       "op/shape", "t", "bf16", "dispatched to", "oneDNN", "oneDNN impl", "ratio", "cpu", "prepacked",
-                       "ratio", "fp32", "bf16/f32", "paired", "f32in/f32", "f32in paired");
+           "activations, f32in/f32: on fp32 activations that the pass rounds; paired: bf16 and fp32, or podbench and "
+           "oneDNN (oneDNN paired), timed call by call in one benchmark, median of the pairs' ratios and its "
+           "quartiles):\n";
+    out << fmt::format(
+        "{:<28} {:>2} {:>8} {:<40} {:>8} {:<30} {:>6} {:>17} {:>6} {:>9} {:>6} {:>8} {:>8} {:>17} {:>9} {:>17}\n",
+        "op/shape", "t", "bf16", "dispatched to", "oneDNN", "oneDNN impl", "ratio", "oneDNN paired", "cpu",
+        "prepacked", "ratio", "fp32", "bf16/f32", "paired", "f32in/f32", "f32in paired");
     int rows = 0, met = 0;
     std::vector<std::pair<double, std::string>> paired_rows;  // (median, row)
     std::vector<std::string> slower;                          // paired, upper quartile below 1
+    std::vector<std::pair<double, std::string>> onednn_rows;  // paired against oneDNN: (median, row)
     for (const auto& [name, ours] : gflops_) {
       const auto parts = Split(name);
       if (parts.size() != 4 || parts[2] != "podbench:dispatched" || !Bf16Op(parts[0])) continue;
@@ -533,14 +586,15 @@ class RatioCollector : public benchmark::ConsoleReporter {
       auto ratio = [](double a, double b) { return b > 0 && a > 0 ? fmt::format("{:.2f}", a / b) : std::string("-"); };
       const std::string op_shape = parts[0] + "/" + parts[1].substr(0, parts[1].find("_n"));
       const std::string what = op_shape + " " + parts[3].substr(8) + "t";
-      auto paired = [&](const std::string& impl, bool count) {
+      // The paired figure of `impl`'s row as "median (q1-q3)", counted into
+      // `into` (and, for bf16 against fp32, `slower`) when given.
+      auto paired = [&](const std::string& impl, std::vector<std::pair<double, std::string>>* into,
+                        bool against_f32) {
         auto it = paired_.find(row(parts[0], impl));
         if (it == paired_.end()) return std::string("-");
         const Paired& q = it->second;
-        if (count) {
-          paired_rows.emplace_back(q.median, what);
-          if (q.high < 1.0) slower.push_back(fmt::format("{} ({:.2f})", what, q.median));
-        }
+        if (into != nullptr) into->emplace_back(q.median, what);
+        if (into != nullptr && against_f32 && q.high < 1.0) slower.push_back(fmt::format("{} ({:.2f})", what, q.median));
         return fmt::format("{:.2f} ({:.2f}-{:.2f})", q.median, q.low, q.high);
       };
       auto num = [](double x) { return x > 0 ? fmt::format("{:.1f}", x) : std::string("-"); };
@@ -549,14 +603,22 @@ class RatioCollector : public benchmark::ConsoleReporter {
         if (ours >= 0.9 * theirs) ++met;
       }
       out << fmt::format(
-          "{:<28} {:>2} {:>8.1f} {:<40} {:>8} {:<30} {:>6} {:>6} {:>9} {:>6} {:>8} {:>8} {:>17} {:>9} {:>17}\n",
-          op_shape, parts[3].substr(8), ours, Label(name), num(theirs),
-          Label(peer_row) + (has_bf16 ? "" : " (f32)"), ratio(ours, theirs), ratio(cpu_ours, cpu_theirs), num(prepacked),
-          ratio(ours, prepacked), num(f32), ratio(ours, f32), paired("paired:dispatched_vs_f32", true),
-          ratio(f32_inputs, f32), paired("paired:dispatched_f32_inputs_vs_f32", false));
+          "{:<28} {:>2} {:>8.1f} {:<40} {:>8} {:<30} {:>6} {:>17} {:>6} {:>9} {:>6} {:>8} {:>8} {:>17} {:>9} {:>17}\n",
+          op_shape, parts[3].substr(8), ours, Label(name), num(theirs), Label(peer_row) + (has_bf16 ? "" : " (f32)"),
+          ratio(ours, theirs), paired("paired:dispatched_vs_onednn", &onednn_rows, false), ratio(cpu_ours, cpu_theirs),
+          num(prepacked), ratio(ours, prepacked), num(f32), ratio(ours, f32),
+          paired("paired:dispatched_vs_f32", &paired_rows, true), ratio(f32_inputs, f32),
+          paired("paired:dispatched_f32_inputs_vs_f32", nullptr, false));
     }
-    if (rows == 0 && paired_rows.empty()) return;
+    if (rows == 0 && paired_rows.empty() && onednn_rows.empty()) return;
     out << fmt::format("Targets met: {} of {} rows (those with their oneDNN peer) at >= 0.9x oneDNN.", met, rows);
+    if (!onednn_rows.empty()) {
+      std::sort(onednn_rows.begin(), onednn_rows.end());
+      const auto at_target = std::count_if(onednn_rows.begin(), onednn_rows.end(),
+                                           [](const auto& r) { return r.first >= 0.9; });
+      out << fmt::format(" Paired against oneDNN: {} of {} rows at >= 0.9x (median of the pairs), lowest {:.2f} ({}).",
+                         at_target, onednn_rows.size(), onednn_rows.front().first, onednn_rows.front().second);
+    }
     if (!paired_rows.empty()) {
       std::sort(paired_rows.begin(), paired_rows.end());
       out << fmt::format(" bf16 against fp32, paired, {} rows: median {:.2f}, lowest {:.2f} ({}); slower than fp32 "

@@ -97,6 +97,14 @@ TEST(BenchCliTest, PairedRowFillsTheTargetsTableAndItsSummary) {
                                            "\\([0-9]+\\.[0-9]{2}-[0-9]+\\.[0-9]{2}\\)"));
   EXPECT_THAT(out, ::testing::ContainsRegex("Targets met: [01] of 1 rows .*bf16 against fp32, paired, 1 rows: median "
                                            "[0-9.]+, lowest [0-9.]+ \\(gemm_bf16/m512n512k512 1t\\)"));
+  // The row paired against oneDNN fills the column after the separate rows'
+  // ratio (then the cpu ratio), and the summary counts it.
+  EXPECT_THAT(out, ::testing::ContainsRegex("gemm_bf16/m512n512k512/paired:dispatched_vs_onednn/threads:1.* +[0-9.]+ +"
+                                           "[0-9.]+ +[0-9.]+"));
+  EXPECT_THAT(out, ::testing::ContainsRegex("gemm_bf16/m512n512k512 +1 .* [0-9]+\\.[0-9]{2} +[0-9]+\\.[0-9]{2} "
+                                           "\\([0-9]+\\.[0-9]{2}-[0-9]+\\.[0-9]{2}\\) +[0-9]+\\.[0-9]{2} "));
+  EXPECT_THAT(out, ::testing::ContainsRegex("Paired against oneDNN: [01] of 1 rows at >= 0.9x \\(median of the "
+                                           "pairs\\), lowest [0-9.]+ \\(gemm_bf16/m512n512k512 1t\\)"));
 }
 
 // The benchmark names of a JSON report, in the order they were reported
