@@ -1,9 +1,7 @@
 #include "kernels/bench/peak.h"
 
 #include <algorithm>
-#include <chrono>
 #include <ctime>
-#include <thread>
 
 #include "kernels/thread_pool.h"
 
@@ -34,26 +32,20 @@ double MeasurePeakGflops(Isa isa, int threads) {
   // Each thread's rate by its own CPU time (a register-only loop runs at the
   // same speed whenever it runs, so a busy machine only stretches the wall
   // time), summed over the threads: what `threads` cores deliver. Best of 10.
+  double best = 0;
   float sink[64] = {};
   double rate[64] = {};
-  auto best_of_10 = [&](int n) {
-    double best = 0;
-    for (int rep = 0; rep < 10; ++rep) {
-      pool.Run(n, [&](int w) {
-        const double t0 = ThreadCpuSeconds();
-        const double flops = loop(iters, &sink[w]);
-        rate[w] = flops / std::max(ThreadCpuSeconds() - t0, 1e-9) / 1e9;
-      });
-      double total = 0;
-      for (int w = 0; w < n; ++w) total += rate[w];
-      best = std::max(best, total);
-    }
-    return best;
-  };
-  if (threads == 1) return best_of_10(1);
-  const double one = best_of_10(1);
-  return BestWhileShared([&] { return best_of_10(threads); },
-                         [] { std::this_thread::sleep_for(std::chrono::milliseconds(100)); }, one, threads, 10);
+  for (int rep = 0; rep < 10; ++rep) {
+    pool.Run(threads, [&](int w) {
+      const double t0 = ThreadCpuSeconds();
+      const double flops = loop(iters, &sink[w]);
+      rate[w] = flops / std::max(ThreadCpuSeconds() - t0, 1e-9) / 1e9;
+    });
+    double total = 0;
+    for (int w = 0; w < threads; ++w) total += rate[w];
+    if (total > best) best = total;
+  }
+  return best;
 }
 
 }  // namespace podbench::kernels::bench

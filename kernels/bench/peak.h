@@ -21,9 +21,9 @@ namespace podbench::kernels::bench {
 // threads' AVX-512 FMA against 245.7 for one, and then ran a 2-thread GEMM
 // at 780 (each thread had its full CPU time at about half the rate: the
 // host, it seems, ran the two vCPUs on one core's SMT siblings; time-slicing
-// on one vCPU does not show here, CPU time excludes it). While the sum
-// looks shared (PeakLooksShared), it is measured again, up to 10 times
-// 0.1 s apart, and the best is returned; it may still look shared.
+// on one vCPU does not show here, CPU time excludes it). `podbench bench`
+// measures it again while it looks shared (BestWhileShared, up to 10 times
+// 0.1 s apart); it may still look shared.
 double MeasurePeakGflops(Isa isa, int threads);
 
 // Whether a `threads`-thread peak is below kSharedPeakFraction x threads x
@@ -33,7 +33,7 @@ inline constexpr double kSharedPeakFraction = 0.8;
   return threads > 1 && one_thread_peak > 0 && peak < kSharedPeakFraction * threads * one_thread_peak;
 }
 
-// MeasurePeakGflops's retry: measure() once, then, while the best so far
+// The multi-thread peak's retry: measure() once, then, while the best so far
 // looks shared against `one_thread_peak`, pause() and measure() again, at
 // most `retries` times. Returns the best.
 template <typename Measure, typename Pause>
