@@ -5,9 +5,9 @@
 //
 // Names: <op>/<shape>/<impl>/threads:<t>. impl: "podbench:<variant>" for a
 // manifest variant, "podbench:dispatched" for what workloads get (labelled
-// with the winner; bf16 convolutions run on bf16 activations, Values::kBf16,
-// as the functional ResNet's are, and "podbench:dispatched_f32_inputs" on
-// fp32 ones that the pass rounds), "onednn:matmul" / "onednn:conv" (oneDNN on operands
+// with the winner; bf16 convolutions run on bf16 activations and a bf16
+// filter, Values::kBf16, as the functional ResNet's are, and
+// "podbench:dispatched_f32_inputs" on fp32 ones that the pass rounds), "onednn:matmul" / "onednn:conv" (oneDNN on operands
 // already in its types and layouts, labelled with its implementation) and
 // "openblas:sgemm". Each row's %peak divides by the measured peak of the
 // unit that row runs on (kernels/bench/peak.h).
@@ -312,19 +312,21 @@ Conv2dShape ToShape(const ConvShapeCase& s) {
   return cs;
 }
 
-// A pass's operands. bf16_activations: the activation operands hold bf16
-// values and say so (Values::kBf16), as the bf16 activations of the
-// functional ResNet do; else any fp32 values, which a bf16 pass rounds.
+// A pass's operands. bf16_operands: the activation operands and the filter
+// hold bf16 values and say so (Values::kBf16), as the bf16 activations and
+// the per-step bf16 weights of the functional ResNet do; else any fp32
+// values, which a bf16 pass rounds.
 struct ConvOperands {
   std::vector<float> in0, in1, out;
   ConvArgs args;
-  ConvOperands(ConvPass pass, const Conv2dShape& s, bool bf16_activations)
+  ConvOperands(ConvPass pass, const Conv2dShape& s, bool bf16_operands)
       : in0(Filled<float>(ConvIn0Elems(pass, s))), in1(Filled<float>(ConvIn1Elems(pass, s))),
         out(std::size_t(ConvOutElems(pass, s))) {
-    args = {in0.data(), in1.data(), out.data(), bf16_activations ? Values::kBf16 : Values::kF32};
-    if (!bf16_activations) return;
+    const Values v = bf16_operands ? Values::kBf16 : Values::kF32;
+    args = {in0.data(), in1.data(), out.data(), v, v};
+    if (!bf16_operands) return;
     RoundToBf16(in0.data(), in0.data(), long(in0.size()));
-    if (pass == ConvPass::kBackwardFilter) RoundToBf16(in1.data(), in1.data(), long(in1.size()));
+    RoundToBf16(in1.data(), in1.data(), long(in1.size()));
   }
 };
 
@@ -337,7 +339,7 @@ void AddConvCases(std::vector<Case>& cases, const std::vector<int>& thread_count
       for (ConvPass pass : {ConvPass::kForward, ConvPass::kBackwardData, ConvPass::kBackwardFilter}) {
         if (pass != ConvPass::kForward && !sc.backward) continue;
         for (Precision prec : {Precision::kF32, Precision::kBf16}) {
-          const bool bf16 = prec == Precision::kBf16;  // bf16 rows: on bf16 activations, as the workloads' are
+          const bool bf16 = prec == Precision::kBf16;  // bf16 rows: on bf16 operands, as the workloads' are
           const std::string op = fmt::format("conv_{}_{}", ConvPassName(pass), bf16 ? "bf16" : "f32");
           for (const ConvVariant& v : ConvVariants(prec)) {
             if (v.isa == Isa::kScalar) continue;  // the reference lowering is far too slow here
@@ -560,7 +562,7 @@ class RatioCollector : public benchmark::ConsoleReporter {
         << (repeated_ ? "medians" : "single runs")
         << " of this run; cpu: by thread CPU time, 1 thread only; oneDNN = on podbench's fp32 tensors with its "
            "own reorders, prepacked = operands already in its types and layouts; bf16 convolutions on bf16 "
-           "activations, f32in/f32: on fp32 activations that the pass rounds; paired: bf16 and fp32, or podbench and "
+           "activations and filters, f32in/f32: on fp32 ones that the pass rounds; paired: bf16 and fp32, or podbench and "
            "oneDNN (oneDNN paired), timed call by call in one benchmark, median of the pairs' ratios and its "
            "quartiles):\n";
     out << fmt::format(

@@ -239,7 +239,9 @@ struct FlippedB {
   const Conv2dShape* s;  // the convolution's own shape (not the flipped one)
   const float* filter;
   const gemm_internal::VectorPackers* vp;  // or null: element by element
-  bool round;                              // fp32 panels: rounded to bf16 values (a bf16 variant)
+  // Rounded to bf16 (a bf16 variant on a filter not promised to hold bf16
+  // values); pair panels of a filter that holds them take its top halves.
+  bool round;
 };
 
 // Column j0 + j's element at depth k0 + d.
@@ -270,7 +272,8 @@ void ForEachFlippedRun(const FlippedB& fb, int64_t k0, int64_t depth, int64_t j0
 }
 
 // FlippedB's B packed: PackB_F32 (or PackB_F32RoundedToBf16 when fb.round),
-// or with kPairs PackB_F32RoundedToBf16Pairs. Pairs go through the register
+// or with kPairs PackB_F32RoundedToBf16Pairs (the same bits on a filter of
+// bf16 values, whose top halves the register transpose then takes). Pairs go through the register
 // transpose where none straddles two taps (k0 and s->oc even), else element
 // by element.
 template <bool kPairs>
@@ -298,7 +301,7 @@ void PackBFlipped(const GemmProblem& p, int64_t k0, int64_t j0, int64_t nc, int6
       ForEachFlippedRun(fb, k0, whole * g, j0, jr, cols, nr,
                         [&](int64_t d, int64_t n, const float* const* src, int rows, int mr, int h) {
                           if constexpr (kPairs) {
-                            fb.vp->transpose_pairs(src, rows, n, mr, nr, true, out + d / 2 * nr + h);
+                            fb.vp->transpose_pairs(src, rows, n, mr, nr, fb.round, out + d / 2 * nr + h);
                           } else {
                             fb.vp->transpose_rows(src, rows, n, mr, nr, fb.round, out + d * nr + h);
                           }
@@ -349,15 +352,18 @@ void PackAIm2ColPairs(const GemmProblem& p, int64_t i0, int64_t k0, int64_t mc, 
 // when its panel format or tile has none. `a_bf16`: the input already holds
 // bf16 values (ConvArgs::activations), so a bf16 variant's A packer takes
 // them as they are (an fp32 panel unrounded, a pair panel their top halves).
-// B (the filter) is passed as fp32 in every case: a
-// bf16 variant's B packer rounds it while packing (into fp32 values for the
-// widening kernels, into pairs for vdpbf16ps), with no separate rounding pass
+// B (the filter) is passed as fp32 in every case: a bf16 variant's B packer
+// rounds it while packing (into fp32 values for the widening kernels, into
+// pairs for vdpbf16ps), unless `b_bf16` says it holds bf16 values
+// (ConvArgs::weights: the widening kernels then pack it as fp32 does; the
+// pair packer rounds it anyway, which leaves bf16 values as they are), with
+// no separate rounding pass
 // (on the Zen 5 that pass and the pair packing each took 13% of the res5
 // forward pass on 1 thread). *vp: the variant ISA's vector packers where
 // they cover the tile height, for the implicit packer's runs, or null (for
 // the 2-thread bf16 res5 forward pass under the AVX2 cap, element by element
 // had made bf16 0.87x of fp32).
-bool ImplicitConfig(const GemmVariant& v, bool a_bf16, gemm_internal::BlockedGemmConfig* cfg,
+bool ImplicitConfig(const GemmVariant& v, bool a_bf16, bool b_bf16, gemm_internal::BlockedGemmConfig* cfg,
                     const gemm_internal::VectorPackers** vp) {
   *vp = nullptr;
   if (v.blocked_config == nullptr || v.blocked_config() == nullptr) return false;
@@ -368,7 +374,10 @@ bool ImplicitConfig(const GemmVariant& v, bool a_bf16, gemm_internal::BlockedGem
   if (isa_vp != nullptr && cfg->mr <= isa_vp->width) *vp = isa_vp;
   if (cfg->k_granule == 1 && cfg->packed_elem_size == sizeof(float)) {
     cfg->pack_a = bf16 && !a_bf16 ? PackAIm2Col<true> : PackAIm2Col<false>;  // the transpose rounds when this does
-    if (bf16) cfg->pack_b = isa_vp != nullptr ? isa_vp->pack_b_f32_rounded : gemm_internal::PackB_F32RoundedToBf16;
+    if (bf16 && b_bf16) cfg->pack_b = isa_vp != nullptr ? isa_vp->pack_b_f32 : gemm_internal::PackB_F32;
+    if (bf16 && !b_bf16) {
+      cfg->pack_b = isa_vp != nullptr ? isa_vp->pack_b_f32_rounded : gemm_internal::PackB_F32RoundedToBf16;
+    }
     return true;
   }
   if (bf16 && cfg->k_granule == 2 && cfg->packed_elem_size == sizeof(std::uint16_t)) {
@@ -406,7 +415,7 @@ void ImplicitForward(const gemm_internal::BlockedGemmConfig& cfg, const gemm_int
 // bf16 values), or null (vdpbf16ps, oneDNN, the scalar reference). On
 // operands that already hold bf16 values it computes v's products and fp32
 // sums in the same order, bit for bit, where the lowering cuts the same
-// chunks (LoweredBackwardFilter sizes the twin's for bf16 elements), and
+// chunks (LoweredBackwardFilter sizes both for fp32 elements), and
 // skips v's conversion to bf16 storage: what bf16 activations buy.
 const GemmVariant* Fp32Twin(const GemmVariant& v) {
   if (v.dtype != GemmDtype::kBf16 || v.blocked_config == nullptr || v.blocked_config() == nullptr) return nullptr;
@@ -452,14 +461,22 @@ void ExplicitForward(const GemmVariant& v, const Conv2dShape& s, const float* x,
   }
 }
 
-// x_bf16: x holds bf16 values (ConvArgs::activations).
+// x_bf16, w_bf16: x, the filter hold bf16 values (ConvArgs::activations,
+// ConvArgs::weights).
 template <typename T>
 void LoweredForward(const GemmVariant& v, const Conv2dShape& s, const float* x, const float* filter, float* y,
-                    bool x_bf16, int threads) {
+                    bool x_bf16, bool w_bf16, int threads) {
+  if constexpr (std::is_same_v<T, Bf16>) {
+    // Both operands hold bf16 values: the fp32 pass over the same
+    // micro-kernel is this variant's result.
+    if (const GemmVariant* twin = x_bf16 && w_bf16 ? Fp32Twin(v) : nullptr) {
+      return LoweredForward<float>(*twin, s, x, filter, y, false, false, threads);
+    }
+  }
   const int64_t filter_elems = s.kh * s.kw * s.c * s.oc;
   gemm_internal::BlockedGemmConfig cfg;
   const gemm_internal::VectorPackers* vp = nullptr;
-  if (ImplicitConfig(v, x_bf16, &cfg, &vp)) {
+  if (ImplicitConfig(v, x_bf16, w_bf16, &cfg, &vp)) {
     ImplicitForward(cfg, vp, s, x, filter, y, threads);
     return;
   }
@@ -485,18 +502,26 @@ bool FlippedForwardShape(const Conv2dShape& s, Conv2dShape* t) {
   return t->Valid() && t->OutH() == s.h && t->OutW() == s.w;
 }
 
-// dy_bf16: dy holds bf16 values (ConvArgs::activations).
+// dy_bf16, w_bf16: dy, the filter hold bf16 values (ConvArgs::activations,
+// ConvArgs::weights).
 template <typename T>
 void LoweredBackwardData(const GemmVariant& v, const Conv2dShape& s, const float* dy, const float* filter, float* dx,
-                         bool dy_bf16, int threads) {
+                         bool dy_bf16, bool w_bf16, int threads) {
+  if constexpr (std::is_same_v<T, Bf16>) {
+    // Both operands hold bf16 values: the fp32 pass over the same
+    // micro-kernel is this variant's result.
+    if (const GemmVariant* twin = dy_bf16 && w_bf16 ? Fp32Twin(v) : nullptr) {
+      return LoweredBackwardData<float>(*twin, s, dy, filter, dx, false, false, threads);
+    }
+  }
   const int64_t m = s.n * s.OutH() * s.OutW(), k = s.kh * s.kw * s.c;
   gemm_internal::BlockedGemmConfig cfg;
   Conv2dShape flipped;
   const gemm_internal::VectorPackers* vp = nullptr;
-  if (!IsPointwise(s) && ImplicitConfig(v, dy_bf16, &cfg, &vp) && FlippedForwardShape(s, &flipped)) {
+  if (!IsPointwise(s) && ImplicitConfig(v, dy_bf16, w_bf16, &cfg, &vp) && FlippedForwardShape(s, &flipped)) {
     // B packed from the filter as it is (FlippedB).
     cfg.pack_b = cfg.k_granule == 2 ? PackBFlipped<true> : PackBFlipped<false>;
-    const FlippedB b{&s, filter, vp, v.dtype == GemmDtype::kBf16};
+    const FlippedB b{&s, filter, vp, v.dtype == GemmDtype::kBf16 && !w_bf16};
     ImplicitForward(cfg, vp, flipped, dy, &b, dx, threads);
     return;
   }
@@ -507,7 +532,7 @@ void LoweredBackwardData(const GemmVariant& v, const Conv2dShape& s, const float
       // converting dy.
       const ScratchLease rounded(std::size_t(k * s.oc) * sizeof(float));
       RoundToBf16(filter, rounded.as<float>(), long(k * s.oc));
-      LoweredBackwardData<float>(*twin, s, dy, rounded.as<float>(), dx, false, threads);
+      LoweredBackwardData<float>(*twin, s, dy, rounded.as<float>(), dx, false, false, threads);
       return;
     }
   }
@@ -529,18 +554,20 @@ void LoweredBackwardData(const GemmVariant& v, const Conv2dShape& s, const float
 }
 
 // bf16_in: x and dy hold bf16 values (ConvArgs::activations). The column
-// chunks (which split the summed dimension, so their size sets the order of
-// the fp32 sums) are sized for elements of chunk_bytes (0: sizeof(T)).
+// chunks split the summed dimension, so their size sets the order of the
+// fp32 sums: a variant with an fp32 twin sizes them for fp32 elements, as
+// the twin does, the others for elements of T.
 template <typename T>
 void LoweredBackwardFilter(const GemmVariant& v, const Conv2dShape& s, const float* x, const float* dy, float* df,
-                           bool bf16_in, int threads, std::size_t chunk_bytes = 0) {
+                           bool bf16_in, int threads) {
+  std::size_t elem_bytes = sizeof(T);
   if constexpr (std::is_same_v<T, Bf16>) {
+    const GemmVariant* twin = Fp32Twin(v);
     // Both operands hold bf16 values: the fp32 lowering over the same
     // micro-kernel, cutting the same chunks, computes this variant's result
-    // bit for bit, with no conversion.
-    if (const GemmVariant* twin = bf16_in ? Fp32Twin(v) : nullptr) {
-      return LoweredBackwardFilter<float>(*twin, s, x, dy, df, false, threads, sizeof(Bf16));
-    }
+    // bit for bit, with no conversion: it is the fp32 pass.
+    if (twin != nullptr && bf16_in) return LoweredBackwardFilter<float>(*twin, s, x, dy, df, false, threads);
+    if (twin != nullptr) elem_bytes = sizeof(float);
   }
   const int64_t m = s.n * s.OutH() * s.OutW(), k = s.kh * s.kw * s.c;
   const GemmInput<T> g(dy, m * s.oc);
@@ -549,7 +576,7 @@ void LoweredBackwardFilter(const GemmVariant& v, const Conv2dShape& s, const flo
     CallGemm(v, k, s.oc, m, a.get(), s.c, true, g.get(), s.oc, false, df, s.oc, false, threads);
     return;
   }
-  const int64_t chunk = ChunkRows(m, k, int64_t(chunk_bytes != 0 ? chunk_bytes : sizeof(T)));
+  const int64_t chunk = ChunkRows(m, k, int64_t(elem_bytes));
   const ScratchLease col_lease(std::size_t(std::min(chunk, m) * k) * sizeof(T));
   T* col = col_lease.as<T>();
   for (int64_t r0 = 0; r0 < m; r0 += chunk) {
@@ -571,12 +598,12 @@ void LoweredRun(const ConvVariant& v, ConvPass pass, const Conv2dShape& s, const
   const bool bf16 = v.precision == Precision::kBf16;
   switch (pass) {
     case ConvPass::kForward:
-      bf16 ? LoweredForward<Bf16>(g, s, a.in0, a.in1, a.out, a.Bf16Activations(), threads)
-           : LoweredForward<float>(g, s, a.in0, a.in1, a.out, false, threads);
+      bf16 ? LoweredForward<Bf16>(g, s, a.in0, a.in1, a.out, a.Bf16Activations(), a.Bf16Weights(), threads)
+           : LoweredForward<float>(g, s, a.in0, a.in1, a.out, false, false, threads);
       return;
     case ConvPass::kBackwardData:
-      bf16 ? LoweredBackwardData<Bf16>(g, s, a.in0, a.in1, a.out, a.Bf16Activations(), threads)
-           : LoweredBackwardData<float>(g, s, a.in0, a.in1, a.out, false, threads);
+      bf16 ? LoweredBackwardData<Bf16>(g, s, a.in0, a.in1, a.out, a.Bf16Activations(), a.Bf16Weights(), threads)
+           : LoweredBackwardData<float>(g, s, a.in0, a.in1, a.out, false, false, threads);
       return;
     case ConvPass::kBackwardFilter:
       bf16 ? LoweredBackwardFilter<Bf16>(g, s, a.in0, a.in1, a.out, a.Bf16Activations(), threads)
@@ -637,8 +664,10 @@ std::vector<ConvVariant> BuildVariants(Precision prec) {
 }
 
 // The class text ends in ".bf16in" for a bf16 pass on activations that hold
-// bf16 values: its variants do less work there, so it keeps its own ranking.
-dispatch::ProblemClass ClassOf(ConvPass pass, const Conv2dShape& s, Precision prec, Values activations,
+// bf16 values and ".bf16w" for a forward or data-gradient one on a filter that
+// does (both: ".bf16in.bf16w"): its variants do less work there, so it keeps
+// its own ranking.
+dispatch::ProblemClass ClassOf(ConvPass pass, const Conv2dShape& s, Precision prec, const ConvArgs& args,
                                int threads) {
   dispatch::ProblemClass pc;
   pc.family = prec == Precision::kF32 ? dispatch::Family::kConvF32 : dispatch::Family::kConvBf16;
@@ -648,7 +677,8 @@ dispatch::ProblemClass ClassOf(ConvPass pass, const Conv2dShape& s, Precision pr
             std::to_string(s.stride) + ".p" + std::to_string(s.pad) + ".c" + std::to_string(Bucket(s.c)) + ".oc" +
             std::to_string(Bucket(s.oc)) + ".m" + std::to_string(Bucket(s.n * s.OutH() * s.OutW())) + ".t" +
             std::to_string(ResolveThreads(threads));
-  if (prec == Precision::kBf16 && activations == Values::kBf16) pc.text += ".bf16in";
+  if (prec == Precision::kBf16 && args.Bf16Activations()) pc.text += ".bf16in";
+  if (prec == Precision::kBf16 && args.Bf16Weights() && pass != ConvPass::kBackwardFilter) pc.text += ".bf16w";
   return pc;
 }
 
@@ -682,14 +712,18 @@ const ConvVariant& DispatchedConv(ConvPass pass, const Conv2dShape& s, const Con
     a.out = scratch.data();
     c.v[i]->run(*c.v[i], pass, s, a, threads);
   };
-  return *c.v[dispatch::Choose(ClassOf(pass, s, prec, args.activations, threads), c.names, can_run, run)];
+  return *c.v[dispatch::Choose(ClassOf(pass, s, prec, args, threads), c.names, can_run, run)];
 }
 
 void RunDispatchedConv(ConvPass pass, const Conv2dShape& s, const ConvArgs& args, Precision prec, int threads) {
-  // The promise of bf16 activations (in0; in1 too for the filter gradient), on a sample (conv2d.h).
+  // The promises of bf16 activations (in0; in1 too for the filter gradient)
+  // and of a bf16 filter (in1 of the other passes), on a sample (conv2d.h).
   [[maybe_unused]] const bool promised = prec == Precision::kBf16 && args.Bf16Activations();
+  [[maybe_unused]] const bool filter_promised =
+      prec == Precision::kBf16 && args.Bf16Weights() && pass != ConvPass::kBackwardFilter;
   assert(!promised || SampledBf16Values(args.in0, ConvIn0Elems(pass, s)));
   assert(!promised || pass != ConvPass::kBackwardFilter || SampledBf16Values(args.in1, ConvIn1Elems(pass, s)));
+  assert(!filter_promised || SampledBf16Values(args.in1, ConvIn1Elems(pass, s)));
   const ConvVariant& v = DispatchedConv(pass, s, args, prec, threads);
   v.run(v, pass, s, args, threads);
 }
@@ -725,13 +759,13 @@ std::span<const ConvVariant> ConvVariants(Precision precision) {
 }
 
 void Conv2dForward(const Conv2dShape& s, const float* x, const float* filter, float* y, Precision prec,
-                   int threads, Values activations) {
-  RunDispatchedConv(ConvPass::kForward, s, {x, filter, y, activations}, prec, threads);
+                   int threads, Values activations, Values weights) {
+  RunDispatchedConv(ConvPass::kForward, s, {x, filter, y, activations, weights}, prec, threads);
 }
 
 void Conv2dBackwardData(const Conv2dShape& s, const float* dy, const float* filter, float* dx, Precision prec,
-                        int threads, Values activations) {
-  RunDispatchedConv(ConvPass::kBackwardData, s, {dy, filter, dx, activations}, prec, threads);
+                        int threads, Values activations, Values weights) {
+  RunDispatchedConv(ConvPass::kBackwardData, s, {dy, filter, dx, activations, weights}, prec, threads);
 }
 
 void Conv2dBackwardFilter(const Conv2dShape& s, const float* x, const float* dy, float* dfilter, Precision prec,

@@ -20,15 +20,19 @@ const char* ConvPassName(ConvPass pass);
 
 // The operands of one pass, in conv2d.h's layouts: forward (x, filter -> y),
 // backward data (dy, filter -> dx), backward filter (x, dy -> dfilter), and
-// what the activation operands hold (conv2d.h: Values::kBf16 promises bf16
-// values, which a bf16 pass then does not round again).
+// what the activation operands and the filter hold (conv2d.h: Values::kBf16
+// promises bf16 values, which a bf16 pass then does not round again;
+// `weights` means nothing to the filter gradient, whose filter is its output).
 struct ConvArgs {
   const float* in0 = nullptr;
   const float* in1 = nullptr;
   float* out = nullptr;
   Values activations = Values::kF32;
+  Values weights = Values::kF32;
   // Whether a bf16 pass may take the activation operands as they are.
   bool Bf16Activations() const { return activations == Values::kBf16; }
+  // Whether a bf16 forward or data-gradient pass may take the filter as it is.
+  bool Bf16Weights() const { return weights == Values::kBf16; }
 };
 
 // Elements of in0, in1 and out of `pass` for shape `s`.

@@ -106,8 +106,9 @@ void Conv(ConvPass pass, const Conv2dShape& s, const ConvArgs& args, Precision p
 // to the primitive as they are, and the pass makes no copy that the fp32
 // convolution does not); the filter of the forward and backward-data passes
 // is rounded while it is put in the primitive's weights layout, one pass
-// where Conv on pre-rounded inputs needs two. Bit for bit Conv(pass, s,
-// rounded args, kF32, threads).
+// where Conv on pre-rounded inputs needs two, or, where the primitive takes
+// HWIO and args.weights says the filter holds bf16 values, goes as it is.
+// Bit for bit Conv(pass, s, rounded args, kF32, threads).
 // REQUIRES: ConvImpl(pass, s, Precision::kF32, threads).accepted.
 void ConvOnBf16Values(ConvPass pass, const Conv2dShape& s, const ConvArgs& args, int threads);
 // Whether ConvOnBf16Values folds the filter's rounding into its reorder for

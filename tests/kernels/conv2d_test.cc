@@ -5,7 +5,10 @@
 #include <bit>
 #include <cctype>
 #include <cstdint>
+#include <iterator>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -68,18 +71,21 @@ void ExpectClose(const std::vector<float>& got, const std::vector<float>& want, 
 }
 
 // Random x, filter and dy of shape s (seeds seed, seed + 1, seed + 2); with
-// bf16_activations, x and dy rounded to bf16 values (Values::kBf16).
+// bf16_values, all three rounded to bf16 values (Values::kBf16).
 struct Operands {
   std::size_t nx, nf, ny;
   std::vector<float> x, f, dy;
-  Operands(const Conv2dShape& s, std::uint32_t seed, bool bf16_activations = false)
+  Operands(const Conv2dShape& s, std::uint32_t seed, bool bf16_values = false)
       : nx(std::size_t(s.n * s.h * s.w * s.c)), nf(std::size_t(s.kh * s.kw * s.c * s.oc)),
         ny(std::size_t(s.n * s.OutH() * s.OutW() * s.oc)), x(RandomVec(nx, seed)), f(RandomVec(nf, seed + 1)),
         dy(RandomVec(ny, seed + 2)) {
-    if (!bf16_activations) return;
+    if (!bf16_values) return;
     RoundToBf16(x.data(), x.data(), long(nx));
+    RoundToBf16(f.data(), f.data(), long(nf));
     RoundToBf16(dy.data(), dy.data(), long(ny));
   }
+  const float* In0(ConvPass pass) const { return pass == ConvPass::kBackwardData ? dy.data() : x.data(); }
+  const float* In1(ConvPass pass) const { return pass == ConvPass::kBackwardFilter ? dy.data() : f.data(); }
 };
 
 // The three passes of one implementation (the dispatched one when `variant`
@@ -151,26 +157,28 @@ TEST_P(ConvVariantBf16Test, MatchesReference) {
   CheckVariant(Precision::kBf16, std::get<0>(GetParam()), std::get<1>(GetParam()));
 }
 
-// On activations that hold bf16 values, a bf16 variant told so
-// (Values::kBf16: it then takes them as they are) gives the bits it gives when
-// it rounds them itself, in every pass.
+// On activations and a filter that hold bf16 values, a bf16 variant told so
+// (Values::kBf16: it then takes them as they are), of either or both, gives
+// the bits it gives when it rounds them itself, in every pass.
 void CheckBf16Activations(const ConvVariant* variant, const Case& c) {
   const Conv2dShape& s = c.s;
-  const Operands o(s, 11, /*bf16_activations=*/true);
-  const auto &x = o.x, &f = o.f, &dy = o.dy;
+  const Operands o(s, 11, /*bf16_values=*/true);
   int ran = 0;
   for (ConvPass pass : {ConvPass::kForward, ConvPass::kBackwardData, ConvPass::kBackwardFilter}) {
     if (!variant->supports(*variant, pass, s, c.threads)) continue;
-    const float* in0 = pass == ConvPass::kBackwardData ? dy.data() : x.data();
-    const float* in1 = pass == ConvPass::kBackwardFilter ? dy.data() : f.data();
     const std::size_t n_out = std::size_t(ConvOutElems(pass, s));
-    std::vector<float> rounding(n_out, 7.0f), taken(n_out, -7.0f);
-    const ConvArgs as_fp32{in0, in1, rounding.data(), Values::kF32}, as_bf16{in0, in1, taken.data(), Values::kBf16};
-    variant->run(*variant, pass, s, as_fp32, c.threads);
-    variant->run(*variant, pass, s, as_bf16, c.threads);
-    for (std::size_t i = 0; i < n_out; ++i) {
-      ASSERT_EQ(std::bit_cast<std::uint32_t>(taken[i]), std::bit_cast<std::uint32_t>(rounding[i]))
-          << ConvPassName(pass) << " at " << i;
+    std::vector<float> rounding(n_out, 7.0f);
+    variant->run(*variant, pass, s, {o.In0(pass), o.In1(pass), rounding.data(), Values::kF32, Values::kF32},
+                 c.threads);
+    for (const auto& [act, wei] : {std::pair{Values::kBf16, Values::kF32}, std::pair{Values::kF32, Values::kBf16},
+                                   std::pair{Values::kBf16, Values::kBf16}}) {
+      std::vector<float> taken(n_out, -7.0f);
+      variant->run(*variant, pass, s, {o.In0(pass), o.In1(pass), taken.data(), act, wei}, c.threads);
+      for (std::size_t i = 0; i < n_out; ++i) {
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(taken[i]), std::bit_cast<std::uint32_t>(rounding[i]))
+            << ConvPassName(pass) << " at " << i << " (activations promised: " << (act == Values::kBf16)
+            << ", filter promised: " << (wei == Values::kBf16) << ")";
+      }
     }
     ++ran;
   }
@@ -187,7 +195,8 @@ TEST_P(ConvVariantBf16ActivationsTest, TakesThemAsTheyAreWithTheSameResult) {
 
 // The cases above, and one whose lowered matrix is cut into several column
 // chunks (m = 9216 rows of 144: two chunks of bf16 columns, three of fp32
-// ones), where the filter gradient's sums follow the chunks.
+// ones, which the widening lowerings cut for their fp32 twins), where the
+// filter gradient's sums follow the chunks.
 const Case kBf16ActivationCases[] = {
     kCases[0], kCases[1], kCases[2], kCases[3], kCases[4], kCases[5], kCases[6], kCases[7], kCases[8],
     {"k3_chunked", Make(4, 48, 48, 16, 16, 3, 1, 1), 2},
@@ -212,48 +221,95 @@ TEST(Conv2dBf16ActivationsTest, FpThirtyTwoArithmeticVariantsSkipTheRounding) {
     if ((!fp32_arithmetic && !implicit_pairs) || !CpuSupports(v.isa)) continue;
     for (ConvPass pass : {ConvPass::kForward, ConvPass::kBackwardData, ConvPass::kBackwardFilter}) {
       if (!v.supports(v, pass, s, c.threads) || (implicit_pairs && pass == ConvPass::kBackwardFilter)) continue;
-      const float* in0 = pass == ConvPass::kBackwardData ? o.dy.data() : o.x.data();
-      const float* in1 = pass == ConvPass::kBackwardFilter ? o.dy.data() : o.f.data();
       const std::size_t n_out = std::size_t(ConvOutElems(pass, s));
       std::vector<float> rounding(n_out), taken(n_out);
-      v.run(v, pass, s, {in0, in1, rounding.data(), Values::kF32}, c.threads);
-      v.run(v, pass, s, {in0, in1, taken.data(), Values::kBf16}, c.threads);
+      v.run(v, pass, s, {o.In0(pass), o.In1(pass), rounding.data(), Values::kF32}, c.threads);
+      v.run(v, pass, s, {o.In0(pass), o.In1(pass), taken.data(), Values::kBf16}, c.threads);
       EXPECT_NE(taken, rounding) << v.name << " " << ConvPassName(pass) << ": Values::kBf16 changed nothing";
+      ++checked;
+      // A filter said to hold bf16 values is taken as it is by the widening
+      // lowerings (oneDNN's fold and the pair packers round it anyway).
+      if (pass == ConvPass::kBackwardFilter || v.name == "onednn_f32" || implicit_pairs) continue;
+      v.run(v, pass, s, {o.In0(pass), o.In1(pass), taken.data(), Values::kF32, Values::kBf16}, c.threads);
+      EXPECT_NE(taken, rounding) << v.name << " " << ConvPassName(pass) << ": a bf16 filter changed nothing";
       ++checked;
     }
   }
   if (checked == 0) GTEST_SKIP() << "no fp32-arithmetic bf16 variant can run here";
 }
 
-// The dispatched passes on bf16 activations meet the contract, and their
-// classes are ranked apart from those of activations that need rounding
-// (".bf16in": their variants do less work there).
+// On bf16 activations and a bf16 filter, the bf16 variants on fp32
+// arithmetic are fp32 convolutions, bit for bit: the lowerings over the
+// widening GEMMs those over their fp32 twins, oneDNN's fp32 primitive on bf16
+// values oneDNN's fp32 convolution. They do no work that fp32 does not.
+TEST(Conv2dBf16ActivationsTest, OnBf16OperandsFpThirtyTwoArithmeticVariantsAreTheFpThirtyTwoPass) {
+  int checked = 0;
+  for (const Case& c : {kCases[5], kBf16ActivationCases[std::size(kBf16ActivationCases) - 1]}) {
+    const Conv2dShape& s = c.s;
+    const Operands o(s, 41, /*bf16_values=*/true);
+    for (const ConvVariant& v : ConvVariants(Precision::kBf16)) {
+      std::string twin_name = v.name == "onednn_f32" ? "onednn" : v.name;
+      if (const auto at = twin_name.find("bf16_gemm__"); at != std::string::npos) twin_name.replace(at, 4, "f32");
+      const bool fp32_arithmetic = v.name == "onednn_f32" || v.name == "im2col+bf16_gemm__avx2_fma_6x16" ||
+                                   v.name == "im2col+bf16_gemm__avx512f_14x32";
+      if (!fp32_arithmetic || !CpuSupports(v.isa)) continue;
+      const ConvVariant* twin = nullptr;
+      for (const ConvVariant& f : ConvVariants(Precision::kF32)) {
+        if (f.name == twin_name) twin = &f;
+      }
+      ASSERT_NE(twin, nullptr) << v.name << ": no fp32 variant " << twin_name;
+      for (ConvPass pass : {ConvPass::kForward, ConvPass::kBackwardData, ConvPass::kBackwardFilter}) {
+        if (!v.supports(v, pass, s, c.threads) || !twin->supports(*twin, pass, s, c.threads)) continue;
+        const std::size_t n_out = std::size_t(ConvOutElems(pass, s));
+        std::vector<float> bf16(n_out, 7.0f), fp32(n_out, -7.0f);
+        v.run(v, pass, s, {o.In0(pass), o.In1(pass), bf16.data(), Values::kBf16, Values::kBf16}, c.threads);
+        twin->run(*twin, pass, s, {o.In0(pass), o.In1(pass), fp32.data()}, c.threads);
+        for (std::size_t i = 0; i < n_out; ++i) {
+          ASSERT_EQ(std::bit_cast<std::uint32_t>(bf16[i]), std::bit_cast<std::uint32_t>(fp32[i]))
+              << v.name << " against " << twin->name << ", " << c.name << " " << ConvPassName(pass) << " at " << i;
+        }
+        ++checked;
+      }
+    }
+  }
+  if (checked == 0) GTEST_SKIP() << "no fp32-arithmetic bf16 variant can run here";
+}
+
+// The dispatched passes on bf16 activations and filters meet the contract,
+// and their classes are ranked apart from those of operands that need
+// rounding (".bf16in", ".bf16w": their variants do less work there).
 TEST(Conv2dBf16ActivationsTest, DispatchedPassesMeetTheContractInClassesOfTheirOwn) {
   const Case& c = kCases[5];  // k3_many_rows
   const Conv2dShape& s = c.s;
-  const Operands o(s, 21, /*bf16_activations=*/true);
+  const Operands o(s, 21, /*bf16_values=*/true);
   const auto &x = o.x, &f = o.f, &dy = o.dy;
   const std::size_t nx = o.nx, nf = o.nf, ny = o.ny;
   const double tol = 1e-5 * double(s.kh * s.kw * std::max(s.c, s.oc) * s.n) + 1e-5;
   std::vector<float> y(ny), y_ref(ny), dx(nx), dx_ref(nx), df(nf), df_ref(nf);
-  Conv2dForward(s, x.data(), f.data(), y.data(), Precision::kBf16, c.threads, Values::kBf16);
+  Conv2dForward(s, x.data(), f.data(), y.data(), Precision::kBf16, c.threads, Values::kBf16, Values::kBf16);
   Conv2dForwardRef(s, x.data(), f.data(), y_ref.data(), Precision::kBf16);
   ExpectClose(y, y_ref, tol, "forward");
-  Conv2dBackwardData(s, dy.data(), f.data(), dx.data(), Precision::kBf16, c.threads, Values::kBf16);
+  Conv2dBackwardData(s, dy.data(), f.data(), dx.data(), Precision::kBf16, c.threads, Values::kBf16, Values::kBf16);
   Conv2dBackwardDataRef(s, dy.data(), f.data(), dx_ref.data(), Precision::kBf16);
   ExpectClose(dx, dx_ref, tol, "backward data");
   Conv2dBackwardFilter(s, x.data(), dy.data(), df.data(), Precision::kBf16, c.threads, Values::kBf16);
   Conv2dBackwardFilterRef(s, x.data(), dy.data(), df_ref.data(), Precision::kBf16);
   ExpectClose(df, df_ref, tol * double(s.OutH() * s.OutW()), "backward filter");
-  int own = 0;
+  auto ends_with = [](const std::string& t, std::string_view end) {
+    return t.size() > end.size() && t.compare(t.size() - end.size(), end.size(), end) == 0;
+  };
+  int both = 0, activations_only = 0;
   for (const auto& [pc, ranking] : dispatch::Dispatcher::Global().Decisions()) {
     const std::string& t = pc.text;
-    if (pc.family == dispatch::Family::kConvBf16 && t.size() > 7 && t.compare(t.size() - 7, 7, ".bf16in") == 0) ++own;
-    if (pc.family != dispatch::Family::kConvBf16) {
-      EXPECT_EQ(t.find("bf16in"), std::string::npos) << t;
+    if (pc.family == dispatch::Family::kConvBf16) {
+      both += ends_with(t, ".bf16in.bf16w") && t.starts_with(ConvPassName(ConvPass::kBackwardFilter)) == false;
+      activations_only += ends_with(t, ".bf16in") && t.starts_with(ConvPassName(ConvPass::kBackwardFilter));
+    } else {
+      EXPECT_EQ(t.find("bf16"), std::string::npos) << t;
     }
   }
-  EXPECT_GE(own, 3) << "one class per pass";
+  EXPECT_GE(both, 2) << "a class each for the forward and data-gradient passes";
+  EXPECT_GE(activations_only, 1) << "a class for the filter gradient (whose filter is its output)";
 }
 
 std::string VariantTestName(Precision prec, std::size_t index, const Case& c) {

@@ -367,7 +367,8 @@ Status FunctionalResNet::Forward(int c, const float* images, const int32_t* labe
     const float* p = params_.data() + op.param;
     switch (l.kind) {
       case LayerKind::kConv:
-        kernels::Conv2dForward(ConvShapeOf(l, n), x, p, y, cfg_.precision, th, Bf16If(op.x_bf16));
+        kernels::Conv2dForward(ConvShapeOf(l, n), x, Filter(op), y, cfg_.precision, th, Bf16If(op.x_bf16),
+                               FilterValues());
         break;
       case LayerKind::kBatchNorm: {
         const int64_t rows = n * l.out_h * l.out_w;
@@ -403,7 +404,7 @@ Status FunctionalResNet::Forward(int c, const float* images, const int32_t* labe
         s.n = n;
         s.c = l.in_c;
         s.oc = l.out_c;
-        kernels::Conv2dForward(s, x, p, y, cfg_.precision, th);
+        kernels::Conv2dForward(s, x, Filter(op), y, cfg_.precision, th, kernels::Values::kF32, FilterValues());
         kernels::AddBias(p + int64_t{l.in_c} * l.out_c, y, n, l.out_c);
         break;
       }
@@ -464,7 +465,7 @@ void FunctionalResNet::Backward(int c, int64_t n) {
         if (op.in0 == 0) {
           produced = false;
         } else {
-          kernels::Conv2dBackwardData(s, dy, p, dx, cfg_.precision, th, Bf16If(op.dy_bf16));
+          kernels::Conv2dBackwardData(s, dy, Filter(op), dx, cfg_.precision, th, Bf16If(op.dy_bf16), FilterValues());
         }
         break;
       }
@@ -475,7 +476,7 @@ void FunctionalResNet::Backward(int c, int64_t n) {
         s.oc = l.out_c;
         kernels::Conv2dBackwardFilter(s, x, dy, g + op.param, cfg_.precision, th);
         kernels::BiasGrad(dy, g + op.param + int64_t{l.in_c} * l.out_c, n, l.out_c);
-        kernels::Conv2dBackwardData(s, dy, p, dx, cfg_.precision, th);
+        kernels::Conv2dBackwardData(s, dy, Filter(op), dx, cfg_.precision, th, kernels::Values::kF32, FilterValues());
         break;
       }
       case LayerKind::kBatchNorm: {
@@ -528,7 +529,26 @@ void FunctionalResNet::Backward(int c, int64_t n) {
   }
 }
 
+void FunctionalResNet::RoundWeights() {
+  if (cfg_.precision != kernels::Precision::kBf16) return;
+  weights_bf16_.resize(params_.size());
+  for (const Op& op : ops_) {
+    const Layer& l = op.layer;
+    const int64_t nw = l.kind == LayerKind::kConv ? l.params() : l.kind == LayerKind::kDense ? int64_t{l.in_c} * l.out_c : 0;
+    if (nw > 0) kernels::RoundToBf16(params_.data() + op.param, weights_bf16_.data() + op.param, static_cast<long>(nw));
+  }
+}
+
+const float* FunctionalResNet::Filter(const Op& op) const {
+  return (cfg_.precision == kernels::Precision::kBf16 ? weights_bf16_.data() : params_.data()) + op.param;
+}
+
+kernels::Values FunctionalResNet::FilterValues() const {
+  return cfg_.precision == kernels::Precision::kBf16 ? kernels::Values::kBf16 : kernels::Values::kF32;
+}
+
 Result<double> FunctionalResNet::ComputeGradients(const float* images, const int32_t* labels) {
+  RoundWeights();
   const int64_t b = cfg_.global_batch / cfg_.cores;
   const int64_t img = tensor_elems_[0];
   auto work = [&](int c) {
@@ -663,6 +683,7 @@ Status FunctionalResNet::Update(const OptimizerStep& st) {
 
 Result<int64_t> FunctionalResNet::CountCorrect(const float* images, const int32_t* labels, int64_t n,
                                                int64_t chunk) {
+  RoundWeights();
   const int64_t img = tensor_elems_[0];
   const int64_t chunks = (n + chunk - 1) / chunk;
   std::vector<int64_t> correct(static_cast<size_t>(cfg_.cores), 0);

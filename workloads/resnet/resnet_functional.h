@@ -13,7 +13,11 @@
 //     code ("bf16 activations"): the images are rounded as they are copied
 //     in, every ReLU rounds its output, and the batch norm after each
 //     convolution rounds its input gradient; the convolutions then take
-//     those operands as they are (kernels::Values::kBf16). Batch norm,
+//     those operands as they are (kernels::Values::kBf16). The convolution
+//     and dense weights are rounded into a bf16 copy once a step (and once
+//     per evaluation), which the forward and data-gradient passes read as
+//     bf16 values (Values::kBf16: the TPU's cast of the fp32 master weights
+//     to bf16), so no pass rounds them again. Batch norm,
 //     the residual additions, the loss and all gradients of parameters stay
 //     fp32;
 //   - batch norm sums its statistics over groups of `bn_group` replicas with
@@ -129,6 +133,13 @@ class FunctionalResNet {
   FunctionalResNet() = default;
   Status Setup(const FunctionalConfig& config);
   void MarkBf16Activations();  // the Op flags of bf16 activations
+  // bf16 mode: weights_bf16_ = the conv and dense weights of params_ rounded
+  // to bf16 values (from the current params_, which parameters() may edit).
+  void RoundWeights();
+  // The filter a conv or dense op's forward and data-gradient passes read,
+  // and what it holds.
+  const float* Filter(const Op& op) const;
+  kernels::Values FilterValues() const;
   Status Forward(int core, const float* images, const int32_t* labels, int64_t n, bool training,
                  double* loss, int32_t* predictions);
   void Backward(int core, int64_t n);
@@ -146,6 +157,7 @@ class FunctionalResNet {
   std::vector<Op> ops_;
   std::vector<int64_t> tensor_elems_;  // per image
   std::vector<float> params_, momentum_;
+  std::vector<float> weights_bf16_;  // bf16 mode: RoundWeights's copy (params_'s offsets)
   std::vector<std::unique_ptr<Core>> cores_;
   std::optional<topology::Slice> slice_;
   std::optional<topology::LogicalTopology> whole_, bn_groups_;

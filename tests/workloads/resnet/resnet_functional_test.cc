@@ -220,18 +220,26 @@ TEST(FunctionalResNetTest, LocalBatchNormGroupsDifferFromGlobal) {
 }
 
 // In bf16 mode the activations are bf16 values (the images, the ReLU
-// outputs, the convolutions' output gradients) and every convolution pass
-// takes them as they are: its dispatch classes are the ".bf16in" ones. (In
-// builds with assertions, a pass told so checks a sample of its operands.)
-// The dense layer's input, an average, is not one, so it rounds it.
+// outputs, the convolutions' output gradients) and so are the weights the
+// forward and data-gradient passes read (the per-step bf16 copy), and every
+// convolution pass takes them as they are: its dispatch classes are the
+// ".bf16in.bf16w" ones (".bf16in" for the filter gradient, whose filter is
+// its output). (In builds with assertions, a pass told so checks a sample of
+// its operands.) The dense layer's input, an average, is not one, so it
+// rounds it; its weights are in the bf16 copy too.
 TEST(FunctionalResNetTest, Bf16ModeKeepsItsActivationsInBf16) {
-  auto classes = [] {
-    std::map<std::string, int> seen;  // pass -> ".bf16in" classes; "rounding": bf16 classes without the suffix
+  int weights_rounded = 0;  // forward or data-gradient bf16 classes without ".bf16w"
+  auto classes = [&] {
+    std::map<std::string, int> seen;  // pass -> classes on bf16 operands; "rounding": bf16 classes without ".bf16in"
+    weights_rounded = 0;
     for (const auto& [pc, ranking] : kernels::dispatch::Dispatcher::Global().Decisions()) {
       if (pc.family != kernels::dispatch::Family::kConvBf16) continue;
       const std::string& t = pc.text;
-      const bool bf16in = t.size() > 7 && t.compare(t.size() - 7, 7, ".bf16in") == 0;
-      ++seen[bf16in ? t.substr(0, t.find('.')) : "rounding"];
+      const std::string pass = t.substr(0, t.find('.'));
+      const bool bf16in = t.find(".bf16in") != std::string::npos;
+      const bool bf16w = t.size() > 6 && t.compare(t.size() - 6, 6, ".bf16w") == 0;
+      if (pass != "bwd_filter" && !bf16w) ++weights_rounded;
+      ++seen[bf16in ? pass : "rounding"];
     }
     return seen;
   };
@@ -249,6 +257,7 @@ TEST(FunctionalResNetTest, Bf16ModeKeepsItsActivationsInBf16) {
   const int rounding = (after.count("rounding") ? after.at("rounding") : 0) -
                        (before.count("rounding") ? before.at("rounding") : 0);
   EXPECT_LE(rounding, 3);
+  EXPECT_EQ(weights_rounded, 0) << "a forward or data-gradient pass was not told its filter holds bf16 values";
   Train(Config(1, 1, "ring"), &f32_losses, 2);
   ASSERT_EQ(bf16_losses.size(), 2u);
   ASSERT_EQ(f32_losses.size(), 2u);
