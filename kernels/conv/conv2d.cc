@@ -682,15 +682,32 @@ dispatch::ProblemClass ClassOf(ConvPass pass, const Conv2dShape& s, Precision pr
   return pc;
 }
 
+
+// The fp32 variant that bf16 variant `v` is on operands that all hold bf16
+// values, bit for bit (conv2d.h): a widening lowering's fp32 twin, oneDNN's
+// fp32 primitive for onednn_f32; or null (the vdpbf16ps lowering, oneDNN's
+// bf16 primitive, the scalar reference).
+const ConvVariant* Fp32Equivalent(const ConvVariant& v) {
+  if (v.precision != Precision::kBf16) return nullptr;
+  const GemmVariant* twin = v.run == LoweredRun ? Fp32Twin(GemmOf(v)) : nullptr;
+  for (const ConvVariant& f : ConvVariants(Precision::kF32)) {
+    if (v.run == OneDnnF32Run && f.run == OneDnnRun) return &f;
+    if (twin != nullptr && f.run == LoweredRun && &GemmOf(f) == twin) return &f;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 const ConvVariant& DispatchedConv(ConvPass pass, const Conv2dShape& s, const ConvArgs& args, Precision prec,
                                   int threads) {
   assert(s.Valid());
-  // Candidates: the variants whose least ISA this CPU has (static per precision).
+  // Candidates: the variants whose least ISA this CPU has (static per
+  // precision), and for bf16 each one's fp32 equivalent.
   struct Candidates {
     std::vector<const ConvVariant*> v;
     std::vector<dispatch::Candidate> names;
+    std::vector<const ConvVariant*> fp32_equivalent;
   };
   static const std::array<Candidates, 2> per_prec = [] {
     std::array<Candidates, 2> c;
@@ -699,13 +716,30 @@ const ConvVariant& DispatchedConv(ConvPass pass, const Conv2dShape& s, const Con
         if (!CpuSupports(v.isa)) continue;
         c[p].v.push_back(&v);
         c[p].names.push_back({v.name.c_str(), v.isa == Isa::kScalar});
+        c[p].fp32_equivalent.push_back(Fp32Equivalent(v));
       }
     }
     return c;
   }();
   const Candidates& c = per_prec[prec == Precision::kF32 ? 0 : 1];
+  // A bf16 pass whose inputs all hold bf16 values (the filter gradient's
+  // filter is its output): its fp32-arithmetic contenders are fp32 variants,
+  // which the fp32 class of the same problem ranks. Of those only the fp32
+  // winner's equivalent competes (with the contenders on a bf16 unit), so
+  // the bf16 pass runs what the fp32 pass runs unless a bf16 unit beats it,
+  // and the same code is not measured twice. A variant the user forced
+  // always competes.
+  const ConvVariant* fp32_winner = nullptr;
+  if (prec == Precision::kBf16 && args.Bf16Activations() && (pass == ConvPass::kBackwardFilter || args.Bf16Weights())) {
+    fp32_winner = &DispatchedConv(pass, s, args, Precision::kF32, threads);
+  }
+  const std::string forced = fp32_winner != nullptr ? dispatch::Dispatcher::Global().Forced(dispatch::Family::kConvBf16) : "";
   std::vector<float> scratch;
-  auto can_run = [&](std::size_t i) { return c.v[i]->supports(*c.v[i], pass, s, threads); };
+  auto can_run = [&](std::size_t i) {
+    const ConvVariant* eq = c.fp32_equivalent[i];
+    if (fp32_winner != nullptr && eq != nullptr && eq != fp32_winner && c.v[i]->name != forced) return false;
+    return c.v[i]->supports(*c.v[i], pass, s, threads);
+  };
   auto run = [&](std::size_t i) {
     if (scratch.empty()) scratch.resize(std::size_t(ConvOutElems(pass, s)));
     ConvArgs a = args;

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdint>
 #include <iterator>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -310,6 +311,51 @@ TEST(Conv2dBf16ActivationsTest, DispatchedPassesMeetTheContractInClassesOfTheirO
   }
   EXPECT_GE(both, 2) << "a class each for the forward and data-gradient passes";
   EXPECT_GE(activations_only, 1) << "a class for the filter gradient (whose filter is its output)";
+}
+
+// On operands that all hold bf16 values, the bf16 class's fp32-arithmetic
+// contenders are fp32 variants: only the one that is the fp32 class's winner
+// competes, beside the contenders on a bf16 unit.
+TEST(Conv2dBf16ActivationsTest, OnBf16OperandsOnlyTheFpThirtyTwoWinnersEquivalentCompetes) {
+  const Case& c = kCases[6];
+  const Conv2dShape& s = c.s;
+  const Operands o(s, 23, /*bf16_values=*/true);
+  std::vector<float> y(o.ny), dx(o.nx), df(o.nf);
+  Conv2dForward(s, o.x.data(), o.f.data(), y.data(), Precision::kBf16, c.threads, Values::kBf16, Values::kBf16);
+  Conv2dBackwardData(s, o.dy.data(), o.f.data(), dx.data(), Precision::kBf16, c.threads, Values::kBf16,
+                     Values::kBf16);
+  Conv2dBackwardFilter(s, o.x.data(), o.dy.data(), df.data(), Precision::kBf16, c.threads, Values::kBf16);
+  // The bf16 variant each fp32 one is on bf16 values.
+  auto equivalent = [](const std::string& fp32) {
+    if (fp32 == "onednn") return std::string("onednn_f32");
+    std::string name = fp32;
+    if (const auto at = name.find("f32_gemm__"); at != std::string::npos) name.replace(at, 3, "bf16");
+    return name;
+  };
+  const std::set<std::string> fp32_arithmetic = {"onednn_f32", "im2col+bf16_gemm__avx2_fma_6x16",
+                                                 "im2col+bf16_gemm__avx512f_14x32"};
+  const auto decisions = dispatch::Dispatcher::Global().Decisions();
+  int checked = 0;
+  for (const auto& [pc, ranking] : decisions) {
+    if (pc.family != dispatch::Family::kConvBf16 || pc.text.find(".bf16in") == std::string::npos) continue;
+    const bool filter_gradient = pc.text.starts_with("bwd_filter");
+    if (!filter_gradient && pc.text.find(".bf16w") == std::string::npos) continue;
+    const std::string fp32_text = pc.text.substr(0, pc.text.find(".bf16in"));
+    const dispatch::Ranking* fp32 = nullptr;
+    for (const auto& [qc, r] : decisions) {
+      if (qc.family == dispatch::Family::kConvF32 && qc.text == fp32_text) fp32 = &r;
+    }
+    ASSERT_NE(fp32, nullptr) << "no fp32 class " << fp32_text << " for " << pc.text;
+    ASSERT_FALSE(fp32->seconds.empty());
+    const std::string allowed = equivalent(fp32->seconds.front().first);
+    for (const auto& [name, seconds] : ranking.seconds) {
+      if (fp32_arithmetic.count(name) != 0) {
+        EXPECT_EQ(name, allowed) << pc.text;
+      }
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 3) << "a class per pass";
 }
 
 std::string VariantTestName(Precision prec, std::size_t index, const Case& c) {
