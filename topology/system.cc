@@ -155,6 +155,7 @@ Result<SystemSpec> ParseSystemYaml(std::string_view text, std::string source) {
   r.Get(host, "host", "input_bytes_per_s", &s.host.input_bytes_per_s);
   r.Get(host, "host", "cache_fill_bytes_per_s", &s.host.cache_fill_bytes_per_s);
   r.Get(host, "host", "startup_s", &s.host.startup_s, /*positive=*/false);
+  r.Get(host, "host", "startup_s_per_host", &s.host.startup_s_per_host, /*positive=*/false);
   r.Get(host, "host", "scoring_ops_per_s", &s.host.scoring_ops_per_s);
 
   YAML::Node pod = r.Child(root, "", "pod");

@@ -53,8 +53,10 @@ struct HostSpec {
   // cache decoded examples).
   double cache_fill_bytes_per_s = 0;
   // Calibration: seconds from run_start to the first training step running
-  // at speed (input pipeline and shuffle-buffer fill, infeed start).
+  // at speed (input pipeline and shuffle-buffer fill, infeed start), on a
+  // slice of h hosts startup_s + startup_s_per_host x h.
   double startup_s = 0;
+  double startup_s_per_host = 0;
   // Scalar operations per second one host process scoring an evaluation
   // runs (a documented estimate, not fitted).
   double scoring_ops_per_s = 0;

@@ -195,16 +195,15 @@ Status Workload::Validate(const Hyperparameters&, const SliceInfo&, Mode) const 
   return Status::Ok();
 }
 
-bool WorkloadRegistration::Supports(Mode m) const {
-  return std::find(modes_.begin(), modes_.end(), m) != modes_.end();
+Result<projection::StepSpec> Workload::ProjectedStep(const Hyperparameters&, const SliceInfo&) const {
+  return Status::Unimplemented("this workload has no projected mode");
+}
+
+Result<projection::RunPlan> Workload::ProjectedPlan(const Hyperparameters&, const SliceInfo&) const {
+  return Status::Unimplemented("this workload has no projected mode");
 }
 
 namespace {
-
-std::vector<std::unique_ptr<WorkloadRegistration>>& Registry() {
-  static auto* registry = new std::vector<std::unique_ptr<WorkloadRegistration>>();
-  return *registry;
-}
 
 // Parses `text` into the type of `like`; false when it does not parse whole.
 bool ParseAs(const HpValue& like, const std::string& text, HpValue* out) {
@@ -286,26 +285,6 @@ Status CheckValue(const HyperparameterSpec& spec, const HpValue& v, const std::s
 }
 
 }  // namespace
-
-WorkloadRegistration* RegisterWorkload(std::string name, WorkloadRegistration::Factory factory) {
-  assert(FindWorkload(name) == nullptr && "workload registered twice");
-  Registry().push_back(std::make_unique<WorkloadRegistration>(std::move(name), std::move(factory)));
-  return Registry().back().get();
-}
-
-const WorkloadRegistration* FindWorkload(std::string_view name) {
-  for (const auto& r : Registry()) {
-    if (r->name() == name) return r.get();
-  }
-  return nullptr;
-}
-
-std::vector<const WorkloadRegistration*> AllWorkloads() {
-  std::vector<const WorkloadRegistration*> out;
-  for (const auto& r : Registry()) out.push_back(r.get());
-  std::sort(out.begin(), out.end(), [](auto* a, auto* b) { return a->name() < b->name(); });
-  return out;
-}
 
 Result<Hyperparameters> ResolveHyperparameters(const std::vector<HyperparameterSpec>& specs,
                                                const std::map<std::string, HpValue>& preset,

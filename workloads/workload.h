@@ -33,15 +33,8 @@
 //   - beam search or games as evaluation -> Session::Evaluate returns
 //     metrics and the emulated time it took; how is the workload's business.
 //
-// Registration (google/benchmark style), in the workload's .cc file, which
-// must be part of the OBJECT library podbench_workload_plugins so the
-// linker keeps the registration:
-//
-//   PODBENCH_REGISTER_WORKLOAD("toy", ToyWorkload)
-//       ->Summary("logistic regression on generated data")
-//       ->Modes({Mode::kFunctional, Mode::kProjected})
-//       ->Presets({"google-v0.6"})
-//       ->ScoredRuns(5);
+// Registration: a workload is the plugin of a model in the one registry
+// (workloads/registry.h), registered from the model's folder.
 #pragma once
 
 #include <cstdint>
@@ -50,7 +43,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <random>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -60,8 +52,9 @@
 
 #include "base/status.h"
 #include "topology/system.h"
-#include "workloads/projection/layout.h"
 #include "workloads/projection/categories.h"
+#include "workloads/projection/layout.h"
+#include "workloads/projection/projected_run.h"
 
 namespace podbench::workloads {
 
@@ -155,23 +148,6 @@ using PublishedSchedule = std::vector<std::pair<std::string, HpValue>>;
 // Transformer runs".
 Status CheckPublishedSchedule(const Hyperparameters& hp, int64_t batch, std::string_view source,
                               std::string_view batches, const std::vector<PublishedSchedule>& schedules);
-
-// One point of a published convergence table, drawn with probability
-// proportional to its `runs` (how many of the published runs converged
-// there) by a generator seeded with `seed`: a projected run's convergence.
-// REQUIRES: the points' runs add up to at least 1.
-template <typename Point>
-const Point& DrawByPublishedRuns(const std::vector<Point>& points, uint64_t seed) {
-  int total = 0;
-  for (const Point& p : points) total += p.runs;
-  std::mt19937_64 rng(seed);
-  int pick = std::uniform_int_distribution<int>(0, total - 1)(rng);
-  for (const Point& p : points) {
-    if (pick < p.runs) return p;
-    pick -= p.runs;
-  }
-  return points.back();  // unreachable when the REQUIRES holds
-}
 
 // ---------------------------------------------------------------- description
 
@@ -440,47 +416,17 @@ class Workload {
   virtual Result<WorkloadDescription> Describe(const Hyperparameters& hp, const SliceInfo& slice,
                                                Mode mode) const = 0;
   virtual Result<std::unique_ptr<Session>> Start(const RunContext& ctx) const = 0;
+
+  // Projected mode, priced by the shared composition (projected_session.h,
+  // projection/projected_run.h). The step `hp` sets on `slice`: the
+  // full-size graph, its layout and pricing options (`podbench model` prices
+  // a preset's step with this same function); and the rest of the run: its
+  // training schedule, evaluation, published convergence, modelled curve and
+  // init line. REQUIRES for a run: Validate(hp, slice, kProjected) passed.
+  // Unimplemented by default (a workload without a projected mode).
+  virtual Result<projection::StepSpec> ProjectedStep(const Hyperparameters& hp, const SliceInfo& slice) const;
+  virtual Result<projection::RunPlan> ProjectedPlan(const Hyperparameters& hp, const SliceInfo& slice) const;
 };
-
-// ---------------------------------------------------------------- registry
-
-class WorkloadRegistration {
- public:
-  using Factory = std::function<std::unique_ptr<Workload>()>;
-  WorkloadRegistration(std::string name, Factory factory)
-      : name_(std::move(name)), factory_(std::move(factory)) {}
-
-  // Chained configuration.
-  // One line, listed by `podbench run --help`.
-  WorkloadRegistration* Summary(std::string s) { summary_ = std::move(s); return this; }
-  WorkloadRegistration* Modes(std::vector<Mode> m) { modes_ = std::move(m); return this; }
-  // The names Workload::Preset accepts; `--preset` refuses any other, listing these.
-  WorkloadRegistration* Presets(std::vector<std::string> p) { presets_ = std::move(p); return this; }
-  // Runs a scored result needs (v0.6: 5 for vision, 10 for translation and MiniGo).
-  WorkloadRegistration* ScoredRuns(int n) { scored_runs_ = n; return this; }
-
-  const std::string& name() const { return name_; }
-  const std::string& summary() const { return summary_; }
-  const std::vector<std::string>& presets() const { return presets_; }
-  int scored_runs() const { return scored_runs_; }
-  bool Supports(Mode m) const;
-  std::unique_ptr<Workload> Create() const { return factory_(); }
-
- private:
-  std::string name_;
-  Factory factory_;
-  std::string summary_;
-  std::vector<Mode> modes_ = {Mode::kFunctional, Mode::kProjected};
-  std::vector<std::string> presets_;
-  int scored_runs_ = 5;
-};
-
-// Adds a workload to the static registry. REQUIRES: a unique name (asserted).
-WorkloadRegistration* RegisterWorkload(std::string name, WorkloadRegistration::Factory factory);
-// nullptr when no workload has this name.
-const WorkloadRegistration* FindWorkload(std::string_view name);
-// Every registered workload, sorted by name.
-std::vector<const WorkloadRegistration*> AllWorkloads();
 
 // Resolves the effective hyperparameters: declared defaults, then `preset`
 // values, then `overrides` ("key=value" as given to --set), each checked
@@ -491,13 +437,3 @@ Result<Hyperparameters> ResolveHyperparameters(const std::vector<HyperparameterS
                                                const std::string& workload);
 
 }  // namespace podbench::workloads
-
-#define PODBENCH_WORKLOAD_CONCAT_(a, b) a##b
-#define PODBENCH_WORKLOAD_CONCAT(a, b) PODBENCH_WORKLOAD_CONCAT_(a, b)
-// Registers `Class` (a Workload with a default constructor) under `name`;
-// evaluates to a WorkloadRegistration* for chained configuration.
-#define PODBENCH_REGISTER_WORKLOAD(name, Class)                                     \
-  [[maybe_unused]] static ::podbench::workloads::WorkloadRegistration*              \
-      PODBENCH_WORKLOAD_CONCAT(podbench_workload_registration_, __LINE__) =         \
-          ::podbench::workloads::RegisterWorkload(                                  \
-              name, [] { return std::unique_ptr<::podbench::workloads::Workload>(new Class()); })

@@ -1,10 +1,14 @@
-// podbench calibrate: fit the system description's calibration parameters in
-// one fit to ResNet-50 and the Transformer at tpu-v3-32 and tpu-v3-2048
-// through the projection layer (workloads/resnet/resnet_calibration.h,
-// workloads/transformer/transformer_projection.h), show how every slice of
-// both then comes out, and optionally write the calibrated system file.
+// podbench calibrate: fit the system description's calibration values to the
+// published figures every registered model declares
+// (workloads/projection/calibration.h; each priced through the shared
+// composition, workloads/projected_runs.h), print every value it sets or
+// reads and what each came from, the points after the fit, and every slice
+// of every model's google-v0.6 preset as it then comes out against Google's
+// published rows; optionally write the calibrated system file.
+#include <algorithm>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -13,14 +17,16 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/cli/command.h"
+#include "results/published_v06.h"
+#include "topology/slice.h"
 #include "topology/system.h"
-#include "workloads/resnet/google_v06.h"
-#include "workloads/resnet/resnet_calibration.h"
-#include "workloads/transformer/transformer_google_v06.h"
-#include "workloads/transformer/transformer_projection.h"
+#include "workloads/projected_runs.h"
+#include "workloads/registry.h"
 
 namespace podbench::cli {
 namespace {
+
+constexpr const char* kPreset = "google-v0.6";
 
 struct CalibrateOptions {
   std::string system;  // empty: built-in
@@ -30,8 +36,9 @@ struct CalibrateOptions {
 
 // Replaces the value on the first line of `yaml` whose key is `key`
 // ("  key: value  # comment"), keeping the indentation and the comment.
-std::string SetYamlValue(const std::string& yaml, const std::string& key, double value) {
-  std::istringstream in(yaml);
+// False when no line has the key.
+bool SetYamlValue(std::string* yaml, const std::string& key, double value) {
+  std::istringstream in(*yaml);
   std::string out, line;
   bool done = false;
   while (std::getline(in, line)) {
@@ -52,7 +59,43 @@ std::string SetYamlValue(const std::string& yaml, const std::string& key, double
     }
     out += line + "\n";
   }
-  return out;
+  *yaml = out;
+  return done;
+}
+
+// One slice of one model's preset after the fit, beside Google's row.
+struct Row {
+  std::string model, slice;
+  workloads::ProjectedRunModel run;
+  projection::RowPrediction predicted;
+  std::optional<results::PublishedResult> published;
+};
+
+Result<std::vector<Row>> PresetRows(const topology::SystemSpec& system) {
+  std::vector<Row> rows;
+  for (const workloads::ModelRegistration* m : workloads::AllWorkloads()) {
+    const auto& presets = m->presets();
+    if (!m->Supports(workloads::Mode::kProjected) ||
+        std::find(presets.begin(), presets.end(), kPreset) == presets.end()) {
+      continue;
+    }
+    for (const auto& [cores, grid] : system.pod.slices) {
+      const std::string slice = system.name + "-" + std::to_string(cores);
+      auto run = workloads::ModelProjectedRun(m->name(), kPreset, slice, system);
+      if (!run.ok()) continue;  // the preset has no values for this slice
+      Row r{m->name(), slice, std::move(run).value(), {}, results::FindPublishedV06(m->name(), slice)};
+      PODBENCH_ASSIGN_OR_RETURN(r.predicted, workloads::PredictRow(r.run));
+      rows.push_back(std::move(r));
+    }
+  }
+  return rows;
+}
+
+double Pct(double predicted, double published) { return (predicted - published) / published * 100; }
+
+nlohmann::json SplitJson(const projection::ScoreSplit& s) {
+  return {{"startup_s", s.startup_s}, {"training_s", s.training_s}, {"evaluation_s", s.evaluation_s},
+          {"tail_s", s.tail_s}};
 }
 
 int Run(const CalibrateOptions& opt, CliContext& ctx) {
@@ -62,36 +105,26 @@ int Run(const CalibrateOptions& opt, CliContext& ctx) {
     return kExitUsage;
   }
   const topology::SystemSpec& sys = *loaded->spec;
-  auto cal = resnet::CalibrateResNet(sys, transformer::TransformerCalibrationTargets());
+  auto cal = projection::Calibrate(sys, workloads::RegisteredCalibrationTargets());
   if (!cal.ok()) {
     ctx.err << "podbench calibrate: " << cal.status().message() << "\n";
     return kExitVerdict;
   }
-  topology::SystemSpec fitted = resnet::ApplyCalibration(sys, *cal);
-  std::vector<resnet::BlockPrediction> rows;
-  for (const auto& c : resnet::GoogleV06Configs()) {
-    auto p = resnet::PredictGoogleBlock(fitted, std::string(c.slice));
-    if (!p.ok()) {
-      ctx.err << "podbench calibrate: " << p.status().message() << "\n";
-      return kExitUsage;
-    }
-    rows.push_back(*p);
-  }
-  std::vector<transformer::GooglePrediction> trows;
-  for (const auto& c : transformer::TransformerGoogleV06Slices()) {
-    auto p = transformer::PredictGoogleTransformer(fitted, std::string(c.slice));
-    if (!p.ok()) {
-      ctx.err << "podbench calibrate: " << p.status().message() << "\n";
-      return kExitUsage;
-    }
-    trows.push_back(*p);
+  const topology::SystemSpec fitted = projection::ApplyCalibration(sys, *cal);
+  auto rows = PresetRows(fitted);
+  if (!rows.ok()) {
+    ctx.err << "podbench calibrate: " << rows.status().message() << "\n";
+    return kExitUsage;
   }
   if (!opt.write.empty()) {
-    std::string out = SetYamlValue(loaded->yaml, "mxu_efficiency", cal->mxu_efficiency);
-    out = SetYamlValue(out, "op_overhead_s", cal->op_overhead_s);
-    out = SetYamlValue(out, "input_bytes_per_s", cal->input_bytes_per_s);
-    out = SetYamlValue(out, "startup_s", cal->startup_s);
-    out = SetYamlValue(out, "cache_fill_bytes_per_s", cal->cache_fill_bytes_per_s);
+    std::string out = loaded->yaml;
+    for (const projection::CalibratedValue& v : cal->values) {
+      const std::string key = v.key.substr(v.key.find('.') + 1);
+      if (!SetYamlValue(&out, key, v.value)) {
+        ctx.err << "podbench calibrate: " << sys.source << " has no key " << key << " to write\n";
+        return kExitUsage;
+      }
+    }
     std::ofstream f(opt.write);
     f << out;
     f.close();
@@ -103,75 +136,88 @@ int Run(const CalibrateOptions& opt, CliContext& ctx) {
   if (opt.format == OutputFormat::kJson) {
     nlohmann::json j;
     j["system"] = sys.source;
-    j["mxu_efficiency"] = cal->mxu_efficiency;
-    j["op_overhead_s"] = cal->op_overhead_s;
-    j["input_bytes_per_s"] = cal->input_bytes_per_s;
-    j["startup_s"] = cal->startup_s;
-    j["cache_fill_bytes_per_s"] = cal->cache_fill_bytes_per_s;
-    j["calibration_slices"] = {"tpu-v3-32", "tpu-v3-2048"};
-    j["calibration_models"] = {"resnet", "transformer"};
-    for (const auto& r : trows) {
-      j["transformer"].push_back({{"slice", r.slice}, {"step_s", r.run.step.step_s()},
-                                  {"block_train_s", r.run.block_train_s()}, {"eval_device_s", r.run.eval.device_s},
-                                  {"scoring_s", r.run.eval.scoring_s}, {"block_s", r.run.gap_s()},
-                                  {"published_block_s", r.published_gap_s}, {"block_error_pct", r.gap_error_pct()},
-                                  {"score_min", r.score_min}, {"published_score_min", r.published_score_min},
-                                  {"score_error_pct", r.score_error_pct()},
-                                  {"split_s", {{"training", r.split.training_s}, {"evaluation", r.split.evaluation_s},
-                                               {"startup", r.split.startup_s}, {"tail", r.split.tail_s}}}});
+    j["values"] = nlohmann::json::array();
+    for (const auto& v : cal->values) {
+      j["values"].push_back({{"key", v.key}, {"value", v.value}, {"unit", v.unit}, {"fitted", v.fitted},
+                             {"how", v.how}});
     }
-    for (const auto& r : rows) {
-      nlohmann::json step;
-      for (projection::Category c : projection::AllCategories()) {
-        step[std::string(projection::CategoryName(c)) + "_s"] = r.step.time[c];
+    j["points"] = nlohmann::json::array();
+    for (const auto& p : cal->points) {
+      j["points"].push_back({{"model", p.model},
+                             {"slice", p.point.slice},
+                             {"kind", projection::CalibrationKindName(p.point.kind)},
+                             {"published_s", p.point.published_s},
+                             {"predicted", p.predicted_s},
+                             {"error_pct", p.point.published_s > 0 ? nlohmann::json(p.error_pct()) : nlohmann::json()},
+                             {"source", p.point.source}});
+    }
+    j["rows"] = nlohmann::json::array();
+    for (const Row& r : *rows) {
+      nlohmann::json row = {{"model", r.model},
+                            {"slice", r.slice},
+                            {"step_s", r.predicted.step_s},
+                            {"block_s", r.predicted.median_gap_s},
+                            {"score_min", r.predicted.score_s / 60},
+                            {"first_epoch_extra_s", r.predicted.first_epoch_extra_s},
+                            {"split", SplitJson(r.predicted.split)}};
+      if (r.published) {
+        row["published_score_min"] = r.published->score_min;
+        row["score_error_pct"] = Pct(r.predicted.score_s / 60, r.published->score_min);
+        if (r.published->block_s > 0) {
+          row["published_block_s"] = r.published->block_s;
+          row["block_error_pct"] = Pct(r.predicted.median_gap_s, r.published->block_s);
+        }
       }
-      j["blocks"].push_back({{"slice", r.slice}, {"step_s", r.step_s}, {"step", step}, {"eval_s", r.eval_s},
-                             {"block_s", r.block_s}, {"published_block_s", r.published_block_s},
-                             {"error_pct", r.error_pct()}, {"first_block_extra_s", r.first_extra_s},
-                             {"published_first_block_extra_s", r.published_first_extra_s}});
+      j["rows"].push_back(std::move(row));
     }
+    j["iterations"] = cal->iterations;
     ctx.out << j.dump(2) << "\n";
     return kExitOk;
   }
-  ctx.out << fmt::format(
-      "calibration of {}: one least-squares fit to ResNet-50 and Transformer blocks at tpu-v3-32 and tpu-v3-2048\n",
-      sys.source);
-  ctx.out << fmt::format(
-      "  core.mxu_efficiency      = {:.4f}\n  core.op_overhead_s       = {:.3g} s\n"
-      "  host.input_bytes_per_s   = {:.4g} (lower bound: tpu-v3-32 not input-bound)\n"
-      "  host.startup_s           = {:.2f} s (tpu-v3-2048's first block over its median block)\n"
-      "  host.cache_fill_bytes_per_s = {:.4g} (tpu-v3-32's first block, after the start-up)\n\n",
-      cal->mxu_efficiency, cal->op_overhead_s, cal->input_bytes_per_s, cal->startup_s,
-      cal->cache_fill_bytes_per_s);
-  ctx.out << fmt::format("{:<12} {:>9} {:>9} {:>8} {:>8} {:>8} {:>9} {:>8} {:>9} {:>9} {:>7} {:>7} {:>9}\n", "slice",
-                         "compute", "gradsum", "bn_sync", "optim", "input", "step", "eval", "block",
-                         "published", "error", "first+", "published");
-  for (const auto& r : rows) {
-    bool fit = r.slice == "tpu-v3-32" || r.slice == "tpu-v3-2048";
-    ctx.out << fmt::format(
-        "{:<12} {:>7.2f}ms {:>7.2f}ms {:>6.2f}ms {:>6.2f}ms {:>6.2f}ms {:>7.2f}ms {:>7.3f}s {:>8.2f}s {:>8.2f}s {:>+6.1f}% {:>6.1f}s {:>8.1f}s{}\n",
-        r.slice, r.step.time.compute_s() * 1e3, r.step.time[projection::Category::kGradients] * 1e3,
-        r.step.time[projection::Category::kBnSync] * 1e3, r.step.time[projection::Category::kOptimizer] * 1e3,
-        r.step.time[projection::Category::kInput] * 1e3, r.step_s * 1e3, r.eval_s, r.block_s,
-        r.published_block_s, r.error_pct(), r.first_extra_s, r.published_first_extra_s, fit ? "  (fitted)" : "");
+  std::ostream& o = ctx.out;
+  o << fmt::format("calibration of {}: one fit to the published figures the registered models declare\n\n",
+                   sys.source);
+  o << "values set (fitted) or read as they are from a published time or a document (read):\n";
+  for (const auto& v : cal->values) {
+    o << fmt::format("  {:<30} = {:<11.5g} {:<4} {:<7} {}\n", v.key, v.value, v.unit, v.fitted ? "fitted" : "read",
+                     v.how);
   }
-  ctx.out << fmt::format("\ntransformer (blocks of 1087 or 271 steps with their decode; score: olympic mean over "
-                         "Google's 10 runs' evaluation counts)\n");
-  ctx.out << fmt::format("{:<12} {:>9} {:>9} {:>8} {:>9} {:>9} {:>7} {:>8} {:>8} {:>7} {:>8} {:>8} {:>8} {:>8}\n",
-                         "slice", "step", "decode", "scoring", "block", "published", "error", "score", "published",
-                         "error", "train", "eval", "startup", "tail");
-  for (const auto& r : trows) {
-    bool fit = r.slice == "tpu-v3-32" || r.slice == "tpu-v3-2048";
-    const double total = r.split.total_s();
-    ctx.out << fmt::format(
-        "{:<12} {:>7.2f}ms {:>8.3f}s {:>7.3f}s {:>8.2f}s {:>8.2f}s {:>+6.1f}% {:>6.3f}m {:>7.2f}m {:>+6.1f}% {:>7.1f}% "
-        "{:>7.1f}% {:>7.1f}% {:>7.1f}%{}\n",
-        r.slice, r.run.step.step_s() * 1e3, r.run.eval.device_s, r.run.eval.scoring_s, r.run.gap_s(),
-        r.published_gap_s, r.gap_error_pct(), r.score_min, r.published_score_min, r.score_error_pct(),
-        100 * r.split.training_s / total, 100 * r.split.evaluation_s / total, 100 * r.split.startup_s / total,
-        100 * r.split.tail_s / total, fit ? "  (fitted)" : "");
+  o << fmt::format("  {:<30} = {:<11.5g} {:<4} {:<7} {}\n", "host.scoring_ops_per_s", sys.host.scoring_ops_per_s,
+                   "op/s", "read", "the system file's documented estimate (not fitted)");
+  o << "\npoints after the fit (what each model declares it is fitted to)\n";
+  o << fmt::format("  {:<12} {:<12} {:<18} {:>11} {:>11} {:>7}  {}\n", "model", "slice", "kind", "published",
+                   "predicted", "error", "source");
+  for (const auto& p : cal->points) {
+    const bool rate = p.point.kind == projection::CalibrationKind::kInputBound;
+    o << fmt::format("  {:<12} {:<12} {:<18} {:>11} {:>11} {:>7}  {}\n", p.model, p.point.slice,
+                     projection::CalibrationKindName(p.point.kind),
+                     rate ? std::string("-") : fmt::format("{:.2f} s", p.point.published_s),
+                     rate ? fmt::format("{:.3g} B/s", p.predicted_s) : fmt::format("{:.2f} s", p.predicted_s),
+                     rate ? std::string("") : fmt::format("{:+.1f}%", p.error_pct()), p.point.source);
   }
-  if (!opt.write.empty()) ctx.out << "\nwrote " << opt.write << "\n";
+  o << fmt::format("\nevery slice of every {} preset after the fit (score: olympic mean over the published "
+                   "convergence; block: median gap between evaluations; split: shares of the predicted score)\n",
+                   kPreset);
+  o << fmt::format("  {:<12} {:<12} {:>9} {:>8} {:>8} {:>7} {:>9} {:>8} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}\n",
+                   "model", "slice", "step", "block", "pub", "err", "score", "pub", "err", "first+", "start",
+                   "train", "eval", "tail");
+  for (const Row& r : *rows) {
+    const auto& pr = r.predicted;
+    const double total = pr.split.total_s();
+    const bool pub = r.published.has_value();
+    const bool pub_block = pub && r.published->block_s > 0;
+    o << fmt::format(
+        "  {:<12} {:<12} {:>7.2f}ms {:>7.2f}s {:>8} {:>7} {:>8.3f}m {:>8} {:>7} {:>6.1f}s {:>6.1f}% {:>6.1f}% "
+        "{:>6.1f}% {:>6.1f}%\n",
+        r.model, r.slice, pr.step_s * 1e3, pr.median_gap_s,
+        pub_block ? fmt::format("{:.2f}s", r.published->block_s) : "-",
+        pub_block ? fmt::format("{:+.1f}%", Pct(pr.median_gap_s, r.published->block_s)) : "-", pr.score_s / 60,
+        pub ? fmt::format("{:.2f}m", r.published->score_min) : "-",
+        pub ? fmt::format("{:+.1f}%", Pct(pr.score_s / 60, r.published->score_min)) : "-",
+        pr.first_epoch_extra_s, 100 * pr.split.startup_s / total, 100 * pr.split.training_s / total,
+        100 * pr.split.evaluation_s / total, 100 * pr.split.tail_s / total);
+  }
+  if (!opt.write.empty()) o << "\nwrote " << opt.write << "\n";
   return kExitOk;
 }
 
@@ -181,7 +227,7 @@ void AddCalibrateCommand(CLI::App& app, CliContext& ctx) {
   auto opt = std::make_shared<CalibrateOptions>();
   auto* sub = app.add_subcommand(
       "calibrate",
-      "Fit the system file's calibration parameters to ResNet-50 and the Transformer at tpu-v3-32 and tpu-v3-2048");
+      "Fit the system file's calibration values to the published figures every registered model declares");
   sub->add_option("--system", opt->system, "System description YAML (default: built-in TPU-v3)");
   sub->add_option("--write", opt->write, "Write the calibrated system description here");
   AddFormatOption(sub, &opt->format);

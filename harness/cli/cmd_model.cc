@@ -1,7 +1,9 @@
-// podbench model: a full-size model of the zoo (workloads/model_zoo.h) priced
-// on a slice by the projection layer (workloads/projection/projection.h):
-// one row per op, then the training and evaluation steps by category.
-// Without a name it lists the zoo.
+// podbench model: a full-size model of the registry's zoo
+// (workloads/registry.h) priced on a slice by the projection layer
+// (workloads/projection/projection.h): one row per op, then the training and
+// evaluation steps by category. The step is the one a projected run of the
+// same preset prices (ModelRegistration::ZooStep). Without a name it lists
+// the zoo.
 #include <memory>
 #include <ostream>
 #include <string>
@@ -13,7 +15,7 @@
 #include "harness/cli/command.h"
 #include "topology/slice.h"
 #include "topology/system.h"
-#include "workloads/model_zoo.h"
+#include "workloads/registry.h"
 #include "workloads/projection/overrides.h"
 #include "workloads/projection/projection.h"
 
@@ -81,20 +83,24 @@ void WriteSummary(std::ostream& o, const char* what, const projection::StepProje
 }
 
 int ListModels(const ModelOptions& opt, CliContext& ctx) {
-  const auto& models = workloads::AllModels();
+  const auto models = workloads::ZooModels();
   if (opt.format == OutputFormat::kJson) {
     nlohmann::json j = nlohmann::json::array();
-    for (const auto& m : models) {
-      j.push_back({{"name", m.name}, {"summary", m.summary}, {"presets", m.presets}, {"source", m.source}});
+    for (const auto* m : models) {
+      j.push_back({{"name", m->name()},
+                   {"summary", m->zoo_description()},
+                   {"presets", m->presets()},
+                   {"source", m->zoo_source()},
+                   {"workload", m->has_workload()}});
     }
     ctx.out << j.dump(2) << "\n";
     return kExitOk;
   }
   ctx.out << "models (podbench model NAME --slice S --preset P):\n";
-  for (const auto& m : models) {
+  for (const auto* m : models) {
     std::string presets;
-    for (const auto& p : m.presets) presets += (presets.empty() ? "" : ", ") + p;
-    ctx.out << fmt::format("  {:<12} {}  [presets: {}]\n", m.name, m.summary, presets);
+    for (const auto& p : m->presets()) presets += (presets.empty() ? "" : ", ") + p;
+    ctx.out << fmt::format("  {:<12} {}  [presets: {}]\n", m->name(), m->zoo_description(), presets);
   }
   return kExitOk;
 }
@@ -105,25 +111,26 @@ int Run(const ModelOptions& opt, CliContext& ctx) {
     return kExitUsage;
   };
   if (opt.name.empty()) return ListModels(opt, ctx);
-  const workloads::ModelEntry* m = workloads::FindModel(opt.name);
-  if (m == nullptr) {
+  const workloads::ModelRegistration* m = workloads::FindModel(opt.name);
+  if (m == nullptr || !m->in_zoo()) {
     std::string known;
-    for (const auto& e : workloads::AllModels()) known += (known.empty() ? "" : ", ") + e.name;
+    for (const auto* e : workloads::ZooModels()) known += (known.empty() ? "" : ", ") + e->name();
     return fail("unknown model '" + opt.name + "' (known: " + known + ")");
   }
   auto loaded = topology::LoadSystemOrDefault(opt.system);
   if (!loaded.ok()) return fail(loaded.status().message());
   auto slice = topology::Slice::FromName(opt.slice, *loaded->spec);
   if (!slice.ok()) return fail("--slice " + opt.slice + ": " + slice.status().message());
-  const std::string preset = opt.preset.empty() && !m->presets.empty() ? m->presets.front() : opt.preset;
-  auto config = m->preset(preset, opt.slice, slice->num_cores());
-  if (!config.ok()) return fail("--preset " + preset + ": " + config.status().message());
-  projection::ProjectionOptions options;
+  const std::string preset = opt.preset.empty() && !m->presets().empty() ? m->presets().front() : opt.preset;
+  auto step = m->ZooStep(preset, {slice->name(), slice->num_cores(), slice->num_chips()});
+  if (!step.ok()) return fail("--preset " + preset + ": " + step.status().message());
+  projection::StepConfig* config = &step->config;
+  projection::ProjectionOptions& options = step->options;
   for (const std::string& item : opt.set) {
-    Status st = projection::ApplyOverride(item, slice->num_cores(), &*config, &options);
+    Status st = projection::ApplyOverride(item, slice->num_cores(), config, &options);
     if (!st.ok()) return fail(st.message());
   }
-  const projection::ModelGraph graph = m->graph();
+  const projection::ModelGraph& graph = step->graph;
   auto train = projection::ProjectTrainStep(graph, *config, *slice, options);
   if (!train.ok()) return fail(train.status().message());
   auto eval = projection::ProjectEvalStep(graph, *config, *slice, options);
@@ -132,7 +139,7 @@ int Run(const ModelOptions& opt, CliContext& ctx) {
   const projection::ParallelLayout& l = config->layout;
   if (opt.format == OutputFormat::kJson) {
     nlohmann::json j;
-    j["model"] = m->name;
+    j["model"] = m->name();
     j["description"] = graph.description;
     j["example_unit"] = graph.example_unit;
     j["parameters"] = graph.TotalParams();
@@ -159,7 +166,7 @@ int Run(const ModelOptions& opt, CliContext& ctx) {
     return kExitOk;
   }
   std::ostream& o = ctx.out;
-  o << fmt::format("{}: {} (example: {})\n", m->name, graph.description, graph.example_unit);
+  o << fmt::format("{}: {} (example: {})\n", m->name(), graph.description, graph.example_unit);
   o << fmt::format("  {} parameters ({} trainable), {:.4g} GMAC forward per example\n", graph.TotalParams(),
                    graph.TrainableParams(), graph.ForwardMacs() / 1e9);
   o << fmt::format("slice {} ({} chips, {} cores), preset {}{}, system {}\n", slice->name(), slice->num_chips(),

@@ -59,7 +59,7 @@ std::vector<std::string> SplitList(const std::string& s) {
 
 // One workload and the slices its google-v0.6 preset has values for.
 struct Target {
-  const workloads::WorkloadRegistration* registration = nullptr;
+  const workloads::ModelRegistration* registration = nullptr;
   std::vector<workloads::SliceInfo> slices;
 };
 
@@ -67,7 +67,7 @@ struct Target {
 // names), each with every slice of the system (or of --slices) its preset
 // accepts.
 Result<std::vector<Target>> Plan(const ReproduceOptions& opt, const topology::SystemSpec& system) {
-  std::vector<const workloads::WorkloadRegistration*> eligible;
+  std::vector<const workloads::ModelRegistration*> eligible;
   std::string names;
   for (const auto* r : workloads::AllWorkloads()) {
     const auto& p = r->presets();
@@ -77,7 +77,7 @@ Result<std::vector<Target>> Plan(const ReproduceOptions& opt, const topology::Sy
     eligible.push_back(r);
     names += (names.empty() ? "" : ", ") + r->name();
   }
-  std::vector<const workloads::WorkloadRegistration*> chosen = eligible;
+  std::vector<const workloads::ModelRegistration*> chosen = eligible;
   if (!opt.workloads.empty()) {
     chosen.clear();
     for (const std::string& w : SplitList(opt.workloads)) {

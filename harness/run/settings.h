@@ -12,6 +12,7 @@
 #include "base/status.h"
 #include "rules/mllog/record.h"
 #include "topology/system.h"
+#include "workloads/registry.h"
 #include "workloads/workload.h"
 
 namespace podbench::harness {
@@ -37,7 +38,7 @@ Result<workloads::SliceInfo> ParseSlice(const std::string& name, const topology:
 
 struct EffectiveRunSettings {
   RunRequest request;
-  const workloads::WorkloadRegistration* registration = nullptr;
+  const workloads::ModelRegistration* registration = nullptr;
   std::shared_ptr<const workloads::Workload> workload;
   workloads::SliceInfo slice;
   std::shared_ptr<const topology::SystemSpec> system;

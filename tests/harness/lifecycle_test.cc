@@ -14,6 +14,7 @@
 
 #include "harness/run/log_check.h"
 #include "harness/run/reporters.h"
+#include "workloads/registry.h"
 #include "harness/run/settings.h"
 #include "results/store.h"
 #include "rules/mllog/reader.h"

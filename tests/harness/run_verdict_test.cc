@@ -17,6 +17,7 @@
 #include "harness/cli/command.h"
 #include "results/store.h"
 #include "tests/testing/temp_dir.h"
+#include "workloads/registry.h"
 #include "workloads/workload.h"
 
 namespace podbench::harness {

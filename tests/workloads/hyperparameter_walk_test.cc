@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/run/settings.h"
+#include "workloads/registry.h"
 #include "workloads/workload.h"
 
 namespace podbench::workloads {
@@ -191,7 +192,7 @@ class WalkTest : public ::testing::TestWithParam<Base> {};
 
 TEST(WalkBasesTest, EveryWorkloadAndModeHasABase) {
   const auto bases = Bases();
-  for (const WorkloadRegistration* r : AllWorkloads()) {
+  for (const ModelRegistration* r : AllWorkloads()) {
     for (Mode m : {Mode::kFunctional, Mode::kProjected}) {
       if (!r->Supports(m)) continue;
       const bool covered = std::any_of(bases.begin(), bases.end(), [&](const Base& b) {

@@ -2,6 +2,7 @@
 // constraints, evaluation cadences, the description's own checks (eval
 // logging, parallel layout against the slice), the static registry, and the
 // layouts the built-in workloads describe.
+#include "workloads/registry.h"
 #include "workloads/workload.h"
 
 #include <gmock/gmock.h>
@@ -195,7 +196,7 @@ TEST(DescriptionTest, ResNetLayoutFollowsItsHyperparameters) {
 }
 
 TEST(RegistryTest, ToyIsRegisteredThroughTheObjectLibrary) {
-  const WorkloadRegistration* toy = FindWorkload("toy");
+  const ModelRegistration* toy = FindWorkload("toy");
   ASSERT_NE(toy, nullptr);
   EXPECT_TRUE(toy->Supports(Mode::kFunctional));
   EXPECT_TRUE(toy->Supports(Mode::kProjected));

@@ -1,6 +1,6 @@
 #include "workloads/gnmt/gnmt_google_v06.h"
 
-#include "workloads/model_zoo.h"
+#include "workloads/registry.h"
 
 namespace podbench::gnmt {
 

@@ -142,26 +142,4 @@ Result<projection::ModelGraph> BuildGnmtGraph(const GnmtGraphOptions& o) {
   return g;
 }
 
-namespace {
-projection::ModelGraph DefaultGraph() {
-  Result<projection::ModelGraph> g = BuildGnmtGraph(GnmtGraphOptions{});
-  // The defaults are valid (gnmt_graph_test); an empty graph fails the zoo's checks.
-  return g.ok() ? std::move(g).value() : projection::ModelGraph{};
-}
-}  // namespace
-
-workloads::ModelEntry GnmtModel() {
-  workloads::ModelEntry e;
-  e.name = "gnmt";
-  e.summary = "GNMT, 4+4 LSTM layers of 1024, bidirectional first layer, normalized Bahdanau attention, 32k BPE";
-  e.source =
-      "parameters: the MLPerf v0.6 reference GNMT, 160,671,297 as NVIDIA's v0.6 log prints it "
-      "(fixtures/logs/v0.6/NVIDIA/.../gnmt/result_0.txt), reconciled with Google's TF variant; no published "
-      "FLOPs: derived by hand";
-  e.graph = &DefaultGraph;
-  e.preset = &GoogleV06Preset;
-  e.presets = {"google-v0.6"};
-  return e;
-}
-
 }  // namespace podbench::gnmt

@@ -31,7 +31,6 @@
 #include <cstdint>
 
 #include "base/status.h"
-#include "workloads/model_zoo.h"
 #include "workloads/projection/graph.h"
 
 namespace podbench::gnmt {
@@ -49,8 +48,5 @@ struct GnmtGraphOptions {
 // The graph. InvalidArgument naming the option unless every size is >= 1.
 Result<projection::ModelGraph> BuildGnmtGraph(const GnmtGraphOptions& options = {});
 
-// The zoo entry: the graph with the default options and the `google-v0.6`
-// preset (gnmt_google_v06.h).
-workloads::ModelEntry GnmtModel();
 
 }  // namespace podbench::gnmt

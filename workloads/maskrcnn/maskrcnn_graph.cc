@@ -236,26 +236,4 @@ Result<projection::ModelGraph> BuildMaskRcnnGraph(const MaskRcnnGraphOptions& o)
   return g;
 }
 
-namespace {
-projection::ModelGraph DefaultGraph() {
-  Result<projection::ModelGraph> g = BuildMaskRcnnGraph(MaskRcnnGraphOptions{});
-  // The defaults are valid (maskrcnn_graph_test); an empty graph fails the zoo's checks.
-  return g.ok() ? std::move(g).value() : projection::ModelGraph{};
-}
-}  // namespace
-
-workloads::ModelEntry MaskRcnnModel() {
-  workloads::ModelEntry e;
-  e.name = "maskrcnn";
-  e.summary = "Mask R-CNN ResNet-50-FPN, 832x1344, 512 ROIs (128 masked), frozen BN, conv0+res2 frozen";
-  e.source =
-      "parameters: torchvision maskrcnn_resnet50_fpn (44,401,393; its frozen BN scale/shift are buffers) + "
-      "53,120 frozen BN scale/shift; backbone+RPN conv FLOPs: detectron2 tests/test_model_analysis.py "
-      "(117 G multiply-adds at 800x800, its R-50 striding the 1x1)";
-  e.graph = &DefaultGraph;
-  e.preset = &GoogleV06Preset;
-  e.presets = {"google-v0.6"};
-  return e;
-}
-
 }  // namespace podbench::maskrcnn

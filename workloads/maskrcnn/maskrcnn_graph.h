@@ -27,7 +27,6 @@
 #include <cstdint>
 
 #include "base/status.h"
-#include "workloads/model_zoo.h"
 #include "workloads/projection/graph.h"
 
 namespace podbench::maskrcnn {
@@ -52,8 +51,5 @@ struct MaskRcnnGraphOptions {
 // positive multiples of 32 (P5 is 1/32 of the image) and num_classes >= 2.
 Result<projection::ModelGraph> BuildMaskRcnnGraph(const MaskRcnnGraphOptions& options = {});
 
-// The zoo entry: the graph with the default options and the `google-v0.6`
-// preset (maskrcnn_google_v06.h).
-workloads::ModelEntry MaskRcnnModel();
 
 }  // namespace podbench::maskrcnn

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "workloads/model_zoo.h"
+#include "workloads/registry.h"
 
 namespace podbench::minigo {
 

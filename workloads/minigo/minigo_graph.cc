@@ -84,24 +84,4 @@ Result<projection::ModelGraph> BuildMiniGoGraph(const MiniGoGraphOptions& o) {
   return g;
 }
 
-namespace {
-projection::ModelGraph DefaultGraph() {
-  Result<projection::ModelGraph> g = BuildMiniGoGraph(MiniGoGraphOptions{});
-  // The defaults are valid (minigo_graph_test); an empty graph fails the zoo's checks.
-  return g.ok() ? std::move(g).value() : projection::ModelGraph{};
-}
-}  // namespace
-
-workloads::ModelEntry MiniGoModel() {
-  workloads::ModelEntry e;
-  e.name = "minigo";
-  e.summary = "MiniGo 9x9, 17 input planes, 9 residual blocks of 32, policy and value heads";
-  e.source = "no published parameter or FLOP count exists for the v0.6 9x9 network: derived by hand from "
-             "dual_net.py and ml_perf/flags/9/architecture.flags";
-  e.graph = &DefaultGraph;
-  e.preset = &DefaultPreset;
-  e.presets = {"default"};
-  return e;
-}
-
 }  // namespace podbench::minigo

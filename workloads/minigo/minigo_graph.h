@@ -19,7 +19,6 @@
 #include <cstdint>
 
 #include "base/status.h"
-#include "workloads/model_zoo.h"
 #include "workloads/projection/graph.h"
 
 namespace podbench::minigo {
@@ -35,8 +34,5 @@ struct MiniGoGraphOptions {
 // The graph. InvalidArgument naming the option unless every size is >= 1.
 Result<projection::ModelGraph> BuildMiniGoGraph(const MiniGoGraphOptions& options = {});
 
-// The zoo entry: the graph with the default options and the `default` preset
-// (minigo_default_preset.h).
-workloads::ModelEntry MiniGoModel();
 
 }  // namespace podbench::minigo

@@ -24,7 +24,7 @@ double HostInputSeconds(const HostWork& work, int64_t global_examples, const top
 double FirstEpochExtraS(const HostWork& work, const StepConfig& config, double step_s, int64_t steps,
                         int64_t train_examples, const topology::Slice& slice) {
   const topology::HostSpec& host = slice.system().host;
-  double extra = host.startup_s;
+  double extra = host.startup_s + host.startup_s_per_host * static_cast<double>(slice.num_hosts());
   if (config.cache_decoded_examples) {
     const double fill_s = static_cast<double>(ExamplesPerHost(train_examples, slice)) * work.infeed_bytes /
                           host.cache_fill_bytes_per_s;

@@ -10,7 +10,8 @@
 //                                 delivers per second in steady state
 //   host.cache_fill_bytes_per_s   the same while it fills a cache of decoded
 //                                 examples (the first epoch of such runs)
-//   host.startup_s                run_start to the first step at speed
+//   host.startup_s                run_start to the first step at speed, and
+//   host.startup_s_per_host       what it grows by per host of the slice
 //   host.scoring_ops_per_s        scalar operations per second of one host
 //                                 process scoring an evaluation
 //   host.pcie_bandwidth_bytes_per_s_per_chip   infeed and outfeed
@@ -35,7 +36,8 @@ int64_t ExamplesPerHost(int64_t examples, const topology::Slice& slice);
 double HostInputSeconds(const HostWork& work, int64_t global_examples, const topology::Slice& slice);
 
 // Extra seconds of a run's first epoch over `steps` steady steps of `step_s`
-// (the device's time, input included): the start-up (host.startup_s), and,
+// (the device's time, input included): the start-up (host.startup_s +
+// host.startup_s_per_host x the slice's hosts), and,
 // when `config` caches decoded examples, the time each host takes to fill its
 // cache with its shard of `train_examples` (infeed_bytes per example at
 // host.cache_fill_bytes_per_s) beyond what the steps take anyway.

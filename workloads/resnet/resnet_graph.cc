@@ -133,26 +133,4 @@ projection::ModelGraph ResNetGraph(const ResNetConfig& cfg) {
 
 projection::ModelGraph ResNet50Graph() { return ResNetGraph(ResNetConfig::ResNet50()); }
 
-Result<projection::StepConfig> ResNetPreset(std::string_view preset, std::string_view slice, int64_t slice_cores) {
-  if (preset != "google-v0.6") return Status::NotFound("resnet has no preset '" + std::string(preset) + "'");
-  auto c = GoogleV06ConfigFor(slice);
-  if (!c) {
-    return Status::InvalidArgument("preset google-v0.6 has no resnet configuration for " + std::string(slice) +
-                                   " (it has tpu-v3-32 to tpu-v3-2048)");
-  }
-  if (c->cores != slice_cores) {
-    return Status::InvalidArgument("preset google-v0.6 runs " + std::string(slice) + " on " +
-                                   std::to_string(c->cores) + " cores, the slice has " + std::to_string(slice_cores));
-  }
-  projection::StepConfig s;
-  s.layout.replicas = c->cores;
-  s.layout.bn_group = c->bn_group;
-  s.layout.allreduce = "torus2d";
-  s.optimizer = projection::OptimizerKind::kLars;
-  s.per_replica_batch = c->per_core_batch;
-  s.eval_per_replica_batch = c->eval_batch / c->cores;
-  s.cache_decoded_examples = c->cache_decoded_image;
-  return s;
-}
-
 }  // namespace podbench::resnet

@@ -1,8 +1,7 @@
 // ResNet v1.5 as the projection layer sees it: a ModelGraph built from the
 // layer list of resnet_model.h (the same description functional mode runs),
 // at full size (ResNet-50, 224x224, 1000 classes) or at a functional run's
-// size (its image side, width, blocks and classes), and the step
-// configuration of Google's v0.6 submission per slice.
+// size (its image side, width, blocks and classes).
 //
 // Ops, one per layer: convolutions (the stem needs no input gradient),
 // batch norm, ReLU and the residual add fused into the convolution before
@@ -18,11 +17,9 @@
 #pragma once
 
 #include <cstdint>
-#include <string_view>
 
 #include "base/status.h"
 #include "workloads/projection/graph.h"
-#include "workloads/projection/layout.h"
 #include "workloads/resnet/resnet_model.h"
 
 namespace podbench::resnet {
@@ -33,11 +30,5 @@ projection::ModelGraph ResNetGraph(const ResNetConfig& config);
 // The model zoo's entry: the full-size ResNet-50 v1.5.
 projection::ModelGraph ResNet50Graph();
 
-// The step configuration of `preset` ("google-v0.6": one core per replica,
-// LARS, fp32 gradients over the 2-D torus, the submission's batches, BN
-// groups and decoded-image cache per slice). NotFound for another preset;
-// InvalidArgument for a slice the submission did not run or whose core
-// count is not `slice_cores`.
-Result<projection::StepConfig> ResNetPreset(std::string_view preset, std::string_view slice, int64_t slice_cores);
 
 }  // namespace podbench::resnet

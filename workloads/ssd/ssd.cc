@@ -6,8 +6,8 @@
 // two decays), spatial partitioning over a replica's cores
 // (`spatial_partitions`), distributed batch norm over model_bn_span images,
 // and evaluates real COCO mAP (per-class NMS, then podbench's COCOeval).
-// Projected mode prices the full SSD-ResNet34 (ssd_graph.h) with the shared
-// projection layer on Google's per-slice layouts (`--preset google-v0.6`,
+// Projected mode is the shared composition (workloads/projected_runs.h) of
+// the full SSD-ResNet34 (ssd_graph.h) on Google's per-slice layouts (`--preset google-v0.6`,
 // ssd_google_v06.h), on Google's block and eval schedule, converging at the
 // eval Google's runs did (ssd_projected.h); its mAP values are modelled.
 #include <algorithm>
@@ -29,6 +29,8 @@
 #include "workloads/ssd/ssd_graph.h"
 #include "workloads/ssd/ssd_model.h"
 #include "workloads/ssd/ssd_projected.h"
+#include "workloads/projected_runs.h"
+#include "workloads/registry.h"
 #include "workloads/workload.h"
 
 namespace podbench::workloads {
@@ -45,12 +47,6 @@ constexpr double kMlperfTarget = 0.23;
 constexpr double kFunctionalTarget = 0.40;
 // Functional global batches above this are COCO-scale values by mistake.
 constexpr int64_t kMaxFunctionalBatch = 512;
-
-// Untimed initialisation (init_start..run_start), modelled: a straight line
-// through the median init times of Google's v0.6 SSD logs (324 s on 16
-// chips, 997 s on 1024: compile, ResNet-34 checkpoint restore, program
-// start, sleep(120)). It does not enter the score.
-double InitSeconds(int64_t chips) { return 313.0 + 0.668 * static_cast<double>(chips); }
 
 // A projected run's settings from its hyperparameters.
 ssd::ProjectedSsdSettings ProjectedSettings(const Hyperparameters& hp) {
@@ -248,7 +244,7 @@ class SsdSession : public Session {
     order_.resize(static_cast<size_t>(dc.train_images));
     for (size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<int64_t>(i);
     rng_.seed(ctx_.seed);
-    return InitSeconds(ctx_.slice.chips);
+    return ssd::SsdInitLine().At(ctx_.slice.chips);
   }
 
   Result<BlockResult> TrainBlock(int64_t, int64_t epochs) override {
@@ -556,20 +552,30 @@ class SsdWorkload : public Workload {
     return d;
   }
 
+  Result<projection::StepSpec> ProjectedStep(const Hyperparameters& hp, const SliceInfo& slice) const override {
+    return ssd::ProjectedSsdStep(ProjectedSettings(hp), slice.name, slice.cores);
+  }
+  Result<projection::RunPlan> ProjectedPlan(const Hyperparameters& hp, const SliceInfo& slice) const override {
+    return ssd::ProjectedSsdPlan(ProjectedSettings(hp), slice.name);
+  }
+
   Result<std::unique_ptr<Session>> Start(const RunContext& ctx) const override {
-    if (ctx.mode == Mode::kProjected) {
-      return ssd::StartProjectedSsd(ctx, ProjectedSettings(ctx.hp), InitSeconds(ctx.slice.chips));
-    }
+    if (ctx.mode == Mode::kProjected) return StartProjected(*this, ctx);
     return std::unique_ptr<Session>(new SsdSession(ctx));
   }
 };
 
 }  // namespace
 
-PODBENCH_REGISTER_WORKLOAD("ssd", SsdWorkload)
+PODBENCH_REGISTER_MODEL("ssd")
+    ->Plugin<SsdWorkload>()
     ->Summary("MLPerf v0.6 SSD-ResNet34 on COCO, mAP target 0.23")
     ->Modes({Mode::kFunctional, Mode::kProjected})
     ->Presets({"google-v0.6", "functional"})
-    ->ScoredRuns(5);
+    ->ScoredRuns(5)
+    ->Zoo("SSD-ResNet34, 300x300, 8732 anchors, 81 classes (space-to-depth conv0 but on tpu-v3-32)",
+          "parameters: derived from Google's v0.6 ssd_architecture.py; nearest published: MLPerf inference "
+          "ssd-resnet34 1200x1200 (OpenVINO Open Model Zoo: 20.058 M parameters, 433.411 GFLOPs), the same "
+          "network with strides 3,3,2,2,2,2");
 
 }  // namespace podbench::workloads

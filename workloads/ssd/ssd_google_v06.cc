@@ -1,7 +1,5 @@
 #include "workloads/ssd/ssd_google_v06.h"
 
-#include "workloads/model_zoo.h"
-
 namespace podbench::ssd {
 
 const std::vector<SsdGoogleV06Slice>& SsdGoogleV06Slices() {
@@ -54,23 +52,6 @@ const SsdConvergence* SsdConvergenceFor(std::string_view slice, int64_t global_b
     if (same_batch == nullptr && c.global_batch == global_batch) same_batch = &c;
   }
   return same_batch;
-}
-
-Result<projection::StepConfig> GoogleV06Preset(std::string_view preset, std::string_view slice,
-                                               int64_t slice_cores) {
-  if (preset != "google-v0.6") return workloads::PresetNotFound("ssd", preset, {"google-v0.6"});
-  PODBENCH_ASSIGN_OR_RETURN(const SsdGoogleV06Slice* row,
-                            workloads::FindSliceRow("ssd", preset, SsdGoogleV06Slices(), slice, slice_cores));
-  projection::StepConfig c;
-  c.layout.replicas = row->replicas;
-  c.layout.cores_per_replica = row->cores_per_replica;
-  c.layout.split = row->cores_per_replica > 1 ? projection::SplitDim::kHeight : projection::SplitDim::kNone;
-  c.layout.bn_group = row->bn_group;
-  c.layout.gradient_dtype = projection::DType::kF32;
-  c.optimizer = projection::OptimizerKind::kMomentum;
-  c.per_replica_batch = row->per_replica_batch;
-  c.eval_per_replica_batch = row->EvalPerReplicaBatch();
-  return workloads::CheckedPreset("ssd", preset, slice, slice_cores, c);
 }
 
 }  // namespace podbench::ssd

@@ -93,12 +93,4 @@ const std::vector<SsdConvergence>& SsdConvergenceTable();
 // The row of `slice`, else the first row at `global_batch`, else nullptr.
 const SsdConvergence* SsdConvergenceFor(std::string_view slice, int64_t global_batch);
 
-// The "ssd" zoo entry's preset function: `google-v0.6` only. Momentum SGD,
-// fp32 gradients summed over replicas, BN groups as above. Under 4-way
-// partitioning the eval batch per replica is eval_batch / replicas (Google's
-// eval program appears to split that batch over the 4 cores rather than the
-// image; reference section 2).
-Result<projection::StepConfig> GoogleV06Preset(std::string_view preset, std::string_view slice,
-                                               int64_t slice_cores);
-
 }  // namespace podbench::ssd

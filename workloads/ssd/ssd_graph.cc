@@ -184,26 +184,4 @@ Result<projection::ModelGraph> BuildSsdGraph(const SsdGraphOptions& o) {
   return g;
 }
 
-namespace {
-projection::ModelGraph DefaultGraph() {
-  Result<projection::ModelGraph> g = BuildSsdGraph(SsdGraphOptions{});
-  // The defaults are valid (ssd_graph_test); an empty graph fails the zoo's checks.
-  return g.ok() ? std::move(g).value() : projection::ModelGraph{};
-}
-}  // namespace
-
-workloads::ModelEntry SsdModel() {
-  workloads::ModelEntry e;
-  e.name = "ssd";
-  e.summary = "SSD-ResNet34, 300x300, 8732 anchors, 81 classes (space-to-depth conv0)";
-  e.source =
-      "parameters: derived from Google's v0.6 ssd_architecture.py; nearest published: MLPerf inference "
-      "ssd-resnet34 1200x1200 (OpenVINO Open Model Zoo: 20.058 M parameters, 433.411 GFLOPs), the same network "
-      "with strides 3,3,2,2,2,2";
-  e.graph = &DefaultGraph;
-  e.preset = &GoogleV06Preset;
-  e.presets = {"google-v0.6"};
-  return e;
-}
-
 }  // namespace podbench::ssd

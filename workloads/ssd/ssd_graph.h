@@ -25,7 +25,6 @@
 #include <cstdint>
 
 #include "base/status.h"
-#include "workloads/model_zoo.h"
 #include "workloads/projection/graph.h"
 
 namespace podbench::ssd {
@@ -54,8 +53,5 @@ struct SsdGraphOptions {
 // for six levels, a stride is < 1, or space_to_depth is asked of an odd size.
 Result<projection::ModelGraph> BuildSsdGraph(const SsdGraphOptions& options = {});
 
-// The zoo entry: the graph with the default options and the `google-v0.6`
-// preset (ssd_google_v06.h).
-workloads::ModelEntry SsdModel();
 
 }  // namespace podbench::ssd

@@ -1,35 +1,31 @@
-// Projected mode of the "ssd" workload: the full-size SSD-ResNet34
-// (ssd_graph.h) priced on a slice by the shared projection layer
-// (workloads/projection/projection.h) under the run's layout, on Google's v0.6
-// block and evaluation schedule (ssd_google_v06.h).
+// Projected mode of the "ssd" workload: what the full-size SSD-ResNet34
+// (ssd_graph.h) gives the shared composition (workloads/projection/
+// projected_run.h) under the run's layout, on Google's v0.6 block and
+// evaluation schedule (ssd_google_v06.h).
 //
-// A run, on the emulated clock:
-//   start-up   host.startup_s and the first epoch's fill of the decoded-image
-//              cache beyond what its steps take (Google's dataloader caches
-//              decoded images), added to the first block;
-//   blocks     the training between two evaluations: whole blocks of
-//              iterations_per_loop steps (625 at batch 1024, 313 at 2048), as
-//              many as Google's schedule trains before each eval;
+// What is SSD's own in a run:
+//   start-up   Google's dataloader caches decoded images: the first epoch
+//              fills the cache (FirstEpochExtraS);
+//   blocks     whole blocks of iterations_per_loop steps (625 at batch 1024,
+//              313 at 2048), as many as Google's schedule trains before each
+//              evaluation (TrainingSchedule::points);
 //   evals      only after the blocks Google evaluated: 5000 images padded to
 //              whole steps of the eval batch, NMS on the device, then COCO
-//              mAP on a host process. The device part holds training up; the
-//              scoring overlaps the next block (Google's runner goes on with
-//              training while host processes score), so it shows only in the
-//              run's last evaluation, whose result ends the run (and
-//              everywhere with overlap.eval_scoring_with_training off);
-//   converges  at the eval Google's runs on this slice reached mAP 0.23 at
-//              (SsdConvergenceFor; one draw per run seed). The mAP values
-//              logged are MODELLED (a curve to that eval), not computed.
+//              mAP on a host process, which overlaps the next block (Google's
+//              runner goes on training while host processes score);
+//   converges  at the evaluation Google's runs on this slice reached mAP 0.23
+//              at (SsdConvergenceFor; drawn per run seed). The mAP values
+//              logged are MODELLED (a line to that evaluation), not computed.
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "base/status.h"
 #include "workloads/projection/layout.h"
-#include "workloads/projection/projection.h"
-#include "workloads/workload.h"
+#include "workloads/projection/projected_run.h"
 
 namespace podbench::ssd {
 
@@ -61,9 +57,20 @@ Status ValidateProjectedSsd(const ProjectedSsdSettings& s, int64_t slice_cores);
 // The eval epochs (labels) of a projected run at `global_batch`.
 std::vector<int64_t> ProjectedSsdEvalEpochs(int64_t global_batch);
 
-// A projected session. `init_s` is the untimed init it reports.
-// REQUIRES: ValidateProjectedSsd(s, ctx.slice.cores) passed.
-std::unique_ptr<workloads::Session> StartProjectedSsd(const workloads::RunContext& ctx, ProjectedSsdSettings s,
-                                                      double init_s);
+// The step of a projected run on the slice `slice` of `slice_cores` cores:
+// the graph with conv0 as Google ran it there (space-to-depth everywhere but
+// tpu-v3-32; on a slice Google did not run, as on the larger ones) under
+// ProjectedSsdConfig. REQUIRES: ValidateProjectedSsd(s, slice_cores) passed.
+Result<projection::StepSpec> ProjectedSsdStep(const ProjectedSsdSettings& s, std::string_view slice,
+                                              int64_t slice_cores);
+
+// The rest of the run: Google's blocks up to each evaluation label, 5000
+// evaluation images (none with eval off), the convergence of `slice` (else of
+// the batch), the modelled mAP line and the init line of Google's logs.
+Result<projection::RunPlan> ProjectedSsdPlan(const ProjectedSsdSettings& s, std::string_view slice);
+
+// Untimed initialisation (init_start..run_start) of both modes: a straight
+// line through the median init times of Google's v0.6 SSD logs.
+projection::InitLine SsdInitLine();
 
 }  // namespace podbench::ssd

@@ -26,6 +26,7 @@
 #include "topology/logical.h"
 #include "topology/slice.h"
 #include "workloads/projection/op_cost.h"
+#include "workloads/registry.h"
 #include "workloads/workload.h"
 
 namespace podbench::workloads {

@@ -4,9 +4,10 @@
 // on the generated language pair (workloads/translation/), data parallel
 // over the slice's emulated cores (workloads/functional/), and evaluates
 // every epoch by beam search (beam 4, alpha 0.6) over held-out sentences and
-// uncased corpus BLEU. Projected mode prices the full-size Transformer big
-// (transformer_graph.h) on the slice through the shared projection layer
-// (transformer_projection.h): blocks of steps_per_block steps, each followed
+// uncased corpus BLEU. Projected mode is the shared composition
+// (workloads/projected_runs.h) of what transformer_projection.h gives it: the
+// full-size Transformer big (transformer_graph.h) in blocks of
+// steps_per_block steps, each followed
 // by a beam-search decode of the 3003 newstest2014 sentences on the device
 // and BLEU on the host, and the start-up after run_start. How many
 // evaluations a run makes before it reaches 25.0 BLEU is drawn with the run's
@@ -30,6 +31,8 @@
 #include "workloads/transformer/transformer_projection.h"
 #include "workloads/translation/bleu.h"
 #include "workloads/translation/dataset.h"
+#include "workloads/projected_runs.h"
+#include "workloads/registry.h"
 #include "workloads/workload.h"
 
 namespace podbench::workloads {
@@ -53,12 +56,6 @@ const char* const kBetaRule =
     "the official MLPerf 0.6.0 compliance rules (training_0.6.0/transformer.yaml) accept opt_adam_beta_1 in "
     "[0.86, 0.9] and opt_adam_beta_2 in [0.92, 0.98, 0.997]";
 
-// Untimed initialisation (init_start..run_start): graph build, compile, the
-// warm-up steps and Google's sleep(240). A straight line through Google's
-// v0.6 Transformer init times (394 s on 16 chips, 902 s on 1024); it does
-// not enter the score.
-double InitSeconds(int64_t chips) { return 386.0 + 0.504 * static_cast<double>(chips); }
-
 transformer::TransformerConfig FunctionalModel(const Hyperparameters& hp, int32_t vocab) {
   transformer::TransformerConfig c;
   c.vocab = vocab;
@@ -70,32 +67,6 @@ transformer::TransformerConfig FunctionalModel(const Hyperparameters& hp, int32_
   c.label_smoothing = static_cast<float>(hp.Float("label_smoothing"));
   c.precision = hp.String("functional_precision") == "fp32" ? kernels::Precision::kF32 : kernels::Precision::kBf16;
   return c;
-}
-
-// The layer's step configuration of the hyperparameters: one core a replica,
-// the per-core batch for training and for the decode (Google's v0.6 eval
-// batch per core is the training one).
-projection::StepConfig LayerConfig(const Hyperparameters& hp, const SliceInfo& slice) {
-  projection::StepConfig c;
-  c.layout.replicas = slice.cores;
-  c.layout.allreduce = hp.String("allreduce");
-  c.layout.weight_update_sharding = hp.Bool("weight_update_sharding");
-  c.layout.gradient_dtype =
-      hp.String("gradient_allreduce_dtype") == "bf16" ? projection::DType::kBf16 : projection::DType::kF32;
-  c.optimizer = hp.String("opt_name") == "lazy_adam" ? projection::OptimizerKind::kLazyAdam
-                                                      : projection::OptimizerKind::kAdam;
-  c.per_replica_batch = hp.Int("global_batch_size") / slice.cores;
-  c.eval_per_replica_batch = c.per_replica_batch;
-  return c;
-}
-
-// The modelled BLEU after evaluation `eval` of a run that reaches the target
-// at evaluation `target_eval`: rising as 1 - exp(-2 e / E) to just under 25.0
-// before it, then a little over it.
-double ModelledBleu(int64_t eval, int64_t target_eval) {
-  const double e = static_cast<double>(eval), t = static_cast<double>(target_eval);
-  if (eval >= target_eval) return std::min(27.0, kTarget + 0.3 + 0.2 * (e - t));
-  return (kTarget - 0.4) * (1 - std::exp(-2 * e / t)) / (1 - std::exp(-2.0));
 }
 
 // Functional mode's peak host memory, estimated in bytes: the generated
@@ -172,8 +143,7 @@ class TransformerSession : public Session {
   Result<double> Initialize() override {
     PODBENCH_ASSIGN_OR_RETURN(slice_, topology::Slice::FromName(ctx_.slice.name, *ctx_.system));
     const Hyperparameters& hp = ctx_.hp;
-    config_ = LayerConfig(hp, ctx_.slice);
-    if (ctx_.mode == Mode::kProjected) return InitProjected();
+    config_ = transformer::StepConfigOf(hp, ctx_.slice);
     PODBENCH_ASSIGN_OR_RETURN(data_, translation::MakeTranslationData(DataSpec(hp)));
     const int64_t length = hp.Int("functional_packed_length");
     PODBENCH_ASSIGN_OR_RETURN(packed_, translation::PackExamples(data_->train, length));
@@ -205,24 +175,22 @@ class TransformerSession : public Session {
     go.decode_input_length = hp.Int("max_sequence_length");
     go.extra_decode_length = kExtraDecodeLength;
     go.beam = hp.Int("eval_beam_size");
-    PODBENCH_ASSIGN_OR_RETURN(projection::ModelGraph graph, transformer::BuildTransformerGraph(go));
-    PODBENCH_ASSIGN_OR_RETURN(run_, transformer::ProjectTransformerRun(graph, config_, *slice_, {},
-                                                                       packed_->rows / batch_,
-                                                                       hp.Int("functional_eval_sentences")));
+    projection::StepSpec spec;
+    PODBENCH_ASSIGN_OR_RETURN(spec.graph, transformer::BuildTransformerGraph(go));
+    spec.config = config_;
+    projection::TrainingSchedule schedule;
+    schedule.global_batch = batch_;
+    schedule.examples_per_epoch = packed_->rows / batch_ * batch_;
+    PODBENCH_ASSIGN_OR_RETURN(run_, projection::PriceRun(spec, schedule, hp.Int("functional_eval_sentences"), 0,
+                                                         *slice_));
     order_.resize(static_cast<size_t>(packed_->rows));
     std::iota(order_.begin(), order_.end(), 0);
     rng_.seed(ctx_.seed);
-    return InitSeconds(ctx_.slice.chips);
+    return transformer::TransformerInitLine().At(ctx_.slice.chips);
   }
 
   Result<BlockResult> TrainBlock(int64_t first_epoch, int64_t epochs) override {
     BlockResult r;
-    if (ctx_.mode == Mode::kProjected) {
-      r.steps = epochs * run_.steps_per_block;
-      r.time = TimeBreakdown::Of(run_.step.time, static_cast<double>(r.steps));
-      if (first_epoch == 1) r.time.input_s += run_.startup_s;  // after run_start
-      return r;
-    }
     const int64_t steps_per_epoch = packed_->rows / batch_;
     translation::PackedRows batch;
     double loss_sum = 0;
@@ -244,17 +212,11 @@ class TransformerSession : public Session {
     }
     if (r.steps > 0) r.mean_loss = loss_sum / static_cast<double>(r.steps);
     r.time = TimeBreakdown::Of(run_.step.time, static_cast<double>(r.steps));
-    if (first_epoch == 1) r.time.input_s += run_.startup_s;
+    if (first_epoch == 1) r.time.input_s += run_.first_epoch_extra_s;
     return r;
   }
 
-  Result<EvalResult> Evaluate(int64_t epoch) override {
-    if (ctx_.mode == Mode::kProjected) {
-      EvalResult r;
-      r.metrics["bleu"] = ModelledBleu(epoch, target_eval_);
-      r.emulated_s = run_.eval_s(epoch >= target_eval_);
-      return r;
-    }
+  Result<EvalResult> Evaluate(int64_t) override {
     if (diverged_) {
       // Non-finite weights translate nothing: every hypothesis is empty.
       EvalResult r;
@@ -271,25 +233,11 @@ class TransformerSession : public Session {
     EvalResult r;
     r.metrics["bleu"] = bleu.score;
     // Priced as the layer decodes: the full decode length, every beam.
-    r.emulated_s = run_.eval_s(bleu.score >= ctx_.hp.Float("functional_target"));
+    r.emulated_s = run_.EvalS(run_.BlockTrainS(packed_->rows / batch_), bleu.score >= ctx_.hp.Float("functional_target"));
     return r;
   }
 
  private:
-  // Projected mode: the full-size graph under the hyperparameters' layout,
-  // and this run's number of evaluations, drawn from Google's logs.
-  Result<double> InitProjected() {
-    static const Result<projection::ModelGraph> graph = transformer::BuildTransformerGraph();
-    PODBENCH_RETURN_IF_ERROR(graph.status());
-    PODBENCH_ASSIGN_OR_RETURN(run_, transformer::ProjectTransformerRun(*graph, config_, *slice_, {},
-                                                                       ctx_.hp.Int("steps_per_block"),
-                                                                       transformer::kEvalSentences,
-                                                                       ctx_.hp.Bool("projected_eval")));
-    const auto& row = transformer::TransformerConvergenceFor(ctx_.slice.name, ctx_.hp.Int("global_batch_size"));
-    target_eval_ = DrawByPublishedRuns(row.points, ctx_.seed).evals;
-    return InitSeconds(ctx_.slice.chips);
-  }
-
   RunContext ctx_;
   std::optional<topology::Slice> slice_;
   std::optional<translation::TranslationData> data_;
@@ -297,8 +245,7 @@ class TransformerSession : public Session {
   std::unique_ptr<transformer::FunctionalTransformer> model_;
   transformer::LearningRateSchedule schedule_;
   projection::StepConfig config_;
-  transformer::TransformerRunProjection run_;
-  int64_t target_eval_ = 0;  // projected: the evaluation that reaches 25.0 BLEU
+  projection::RunPricing run_;
   std::vector<int64_t> order_;
   std::mt19937_64 rng_;
   int64_t batch_ = 0;
@@ -426,9 +373,14 @@ class TransformerWorkload : public Workload {
       return Status::InvalidArgument("preset google-v0.6 has no transformer configuration for " + slice.name +
                                      " (it has tpu-v3-32 to tpu-v3-2048)");
     }
-    // The run scripts' values (transformer_google_v06.h), and the emulated
-    // backend's defaults of that preset: weight-update sharding and the
-    // bidirectional 2-D torus all-reduce (GoogleV06Preset says why).
+    // The run scripts' values (transformer_google_v06.h): pure data
+    // parallelism, LazyAdam, gradients summed in bf16 on tpu-v3-32 and fp32
+    // elsewhere; and two switchable techniques of the emulated backend whose
+    // defaults podbench chooses (the run scripts set neither: XLA lowered
+    // cross_replica_sum and did any sharding itself;
+    // google-v0.6-implementation.md section 0): weight-update sharding on
+    // (Kumar et al. 2019 name it as what scaled the v0.6 Transformer to 1024
+    // chips) and the bidirectional 2-D torus all-reduce (kGoogleAllReduce).
     return std::map<std::string, HpValue>{
         {"global_batch_size", row->global_sequences},
         {"max_sequence_length", int64_t{80}},
@@ -487,11 +439,7 @@ class TransformerWorkload : public Workload {
     WorkloadDescription d;
     d.benchmark = "transformer";
     d.global_batch = hp.Int("global_batch_size");
-    d.parallelism.replicas = slice.cores;
-    d.parallelism.weight_update_sharding = hp.Bool("weight_update_sharding");
-    d.parallelism.allreduce = hp.String("allreduce");
-    d.parallelism.gradient_dtype = hp.String("gradient_allreduce_dtype") == "bf16" ? projection::DType::kBf16
-                                                                                 : projection::DType::kF32;
+    d.parallelism = transformer::StepConfigOf(hp, slice).layout;
     d.cadence.every = 1;
     d.cadence.first = 1;
     d.cadence.max_epochs = hp.Int("max_epochs");
@@ -514,17 +462,47 @@ class TransformerWorkload : public Workload {
     return d;
   }
 
+  Result<projection::StepSpec> ProjectedStep(const Hyperparameters& hp, const SliceInfo& slice) const override {
+    return transformer::ProjectedStep(hp, slice);
+  }
+  Result<projection::RunPlan> ProjectedPlan(const Hyperparameters& hp, const SliceInfo& slice) const override {
+    return transformer::ProjectedPlan(hp, slice);
+  }
+
   Result<std::unique_ptr<Session>> Start(const RunContext& ctx) const override {
+    if (ctx.mode == Mode::kProjected) return StartProjected(*this, ctx);
     return std::unique_ptr<Session>(new TransformerSession(ctx));
   }
 };
 
 }  // namespace
 
-PODBENCH_REGISTER_WORKLOAD("transformer", TransformerWorkload)
+// The published figures `podbench calibrate` fits to: the median gap
+// between evaluations (a block of 1087 or 271 steps and its decode) at
+// tpu-v3-32 and tpu-v3-2048, medians over Google's ten runs' logs.
+namespace {
+
+std::vector<projection::CalibrationPoint> CalibrationPoints() {
+  std::vector<projection::CalibrationPoint> points;
+  for (const char* slice : {"tpu-v3-32", "tpu-v3-2048"}) {
+    points.push_back({slice, projection::CalibrationKind::kBlock,
+                      transformer::TransformerConvergenceFor(slice, 0).published_gap_s,
+                      "median gap between evaluations (a block and its decode), Google's 10 v0.6 runs' logs"});
+  }
+  return points;
+}
+
+}  // namespace
+
+PODBENCH_REGISTER_MODEL("transformer")
+    ->Plugin<TransformerWorkload>()
     ->Summary("MLPerf v0.6 Transformer (big) translation, BLEU target 25.0")
     ->Modes({Mode::kFunctional, Mode::kProjected})
     ->Presets({"google-v0.6", "functional"})
-    ->ScoredRuns(10);
+    ->ScoredRuns(10)
+    ->Zoo("Transformer big, 6+6 layers, 1024/4096, 16 heads, shared 33,708 vocabulary, packed length 256",
+          "parameters: Vaswani et al. 2017, Table 3 (big: 213 M with a 37k shared vocabulary); forward: Wang et al. "
+          "2020 (HAT), 13 G mult-adds for a 30-token sentence pair")
+    ->Calibration("google-v0.6", CalibrationPoints());
 
 }  // namespace podbench::workloads

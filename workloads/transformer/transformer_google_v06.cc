@@ -1,7 +1,5 @@
 #include "workloads/transformer/transformer_google_v06.h"
 
-#include "workloads/model_zoo.h"
-
 namespace podbench::transformer {
 
 const std::vector<TransformerGoogleV06Slice>& TransformerGoogleV06Slices() {
@@ -52,23 +50,6 @@ const TransformerConvergenceRow& TransformerConvergenceFor(std::string_view slic
     if ((d < 0 ? -d : d) < (bd < 0 ? -bd : bd)) best = &r;
   }
   return *best;
-}
-
-Result<projection::StepConfig> GoogleV06Preset(std::string_view preset, std::string_view slice,
-                                               int64_t slice_cores) {
-  if (preset != "google-v0.6") return workloads::PresetNotFound("transformer", preset, {"google-v0.6"});
-  PODBENCH_ASSIGN_OR_RETURN(const TransformerGoogleV06Slice* row,
-                            workloads::FindSliceRow("transformer", preset, TransformerGoogleV06Slices(), slice,
-                                                    slice_cores));
-  projection::StepConfig c;
-  c.layout.replicas = row->cores;
-  c.layout.gradient_dtype = row->bf16_gradients ? projection::DType::kBf16 : projection::DType::kF32;
-  c.layout.allreduce = kGoogleAllReduce;
-  c.layout.weight_update_sharding = true;
-  c.optimizer = projection::OptimizerKind::kLazyAdam;
-  c.per_replica_batch = row->sequences_per_core;
-  c.eval_per_replica_batch = row->DecodePerCore();
-  return workloads::CheckedPreset("transformer", preset, slice, slice_cores, c);
 }
 
 }  // namespace podbench::transformer

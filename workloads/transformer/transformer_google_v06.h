@@ -92,15 +92,4 @@ const std::vector<TransformerConvergenceRow>& TransformerConvergenceTable();
 // the row of the nearest global batch.
 const TransformerConvergenceRow& TransformerConvergenceFor(std::string_view slice, int64_t global_sequences);
 
-// The "transformer" zoo entry's preset function: `google-v0.6` only. Pure
-// data parallelism (one core per replica), LazyAdam, gradients summed in bf16
-// on tpu-v3-32 and fp32 elsewhere. Two switchable techniques of the emulated
-// backend, whose defaults podbench chooses (the run scripts set neither: XLA
-// lowered cross_replica_sum and did any sharding itself;
-// google-v0.6-implementation.md section 0): weight-update sharding ON
-// (Kumar et al. 2019 name it as what scaled the v0.6 Transformer to 1024
-// chips) and the bidirectional 2-D torus all-reduce (kGoogleAllReduce).
-Result<projection::StepConfig> GoogleV06Preset(std::string_view preset, std::string_view slice,
-                                               int64_t slice_cores);
-
 }  // namespace podbench::transformer

@@ -163,25 +163,4 @@ Result<projection::ModelGraph> BuildTransformerGraph(const TransformerGraphOptio
   return g;
 }
 
-namespace {
-projection::ModelGraph DefaultGraph() {
-  Result<projection::ModelGraph> g = BuildTransformerGraph(TransformerGraphOptions{});
-  // The defaults are valid (transformer_graph_test); an empty graph fails the zoo's checks.
-  return g.ok() ? std::move(g).value() : projection::ModelGraph{};
-}
-}  // namespace
-
-workloads::ModelEntry TransformerModel() {
-  workloads::ModelEntry e;
-  e.name = "transformer";
-  e.summary = "Transformer big, 6+6 layers, 1024/4096, 16 heads, shared 33,708 vocabulary, packed length 256";
-  e.source =
-      "parameters: Vaswani et al. 2017, Table 3 (big: 213 M with a 37k shared vocabulary); forward: Wang et al. "
-      "2020 (HAT), 13 G mult-adds for a 30-token sentence pair";
-  e.graph = &DefaultGraph;
-  e.preset = &GoogleV06Preset;
-  e.presets = {"google-v0.6"};
-  return e;
-}
-
 }  // namespace podbench::transformer

@@ -28,7 +28,6 @@
 #include <cstdint>
 
 #include "base/status.h"
-#include "workloads/model_zoo.h"
 #include "workloads/projection/graph.h"
 
 namespace podbench::transformer {
@@ -51,8 +50,5 @@ struct TransformerGraphOptions {
 // heads divides d_model.
 Result<projection::ModelGraph> BuildTransformerGraph(const TransformerGraphOptions& options = {});
 
-// The zoo entry: the graph with the default options and the `google-v0.6`
-// preset (transformer_google_v06.h).
-workloads::ModelEntry TransformerModel();
 
 }  // namespace podbench::transformer

@@ -1,113 +1,70 @@
 #include "workloads/transformer/transformer_projection.h"
 
-#include <algorithm>
-#include <cmath>
+#include <string>
 
-#include "workloads/projection/host.h"
-#include "workloads/projection/overrides.h"
 #include "workloads/transformer/transformer_google_v06.h"
 #include "workloads/transformer/transformer_graph.h"
 
 namespace podbench::transformer {
 
-double TransformerRunProjection::eval_s(bool last) const {
-  if (!eval_priced) return 0;
-  if (last) return eval.device_s + eval.scoring_s;
-  return eval.exposed_s(block_train_s());
+namespace {
+// MLPerf v0.6: 25.0 BLEU on newstest2014.
+constexpr double kTarget = 25.0;
+}  // namespace
+
+projection::StepConfig StepConfigOf(const workloads::Hyperparameters& hp, const workloads::SliceInfo& slice) {
+  projection::StepConfig c;
+  c.layout.replicas = slice.cores;
+  c.layout.allreduce = hp.String("allreduce");
+  c.layout.weight_update_sharding = hp.Bool("weight_update_sharding");
+  c.layout.gradient_dtype =
+      hp.String("gradient_allreduce_dtype") == "bf16" ? projection::DType::kBf16 : projection::DType::kF32;
+  c.optimizer = hp.String("opt_name") == "lazy_adam" ? projection::OptimizerKind::kLazyAdam
+                                                      : projection::OptimizerKind::kAdam;
+  c.per_replica_batch = hp.Int("global_batch_size") / slice.cores;
+  c.eval_per_replica_batch = c.per_replica_batch;
+  return c;
 }
 
-Result<TransformerRunProjection> ProjectTransformerRun(const projection::ModelGraph& graph,
-                                                       const projection::StepConfig& config,
-                                                       const topology::Slice& slice,
-                                                       const projection::ProjectionOptions& options,
-                                                       int64_t steps_per_block, int64_t eval_sentences,
-                                                       bool eval_priced) {
-  if (steps_per_block < 1) {
-    return Status::InvalidArgument("transformer: steps_per_block " + std::to_string(steps_per_block) +
-                                   " must be >= 1");
-  }
-  TransformerRunProjection r;
-  PODBENCH_ASSIGN_OR_RETURN(r.step, projection::ProjectTrainStep(graph, config, slice, options));
-  PODBENCH_ASSIGN_OR_RETURN(r.eval, projection::ProjectEvaluation(graph, config, slice, eval_sentences, options));
-  r.steps_per_block = steps_per_block;
-  r.eval_priced = eval_priced;
-  // Nothing is cached: the start-up alone (train_examples only matters to a cache).
-  r.startup_s = projection::FirstEpochExtraS(graph.host, config, r.step.step_s(), steps_per_block,
-                                             steps_per_block * r.step.global_examples, slice);
-  return r;
-}
-
-ScoreSplit SplitScore(const TransformerRunProjection& run, int64_t evals) {
-  ScoreSplit s;
-  const double n = static_cast<double>(evals);
-  s.training_s = n * run.block_train_s();
-  s.startup_s = run.startup_s;
-  if (evals >= 1) {
-    const double last = run.eval_s(true);
-    s.tail_s = run.eval_priced ? run.eval.scoring_s : 0;
-    s.evaluation_s = (n - 1) * run.eval_s(false) + last - s.tail_s;
-  }
+Result<projection::StepSpec> ProjectedStep(const workloads::Hyperparameters& hp, const workloads::SliceInfo& slice) {
+  // The graph does not depend on the hyperparameters: built once.
+  static const Result<projection::ModelGraph> graph = BuildTransformerGraph();
+  PODBENCH_RETURN_IF_ERROR(graph.status());
+  projection::StepSpec s;
+  s.graph = *graph;
+  s.config = StepConfigOf(hp, slice);
   return s;
 }
 
-Result<GooglePrediction> PredictGoogleTransformer(const topology::SystemSpec& system, const std::string& name,
-                                                  const std::vector<std::string>& overrides) {
-  const TransformerGoogleV06Slice* row = TransformerGoogleV06SliceFor(name);
-  if (row == nullptr) return Status::InvalidArgument("no Google v0.6 Transformer configuration for " + name);
-  PODBENCH_ASSIGN_OR_RETURN(topology::Slice slice, topology::Slice::FromName(name, system));
-  static const Result<projection::ModelGraph> graph = BuildTransformerGraph();
-  PODBENCH_RETURN_IF_ERROR(graph.status());
-  PODBENCH_ASSIGN_OR_RETURN(projection::StepConfig config, GoogleV06Preset("google-v0.6", name, slice.num_cores()));
-  projection::ProjectionOptions options;
-  bool eval = true;
-  for (const std::string& o : overrides) {
-    if (o == "eval=false" || o == "eval=true") {
-      eval = o == "eval=true";
-      continue;
-    }
-    PODBENCH_RETURN_IF_ERROR(projection::ApplyOverride(o, slice.num_cores(), &config, &options));
+Result<projection::RunPlan> ProjectedPlan(const workloads::Hyperparameters& hp, const workloads::SliceInfo& slice) {
+  projection::RunPlan p;
+  p.schedule.global_batch = hp.Int("global_batch_size");
+  p.schedule.examples_per_epoch = hp.Int("steps_per_block") * p.schedule.global_batch;
+  p.eval_examples = hp.Bool("projected_eval") ? kEvalSentences : 0;
+  const TransformerConvergenceRow& row = TransformerConvergenceFor(slice.name, p.schedule.global_batch);
+  int runs = 0;
+  for (const TransformerConvergencePoint& pt : row.points) {
+    p.convergence.points.push_back({pt.evals, pt.runs});
+    runs += pt.runs;
   }
-  GooglePrediction p;
-  p.slice = name;
-  PODBENCH_ASSIGN_OR_RETURN(p.run, ProjectTransformerRun(*graph, config, slice, options, row->steps_per_block,
-                                                         kEvalSentences, eval));
-  const TransformerConvergenceRow& conv = TransformerConvergenceFor(name, row->global_sequences);
-  // The 10 runs' scores, fastest first; the olympic mean drops one of each end.
-  std::vector<double> scores;
-  double evals = 0;
-  for (const TransformerConvergencePoint& pt : conv.points) {
-    for (int i = 0; i < pt.runs; ++i) {
-      scores.push_back(SplitScore(p.run, pt.evals).total_s());
-      evals += static_cast<double>(pt.evals);
-    }
-  }
-  std::sort(scores.begin(), scores.end());
-  double sum = 0;
-  for (size_t i = 1; i + 1 < scores.size(); ++i) sum += scores[i];
-  p.score_min = sum / static_cast<double>(scores.size() - 2) / 60;
-  const ScoreSplit lo = SplitScore(p.run, static_cast<int64_t>(evals / double(scores.size())));
-  const ScoreSplit hi = SplitScore(p.run, static_cast<int64_t>(evals / double(scores.size())) + 1);
-  const double f = evals / double(scores.size()) - std::floor(evals / double(scores.size()));
-  p.split.training_s = lo.training_s + f * (hi.training_s - lo.training_s);
-  p.split.evaluation_s = lo.evaluation_s + f * (hi.evaluation_s - lo.evaluation_s);
-  p.split.startup_s = lo.startup_s;
-  p.split.tail_s = lo.tail_s;
-  p.published_score_min = conv.published_score_min;
-  p.published_gap_s = conv.published_gap_s;
+  p.convergence.source = "the evaluations Google's v0.6 runs on " + std::string(row.slice) +
+                         " made until 25.0 BLEU (" + std::to_string(runs) + " runs)";
+  p.curve.metric = "bleu";
+  p.curve.target = kTarget;
+  p.curve.first = 13.8;
+  p.curve.below = 0.4;
+  p.curve.above = 0.3;
+  p.curve.per_label_after = 0.2;
+  p.curve.cap = 27.0;
+  p.curve.shape = 2;
+  p.curve.how = "evaluations to 25.0 BLEU drawn per seed from Google's v0.6 runs on this slice; BLEU before then on "
+                "a modelled curve";
+  p.init = TransformerInitLine();
   return p;
 }
 
-std::vector<resnet::CalibrationTarget> TransformerCalibrationTargets() {
-  std::vector<resnet::CalibrationTarget> t;
-  for (const char* slice : {"tpu-v3-32", "tpu-v3-2048"}) {
-    t.push_back({std::string("transformer ") + slice,
-                 [slice](const topology::SystemSpec& s) -> Result<double> {
-                   PODBENCH_ASSIGN_OR_RETURN(GooglePrediction p, PredictGoogleTransformer(s, slice));
-                   return p.run.gap_s();
-                 },
-                 TransformerConvergenceFor(slice, 0).published_gap_s});
-  }
-  return t;
+projection::InitLine TransformerInitLine() {
+  return {386.0, 0.504, "Google's v0.6 Transformer logs' median init times (394 s on 16 chips, 902 s on 1024)"};
 }
 
 }  // namespace podbench::transformer

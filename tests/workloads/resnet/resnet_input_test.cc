@@ -10,6 +10,7 @@
 
 #include "tests/testing/temp_dir.h"
 #include "topology/system.h"
+#include "workloads/registry.h"
 #include "workloads/workload.h"
 
 namespace podbench::workloads {
@@ -19,7 +20,7 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
 Result<std::unique_ptr<Session>> JpegSession(const fs::path& cache) {
-  const WorkloadRegistration* reg = FindWorkload("resnet");
+  const ModelRegistration* reg = FindWorkload("resnet");
   if (reg == nullptr) return Status::NotFound("resnet is not registered");
   auto w = reg->Create();
   RunContext ctx;

@@ -1,6 +1,6 @@
-// Projected ResNet-50 through the shared projection layer: the
-// calibration, the fidelity against Google's v0.6 block times, and the
-// ablations of the seed papers' techniques.
+// Projected ResNet-50 through the shared projection layer and composition:
+// the fidelity against Google's v0.6 block times and scores, the first
+// epoch's extra, and the ablations of the seed papers' techniques.
 #include <cmath>
 #include <iostream>
 
@@ -13,7 +13,7 @@
 #include "workloads/projection/host.h"
 #include "workloads/projection/projection.h"
 #include "workloads/resnet/google_v06.h"
-#include "workloads/resnet/resnet_calibration.h"
+#include "workloads/projected_runs.h"
 #include "workloads/resnet/resnet_graph.h"
 
 namespace podbench::resnet {
@@ -55,38 +55,6 @@ StepProjection Step(const std::string& slice_name, const StepConfig& config, con
   return step.ok() ? *step : StepProjection{};
 }
 
-// The committed system file holds what `podbench calibrate` fits today: a
-// change to the cost model or the collectives that moves the fit must come
-// with a re-run of the calibration.
-// The committed system file is the joint fit (ResNet-50 and the
-// Transformer): transformer_projection_test checks it.
-TEST(ResNetCalibrationTest, ResNetOnlyFitReproducesItsTwoBlocks) {
-  auto cal = CalibrateResNet(topology::DefaultSystem());
-  ASSERT_TRUE(cal.ok()) << cal.status().ToString();
-  EXPECT_NEAR(cal->small.error_pct(), 0, 0.1);
-  EXPECT_NEAR(cal->large.error_pct(), 0, 0.1);
-  EXPECT_GT(cal->mxu_efficiency, 0.3);
-  EXPECT_LE(cal->mxu_efficiency, 1.0);
-  EXPECT_TRUE(cal->extra.empty());
-}
-
-// The two start-up values reproduce the two calibration slices' first
-// blocks: tpu-v3-2048 (no decoded cache) is the start-up alone; tpu-v3-32
-// adds its hosts' cache-filling first epoch beyond the device's 313 steps.
-TEST(ResNetCalibrationTest, FirstBlockExtrasOfTheCalibrationSlices) {
-  const topology::SystemSpec& sys = topology::DefaultSystem();
-  auto cal = CalibrateResNet(sys);
-  ASSERT_TRUE(cal.ok()) << cal.status().ToString();
-  EXPECT_NEAR(cal->large.first_extra_s, 5.33, 0.01);
-  EXPECT_NEAR(cal->small.first_extra_s, 68.12, 0.01);
-  EXPECT_DOUBLE_EQ(cal->startup_s, 5.33);
-  // 4 hosts each read 320,292 images of 301,060 device-ready bytes: 313
-  // steps of ~130.6 ms (40.9 s) plus the 62.8 s the fill adds.
-  EXPECT_DOUBLE_EQ(Graph().host.infeed_bytes, 224.0 * 224 * 3 * 2 + 4);
-  EXPECT_NEAR(cal->cache_fill_bytes_per_s, 320292.0 * 301060 / (313 * cal->small.step_s + 68.12 - 5.33),
-              1e-6 * cal->cache_fill_bytes_per_s);
-}
-
 TEST(ResNetProjectionTest, FirstEpochExtraIsStartupPlusCacheFillBeyondTheDevice) {
   topology::SystemSpec sys = topology::DefaultSystem();
   sys.host.startup_s = 2;
@@ -112,24 +80,39 @@ TEST(ResNetProjectionTest, FirstEpochExtraIsStartupPlusCacheFillBeyondTheDevice)
   EXPECT_DOUBLE_EQ(ResNetGraph(small).host.infeed_bytes, 32.0 * 32 * 3 * 2 + 4);
 }
 
-TEST(ResNetCalibrationTest, ImpossibleSystemsAreRefusedNotFitted) {
-  topology::SystemSpec slow = topology::DefaultSystem();
-  slow.core.clock_hz /= 10;  // a core 10x slower cannot make 164 s at tpu-v3-32
-  auto cal = CalibrateResNet(slow);
-  ASSERT_FALSE(cal.ok());
-  EXPECT_EQ(cal.status().code(), Status::Code::kFailedPrecondition);
-  EXPECT_NE(cal.status().message().find("tpu-v3-32"), std::string::npos);
+// Every slice's block (the median gap between evaluations) and score (the
+// olympic mean over the published convergence) within 15% of Google's
+// published figures, through the composition every projected run uses.
+TEST(ResNetFidelityTest, EveryBlockAndScoreWithin15PercentOfPublished) {
+  for (const auto& c : GoogleV06Configs()) {
+    auto run = workloads::ModelProjectedRun("resnet", "google-v0.6", c.slice, topology::DefaultSystem());
+    ASSERT_TRUE(run.ok()) << run.status().ToString();
+    auto p = workloads::PredictRow(*run);
+    ASSERT_TRUE(p.ok());
+    EXPECT_LT(std::fabs(p->median_gap_s / c.published_block_s - 1), 0.15) << c.slice << ": " << p->median_gap_s
+                                                                         << " s vs " << c.published_block_s;
+    EXPECT_LT(std::fabs(p->score_s / 60 / c.published_score_min - 1), 0.15) << c.slice;
+    // The run pays its last top-1 scoring (50,000 argmaxes over 1,000 logits on host 0).
+    EXPECT_NEAR(p->split.tail_s, 50000.0 * 1000 / topology::DefaultSystem().host.scoring_ops_per_s, 1e-9);
+  }
 }
 
-// Target of the issue: every slice's 4-epoch block within 15% of Google's
-// published median, with only tpu-v3-32 and tpu-v3-2048 used to calibrate.
-TEST(ResNetFidelityTest, EveryBlockWithin15PercentOfPublished) {
-  for (const auto& c : GoogleV06Configs()) {
-    auto p = PredictGoogleBlock(topology::DefaultSystem(), std::string(c.slice));
-    ASSERT_TRUE(p.ok());
-    EXPECT_LT(std::fabs(p->error_pct()), 15.0) << c.slice << ": " << p->block_s << " s vs "
-                                               << p->published_block_s << " s";
-  }
+// The first block of a run carries the first epoch's extra: at tpu-v3-32
+// (decoded-image cache) the start-up and the fill, at tpu-v3-2048 the
+// start-up alone.
+TEST(ResNetProjectionTest, FirstBlocksCarryTheStartupAndTheCacheFill) {
+  const topology::SystemSpec& sys = topology::DefaultSystem();
+  auto small = workloads::ModelProjectedRun("resnet", "google-v0.6", "tpu-v3-32", sys);
+  auto large = workloads::ModelProjectedRun("resnet", "google-v0.6", "tpu-v3-2048", sys);
+  ASSERT_TRUE(small.ok() && large.ok());
+  EXPECT_TRUE(small->step.config.cache_decoded_examples);
+  EXPECT_FALSE(large->step.config.cache_decoded_examples);
+  const double startup_2048 = sys.host.startup_s + sys.host.startup_s_per_host * 256;
+  EXPECT_NEAR(large->pricing.first_epoch_extra_s, startup_2048, 1e-9);
+  EXPECT_GT(small->pricing.first_epoch_extra_s, sys.host.startup_s + 30);
+  // Within 15% of the published first-block extras (68.12 s and 5.33 s).
+  EXPECT_NEAR(small->pricing.first_epoch_extra_s, 68.12, 0.15 * 68.12);
+  EXPECT_NEAR(large->pricing.first_epoch_extra_s, 5.33, 0.15 * 5.33);
 }
 
 TEST(ResNetAblationTest, TwoDimensionalGradientSummationBeatsTheRing) {

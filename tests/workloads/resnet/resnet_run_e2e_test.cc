@@ -1,7 +1,10 @@
 // Drives the real binary: projected ResNet-50 runs with Google's v0.6
 // preset write logs that pass podbench check, land in the store, and give
 // the scaling table its predictions.
+#include <cmath>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include <gmock/gmock.h>
@@ -252,19 +255,41 @@ TEST(ResNetRunE2eTest, WhatIfSystemFileChangesTheProjection) {
   EXPECT_GT(fast, 0.9 * base);  // gradient summation is ~12% of the step
 }
 
+// Every value calibrate sets or reads is listed with what it came from,
+// every declared point after the fit, and every preset slice of every
+// model; the written file loads and calibrates to the same values.
 TEST(ResNetRunE2eTest, CalibrateReportsTheFitAndWritesASystemFile) {
   TempDir dir;
   int rc = 0;
   std::string out = Podbench("calibrate --format json --write " + (dir / "sys.yaml").string(), &rc);
   ASSERT_EQ(rc, 0) << out;
   auto j = nlohmann::json::parse(out);
-  EXPECT_GT(j["mxu_efficiency"].get<double>(), 0.3);
-  ASSERT_EQ(j["blocks"].size(), 6u);
-  // The written file loads and calibrates to the same values.
+  std::map<std::string, double> values;
+  for (const auto& v : j["values"]) {
+    EXPECT_FALSE(v["how"].get<std::string>().empty()) << v["key"];
+    values[v["key"].get<std::string>()] = v["value"].get<double>();
+  }
+  for (const char* key : {"core.mxu_efficiency", "core.op_overhead_s", "host.input_bytes_per_s", "host.startup_s",
+                          "host.startup_s_per_host", "host.cache_fill_bytes_per_s"}) {
+    EXPECT_EQ(values.count(key), 1u) << key;
+  }
+  EXPECT_GT(values["core.mxu_efficiency"], 0.3);
+  // ResNet-50 and the Transformer declare their points; every one is listed.
+  std::set<std::string> models;
+  for (const auto& p : j["points"]) models.insert(p["model"].get<std::string>());
+  EXPECT_EQ(models, (std::set<std::string>{"resnet", "transformer"}));
+  // Six slices of ResNet, SSD and the Transformer each.
+  ASSERT_EQ(j["rows"].size(), 18u);
+  for (const auto& r : j["rows"]) {
+    EXPECT_LT(std::abs(r["score_error_pct"].get<double>()), 15.0) << r["model"] << " " << r["slice"];
+  }
   std::string again = Podbench("calibrate --format json --system " + (dir / "sys.yaml").string(), &rc);
   ASSERT_EQ(rc, 0) << again;
-  EXPECT_NEAR(nlohmann::json::parse(again)["mxu_efficiency"].get<double>(),
-              j["mxu_efficiency"].get<double>(), 1e-6);
+  for (const auto& v : nlohmann::json::parse(again)["values"]) {
+    EXPECT_NEAR(v["value"].get<double>(), values[v["key"].get<std::string>()],
+                1e-5 * std::abs(values[v["key"].get<std::string>()]))
+        << v["key"];
+  }
   out = Podbench("calibrate --system /nonexistent.yaml", &rc);
   EXPECT_EQ(rc, 2);
   EXPECT_THAT(out, HasSubstr("/nonexistent.yaml"));

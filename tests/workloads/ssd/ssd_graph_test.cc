@@ -9,6 +9,7 @@
 // (docs.openvino.ai/2021.2/omz_models_public_ssd_resnet34_1200_onnx_...).
 // The 300x300 figures are derived by hand below from the architecture
 // (Google's ssd_architecture.py), layer by layer with literal sizes.
+#include "workloads/registry.h"
 #include "workloads/ssd/ssd_graph.h"
 
 #include <cmath>
@@ -271,9 +272,18 @@ TEST(SsdGoogleV06Test, TablesAreConsistent) {
   }
 }
 
+// The google-v0.6 preset's step (the registry's zoo entry, the same
+// function a projected run prices).
+Result<projection::StepSpec> ZooStep(const std::string& preset, const char* slice, int64_t cores) {
+  const workloads::ModelRegistration* m = workloads::FindModel("ssd");
+  if (m == nullptr) return Status::NotFound("ssd is not registered");
+  return m->ZooStep(preset, {slice, cores, cores / 2});
+}
+
 TEST(SsdGoogleV06Test, PresetSetsGooglesLayout) {
-  auto c = GoogleV06Preset("google-v0.6", "tpu-v3-1024", 1024);
-  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  auto s = ZooStep("google-v0.6", "tpu-v3-1024", 1024);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  const projection::StepConfig* c = &s->config;
   EXPECT_EQ(c->layout.replicas, 256);
   EXPECT_EQ(c->layout.cores_per_replica, 4);
   EXPECT_EQ(c->layout.split, projection::SplitDim::kHeight);
@@ -283,27 +293,34 @@ TEST(SsdGoogleV06Test, PresetSetsGooglesLayout) {
   EXPECT_EQ(c->optimizer, projection::OptimizerKind::kMomentum);
   EXPECT_EQ(c->per_replica_batch, 8);
   EXPECT_EQ(c->eval_per_replica_batch, 8);
+  EXPECT_TRUE(c->cache_decoded_examples);
   EXPECT_TRUE(c->layout.Validate(1024).ok());
+  // conv0 as Google ran it: space-to-depth (a 4x4 stem) from tpu-v3-128 up.
+  EXPECT_EQ(s->graph.train.front().name, "conv0");
 
-  c = GoogleV06Preset("google-v0.6", "tpu-v3-32", 32);
-  ASSERT_TRUE(c.ok());
+  s = ZooStep("google-v0.6", "tpu-v3-32", 32);
+  ASSERT_TRUE(s.ok());
+  c = &s->config;
   EXPECT_EQ(c->layout.replicas, 32);
   EXPECT_EQ(c->layout.split, projection::SplitDim::kNone);
   EXPECT_EQ(c->layout.bn_group, 2);
   EXPECT_EQ(c->per_replica_batch, 32);
   EXPECT_EQ(c->eval_per_replica_batch, 32);
   EXPECT_DOUBLE_EQ(SsdGoogleV06Slices()[0].PeakLearningRate(), 0.096);
+  // tpu-v3-32 ran conv0 as a 7x7 stride-2 convolution: more MACs than the
+  // space-to-depth stem of the larger slices.
+  auto big = ZooStep("google-v0.6", "tpu-v3-128", 128);
+  ASSERT_TRUE(big.ok());
+  EXPECT_NE(s->graph.ForwardMacs(), big->graph.ForwardMacs());
 }
 
 TEST(SsdGoogleV06Test, PresetRefusesWhatItHasNoValuesFor) {
-  auto c = GoogleV06Preset("google-v0.6", "tpu-v3-8", 8);
-  ASSERT_FALSE(c.ok());
-  EXPECT_EQ(c.status().code(), Status::Code::kInvalidArgument);
-  EXPECT_THAT(c.status().message(), HasSubstr("tpu-v3-32, tpu-v3-128"));
-  c = GoogleV06Preset("google-v0.6", "tpu-v3-1024", 512);
-  EXPECT_THAT(c.status().message(), HasSubstr("has 1024 cores, not 512"));
-  c = GoogleV06Preset("nvidia", "tpu-v3-32", 32);
-  EXPECT_EQ(c.status().code(), Status::Code::kNotFound);
+  auto s = ZooStep("google-v0.6", "tpu-v3-8", 8);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_THAT(s.status().message(), HasSubstr("tpu-v3-32, -128"));
+  s = ZooStep("nvidia", "tpu-v3-32", 32);
+  EXPECT_EQ(s.status().code(), Status::Code::kNotFound);
 }
 
 }  // namespace

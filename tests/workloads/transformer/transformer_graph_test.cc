@@ -13,6 +13,7 @@
 //     and an add as two operations (its 30+30-token model is 6.3 G MACs by
 //     any count); checked as 2 x MACs within 5%.
 // No figure is published for a packed 256+256 example; derived by hand below.
+#include "workloads/registry.h"
 #include "workloads/transformer/transformer_graph.h"
 
 #include <string>
@@ -149,25 +150,35 @@ TEST(TransformerGoogleV06Test, TablesAreConsistent) {
   }
 }
 
+// The google-v0.6 preset's step (the registry's zoo entry, the same
+// function a projected run prices).
+Result<projection::StepSpec> ZooStep(const char* slice, int64_t cores) {
+  const workloads::ModelRegistration* m = workloads::FindModel("transformer");
+  if (m == nullptr) return Status::NotFound("transformer is not registered");
+  return m->ZooStep("google-v0.6", {slice, cores, cores / 2});
+}
+
 TEST(TransformerGoogleV06Test, PresetSetsGooglesLayout) {
-  auto c = GoogleV06Preset("google-v0.6", "tpu-v3-32", 32);
-  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  auto s = ZooStep("tpu-v3-32", 32);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  const projection::StepConfig* c = &s->config;
   EXPECT_EQ(c->layout.replicas, 32);
   EXPECT_EQ(c->layout.cores_per_replica, 1);
   EXPECT_EQ(c->layout.gradient_dtype, projection::DType::kBf16);
-  // The emulated backend's defaults of the preset (GoogleV06Preset says why).
+  // The emulated backend's defaults of the preset (the workload's Preset says why).
   EXPECT_TRUE(c->layout.weight_update_sharding);
   EXPECT_EQ(c->layout.allreduce, "torus2d_bidir");
   EXPECT_EQ(c->optimizer, projection::OptimizerKind::kLazyAdam);
   EXPECT_EQ(c->per_replica_batch, 16);
   EXPECT_EQ(c->eval_per_replica_batch, 16);
-  c = GoogleV06Preset("google-v0.6", "tpu-v3-2048", 2048);
-  ASSERT_TRUE(c.ok());
+  s = ZooStep("tpu-v3-2048", 2048);
+  ASSERT_TRUE(s.ok());
+  c = &s->config;
   EXPECT_EQ(c->layout.gradient_dtype, projection::DType::kF32);
   EXPECT_EQ(c->per_replica_batch, 1);
   EXPECT_EQ(c->eval_per_replica_batch, 1);
   EXPECT_TRUE(c->layout.Validate(2048).ok());
-  EXPECT_EQ(GoogleV06Preset("google-v0.6", "tpu-v3-8", 8).status().code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(ZooStep("tpu-v3-8", 8).status().code(), Status::Code::kInvalidArgument);
 }
 
 }  // namespace

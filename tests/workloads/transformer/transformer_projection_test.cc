@@ -1,4 +1,5 @@
-// The projected Transformer (transformer_projection.h) on the built-in
+// The projected Transformer through the shared composition
+// (transformer_projection.h, workloads/projected_runs.h) on the built-in
 // (jointly calibrated) system: Google's six slices against the published
 // block time and score, the score's split, the ablations at tpu-v3-2048,
 // and Google's convergence table.
@@ -11,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "topology/system.h"
+#include "workloads/projected_runs.h"
 #include "workloads/transformer/transformer_google_v06.h"
 #include "workloads/transformer/transformer_graph.h"
 
@@ -19,10 +21,28 @@ namespace {
 
 using ::testing::HasSubstr;
 
-GooglePrediction Predict(const std::string& slice, const std::vector<std::string>& overrides = {}) {
-  auto p = PredictGoogleTransformer(topology::DefaultSystem(), slice, overrides);
-  EXPECT_TRUE(p.ok()) << slice << ": " << p.status().ToString();
-  return p.ok() ? *p : GooglePrediction{};
+struct Prediction {
+  workloads::ProjectedRunModel run;
+  projection::RowPrediction row;
+  double published_score_min = 0, published_gap_s = 0;
+  double score_min() const { return row.score_s / 60; }
+};
+
+Prediction Predict(const std::string& slice, const std::vector<std::string>& sets = {},
+                   const std::vector<std::string>& overrides = {}) {
+  Prediction p;
+  auto run = workloads::ModelProjectedRun("transformer", "google-v0.6", slice, topology::DefaultSystem(), sets,
+                                          overrides);
+  EXPECT_TRUE(run.ok()) << slice << ": " << run.status().ToString();
+  if (!run.ok()) return p;
+  p.run = std::move(run).value();
+  auto row = workloads::PredictRow(p.run);
+  EXPECT_TRUE(row.ok());
+  if (row.ok()) p.row = *row;
+  const TransformerConvergenceRow& conv = TransformerConvergenceFor(slice, 0);
+  p.published_score_min = conv.published_score_min;
+  p.published_gap_s = conv.published_gap_s;
+  return p;
 }
 
 TEST(TransformerConvergenceTest, TableHoldsTenRunsPerSliceWithinTheRunsBlocks) {
@@ -44,91 +64,73 @@ TEST(TransformerConvergenceTest, TableHoldsTenRunsPerSliceWithinTheRunsBlocks) {
   EXPECT_EQ(TransformerConvergenceFor("tpu-v3-8", 512).slice, "tpu-v3-32");
 }
 
-// The fidelity targets: every slice's block (the median gap between
+// The fidelity targets: every slice's block (the median gap between
 // evaluations) and score within 15% of Google's published figures.
 TEST(TransformerProjectionTest, EverySliceWithinFifteenPercentOfPublished) {
   for (const auto& cfg : TransformerGoogleV06Slices()) {
-    const GooglePrediction p = Predict(std::string(cfg.slice));
-    EXPECT_LT(std::abs(p.gap_error_pct()), 15.0) << cfg.slice << " block " << p.run.gap_s();
-    EXPECT_LT(std::abs(p.score_error_pct()), 15.0) << cfg.slice << " score " << p.score_min;
-    EXPECT_EQ(p.run.steps_per_block, cfg.steps_per_block);
+    const Prediction p = Predict(std::string(cfg.slice));
+    EXPECT_LT(std::abs(p.row.median_gap_s / p.published_gap_s - 1), 0.15) << cfg.slice << " block "
+                                                                         << p.row.median_gap_s;
+    EXPECT_LT(std::abs(p.score_min() / p.published_score_min - 1), 0.15) << cfg.slice << " score "
+                                                                         << p.score_min();
+    EXPECT_EQ(p.run.plan.schedule.examples_per_epoch, cfg.steps_per_block * cfg.global_sequences);
   }
 }
 
 TEST(TransformerProjectionTest, ScoreSplitsIntoTrainingEvaluationStartupAndTail) {
-  const GooglePrediction p = Predict("tpu-v3-2048");
-  const ScoreSplit s = SplitScore(p.run, 5);
-  EXPECT_NEAR(s.training_s, 5 * p.run.block_train_s(), 1e-9);
-  EXPECT_NEAR(s.startup_s, topology::DefaultSystem().host.startup_s, 1e-9);
+  const Prediction p = Predict("tpu-v3-2048");
+  const projection::RunPricing& pr = p.run.pricing;
+  auto five = projection::ComposeRun(pr, p.run.labels, 5);
+  ASSERT_TRUE(five.ok());
+  const projection::ScoreSplit& s = five->split;
+  const double block = pr.BlockTrainS(271);
+  EXPECT_NEAR(s.training_s, 5 * block, 1e-9);
+  EXPECT_NEAR(s.startup_s, pr.first_epoch_extra_s, 1e-12);
   // Scoring overlaps the next block but the last one's ends the run.
-  EXPECT_NEAR(s.tail_s, p.run.eval.scoring_s, 1e-9);
-  EXPECT_NEAR(s.evaluation_s, 5 * p.run.eval.device_s, 1e-9);
-  EXPECT_NEAR(s.total_s(), s.startup_s + 5 * p.run.gap_s() + s.tail_s, 1e-9);
+  EXPECT_NEAR(s.tail_s, pr.eval->scoring_s, 1e-9);
+  EXPECT_NEAR(s.evaluation_s, 4 * pr.EvalS(block, false) + pr.eval->device_s, 1e-9);
+  EXPECT_NEAR(s.total_s(), five->eval_end_s.back(), 1e-9);
   // 3003 sentences decode in ceil(3003 / 2048) = 2 steps of one sentence a core.
-  EXPECT_EQ(p.run.eval.steps, 2);
+  EXPECT_EQ(pr.eval->steps, 2);
   // Serial scoring (an overlap switch) puts it in every gap.
-  const GooglePrediction serial = Predict("tpu-v3-2048", {"overlap.eval_scoring_with_training=false"});
-  EXPECT_NEAR(serial.run.gap_s(), p.run.gap_s() + p.run.eval.scoring_s, 1e-9);
+  const Prediction serial = Predict("tpu-v3-2048", {}, {"overlap.eval_scoring_with_training=false"});
+  EXPECT_NEAR(serial.run.pricing.EvalS(block, false), pr.eval->device_s + pr.eval->scoring_s, 1e-9);
+  EXPECT_GT(serial.row.median_gap_s, p.row.median_gap_s);
 }
 
 // Each ablation switch is honoured by the layer and moves the score the way
 // the technique should.
 TEST(TransformerProjectionTest, AblationsAtTpuV3_2048) {
-  const GooglePrediction base = Predict("tpu-v3-2048");
-  const GooglePrediction no_wus = Predict("tpu-v3-2048", {"weight_update_sharding=false"});
-  const GooglePrediction bf16 = Predict("tpu-v3-2048", {"gradient_dtype=bf16"});
-  const GooglePrediction one_d = Predict("tpu-v3-2048", {"allreduce=ring_bidir"});
-  const GooglePrediction no_eval = Predict("tpu-v3-2048", {"eval=false"});
+  using projection::Category;
+  const Prediction base = Predict("tpu-v3-2048");
+  const Prediction no_wus = Predict("tpu-v3-2048", {"weight_update_sharding=false"});
+  const Prediction bf16 = Predict("tpu-v3-2048", {"gradient_allreduce_dtype=bf16"});
+  const Prediction one_d = Predict("tpu-v3-2048", {"allreduce=ring_bidir"});
+  const Prediction no_eval = Predict("tpu-v3-2048", {"projected_eval=false"});
   // Without sharding every core runs Adam over all 210 M parameters.
-  EXPECT_GT(no_wus.run.step.time[projection::Category::kOptimizer],
-            100 * base.run.step.time[projection::Category::kOptimizer]);
-  EXPECT_GT(no_wus.score_min, 1.1 * base.score_min);
+  EXPECT_GT(no_wus.run.pricing.step.time[Category::kOptimizer], 100 * base.run.pricing.step.time[Category::kOptimizer]);
+  EXPECT_GT(no_wus.score_min(), 1.1 * base.score_min());
   // Half the bytes in the reduce-scatter; the all-gather of the updated
   // weights stays fp32.
-  EXPECT_LT(bf16.run.step.time[projection::Category::kGradients],
-            0.8 * base.run.step.time[projection::Category::kGradients]);
-  EXPECT_LT(bf16.score_min, base.score_min);
-  EXPECT_GT(one_d.run.step.time[projection::Category::kGradients],
-            base.run.step.time[projection::Category::kGradients]);
-  EXPECT_LT(no_eval.score_min, base.score_min);
-  EXPECT_EQ(no_eval.split.tail_s, 0);
-  EXPECT_EQ(no_eval.run.eval_s(false), 0);
-}
-
-// `podbench calibrate` wrote the committed system file: one fit over
-// ResNet-50's and the Transformer's blocks at tpu-v3-32 and tpu-v3-2048.
-// Fails when the cost model changes without a re-run.
-TEST(JointCalibrationTest, CommittedSystemFileIsTheJointFit) {
-  const topology::SystemSpec& sys = topology::DefaultSystem();
-  auto cal = resnet::CalibrateResNet(sys, TransformerCalibrationTargets());
-  ASSERT_TRUE(cal.ok()) << cal.status().ToString();
-  EXPECT_NEAR(cal->mxu_efficiency, sys.core.mxu_efficiency, 1e-4 * sys.core.mxu_efficiency);
-  EXPECT_NEAR(cal->op_overhead_s, sys.core.op_overhead_s, 1e-3 * sys.core.op_overhead_s);
-  EXPECT_EQ(cal->input_bytes_per_s, sys.host.input_bytes_per_s);
-  EXPECT_NEAR(cal->startup_s, sys.host.startup_s, 0.01);
-  EXPECT_NEAR(cal->cache_fill_bytes_per_s, sys.host.cache_fill_bytes_per_s, 1e-5 * sys.host.cache_fill_bytes_per_s);
-  // Least squares over four blocks: none exact, all four close.
-  EXPECT_LT(std::abs(cal->small.error_pct()), 5.0);
-  EXPECT_LT(std::abs(cal->large.error_pct()), 5.0);
-  ASSERT_EQ(cal->extra.size(), 2u);
-  for (const auto& t : cal->extra) EXPECT_LT(std::abs(t.error_pct()), 5.0) << t.name;
+  EXPECT_LT(bf16.run.pricing.step.time[Category::kGradients], 0.8 * base.run.pricing.step.time[Category::kGradients]);
+  EXPECT_LT(bf16.score_min(), base.score_min());
+  EXPECT_GT(one_d.run.pricing.step.time[Category::kGradients], base.run.pricing.step.time[Category::kGradients]);
+  EXPECT_LT(no_eval.score_min(), base.score_min());
+  EXPECT_EQ(no_eval.row.split.tail_s, 0);
+  EXPECT_EQ(no_eval.run.pricing.EvalS(1, false), 0);
 }
 
 TEST(TransformerProjectionTest, RefusesWhatItCannotPrice) {
-  auto p = PredictGoogleTransformer(topology::DefaultSystem(), "tpu-v3-8");
-  EXPECT_EQ(p.status().code(), Status::Code::kInvalidArgument);
-  EXPECT_THAT(p.status().message(), HasSubstr("tpu-v3-8"));
-  p = PredictGoogleTransformer(topology::DefaultSystem(), "tpu-v3-32", {"allreduce=nope"});
-  EXPECT_FALSE(p.ok());
-  EXPECT_THAT(p.status().message(), HasSubstr("nope"));
-  auto graph = BuildTransformerGraph();
-  ASSERT_TRUE(graph.ok());
-  auto slice = topology::Slice::FromName("tpu-v3-32", topology::DefaultSystem());
-  ASSERT_TRUE(slice.ok());
-  auto config = GoogleV06Preset("google-v0.6", "tpu-v3-32", 32);
-  ASSERT_TRUE(config.ok());
-  auto run = ProjectTransformerRun(*graph, *config, *slice, {}, 0, kEvalSentences);
-  EXPECT_THAT(run.status().message(), HasSubstr("steps_per_block 0"));
+  auto run = workloads::ModelProjectedRun("transformer", "google-v0.6", "tpu-v3-8", topology::DefaultSystem());
+  EXPECT_EQ(run.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_THAT(run.status().message(), HasSubstr("tpu-v3-8"));
+  run = workloads::ModelProjectedRun("transformer", "google-v0.6", "tpu-v3-32", topology::DefaultSystem(),
+                                     {"allreduce=nope"});
+  EXPECT_FALSE(run.ok());
+  EXPECT_THAT(run.status().message(), HasSubstr("nope"));
+  run = workloads::ModelProjectedRun("transformer", "google-v0.6", "tpu-v3-32", topology::DefaultSystem(),
+                                     {"steps_per_block=0"});
+  EXPECT_THAT(run.status().message(), HasSubstr("steps_per_block"));
 }
 
 }  // namespace

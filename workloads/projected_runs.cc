@@ -1,0 +1,157 @@
+#include "workloads/projected_runs.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "topology/slice.h"
+#include "workloads/projection/host.h"
+#include "workloads/projection/overrides.h"
+
+namespace podbench::workloads {
+namespace {
+
+class ProjectedSession : public Session {
+ public:
+  ProjectedSession(const RunContext& ctx, projection::StepSpec step, projection::RunPlan plan)
+      : ctx_(ctx), step_(std::move(step)), plan_(std::move(plan)) {}
+
+  Result<double> Initialize() override {
+    PODBENCH_ASSIGN_OR_RETURN(slice_, topology::Slice::FromName(ctx_.slice.name, *ctx_.system));
+    PODBENCH_ASSIGN_OR_RETURN(pricing_, projection::PriceRun(step_, plan_.schedule, plan_.eval_examples,
+                                                             plan_.concurrent_block_s, *slice_));
+    if (plan_.convergence.total_runs() < 1) {
+      return Status::InvalidArgument("projected " + ctx_.description.benchmark + ": no published convergence for " +
+                                     ctx_.slice.name);
+    }
+    converge_label_ = plan_.convergence.Draw(ctx_.seed).label;
+    labels_ = ctx_.description.cadence.EvalEpochs();
+    if (labels_.empty()) return Status::Internal("projected session: the cadence has no evaluations");
+    return plan_.init.At(ctx_.slice.chips);
+  }
+
+  Result<BlockResult> TrainBlock(int64_t first_epoch, int64_t epochs) override {
+    PODBENCH_ASSIGN_OR_RETURN(const int64_t through, pricing_.schedule.StepsThrough(first_epoch + epochs - 1));
+    BlockResult r;
+    r.steps = through - steps_done_;
+    steps_done_ = through;
+    r.time = TimeBreakdown::Of(pricing_.step.time, static_cast<double>(r.steps));
+    r.time.input_s += pricing_.BlockExcessS(r.steps);
+    if (first_epoch == 1) r.time.input_s += pricing_.first_epoch_extra_s;
+    return r;
+  }
+
+  Result<EvalResult> Evaluate(int64_t epoch) override {
+    EvalResult r;
+    r.metrics[plan_.curve.metric] = plan_.curve.At(epoch, labels_.front(), converge_label_);
+    r.modelled = plan_.curve.how;
+    // The run ends on this evaluation when it reaches the target or is the
+    // cadence's last: then its scoring is paid in full.
+    const auto it = std::find(labels_.begin(), labels_.end(), epoch);
+    const bool last = epoch >= converge_label_ || it == labels_.end() || std::next(it) == labels_.end();
+    double next_block_s = 0;
+    if (!last) {
+      PODBENCH_ASSIGN_OR_RETURN(const int64_t next, pricing_.schedule.StepsThrough(*std::next(it)));
+      PODBENCH_ASSIGN_OR_RETURN(const int64_t here, pricing_.schedule.StepsThrough(epoch));
+      next_block_s = pricing_.BlockTrainS(next - here);
+    }
+    r.emulated_s = pricing_.EvalS(next_block_s, last);
+    return r;
+  }
+
+ private:
+  RunContext ctx_;
+  projection::StepSpec step_;
+  projection::RunPlan plan_;
+  std::optional<topology::Slice> slice_;
+  projection::RunPricing pricing_;
+  std::vector<int64_t> labels_;
+  int64_t converge_label_ = 0, steps_done_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Session> StartProjectedSession(const RunContext& ctx, projection::StepSpec step,
+                                               projection::RunPlan plan) {
+  return std::make_unique<ProjectedSession>(ctx, std::move(step), std::move(plan));
+}
+
+Result<std::unique_ptr<Session>> StartProjected(const Workload& workload, const RunContext& ctx) {
+  PODBENCH_ASSIGN_OR_RETURN(projection::StepSpec step, workload.ProjectedStep(ctx.hp, ctx.slice));
+  PODBENCH_ASSIGN_OR_RETURN(projection::RunPlan plan, workload.ProjectedPlan(ctx.hp, ctx.slice));
+  return StartProjectedSession(ctx, std::move(step), std::move(plan));
+}
+
+Result<ProjectedRunModel> ModelProjectedRun(std::string_view model, std::string_view preset,
+                                            std::string_view slice_name, const topology::SystemSpec& system,
+                                            const std::vector<std::string>& sets,
+                                            const std::vector<std::string>& step_overrides) {
+  const ModelRegistration* reg = FindWorkload(model);
+  if (reg == nullptr) return Status::NotFound("no workload named '" + std::string(model) + "'");
+  if (!reg->Supports(Mode::kProjected)) {
+    return Status::InvalidArgument(std::string(model) + " has no projected mode");
+  }
+  PODBENCH_ASSIGN_OR_RETURN(topology::Slice slice, topology::Slice::FromName(std::string(slice_name), system));
+  const SliceInfo info{slice.name(), slice.num_cores(), slice.num_chips()};
+  const std::unique_ptr<Workload> w = reg->Create();
+  std::map<std::string, HpValue> values;
+  if (!preset.empty()) {
+    const auto& known = reg->presets();
+    if (std::find(known.begin(), known.end(), preset) == known.end()) {
+      return PresetNotFound(reg->name(), preset, known);
+    }
+    PODBENCH_ASSIGN_OR_RETURN(values, w->Preset(preset, info));
+  }
+  ProjectedRunModel r;
+  PODBENCH_ASSIGN_OR_RETURN(r.hp, ResolveHyperparameters(w->HyperparameterSpecs(), values, sets, reg->name()));
+  PODBENCH_RETURN_IF_ERROR(w->Validate(r.hp, info, Mode::kProjected));
+  PODBENCH_ASSIGN_OR_RETURN(r.description, w->Describe(r.hp, info, Mode::kProjected));
+  PODBENCH_ASSIGN_OR_RETURN(r.step, w->ProjectedStep(r.hp, info));
+  for (const std::string& o : step_overrides) {
+    PODBENCH_RETURN_IF_ERROR(projection::ApplyOverride(o, slice.num_cores(), &r.step.config, &r.step.options));
+  }
+  PODBENCH_ASSIGN_OR_RETURN(r.plan, w->ProjectedPlan(r.hp, info));
+  PODBENCH_ASSIGN_OR_RETURN(r.pricing, projection::PriceRun(r.step, r.plan.schedule, r.plan.eval_examples,
+                                                            r.plan.concurrent_block_s, slice));
+  r.labels = r.description.cadence.EvalEpochs();
+  return r;
+}
+
+Result<projection::RowPrediction> PredictRow(const ProjectedRunModel& run) {
+  return projection::PredictOverConvergence(run.pricing, run.labels, run.plan.convergence);
+}
+
+std::vector<projection::CalibrationTarget> RegisteredCalibrationTargets() {
+  std::vector<projection::CalibrationTarget> out;
+  for (const ModelRegistration* m : AllWorkloads()) {
+    for (const projection::CalibrationPoint& point : m->calibration()) {
+      projection::CalibrationTarget t;
+      t.model = m->name();
+      t.point = point;
+      t.predict = [model = m->name(), preset = m->calibration_preset(),
+                   slice = point.slice](const topology::SystemSpec& system)
+          -> Result<projection::CalibrationTarget::Priced> {
+        PODBENCH_ASSIGN_OR_RETURN(ProjectedRunModel run, ModelProjectedRun(model, preset, slice, system));
+        projection::CalibrationTarget::Priced p;
+        PODBENCH_ASSIGN_OR_RETURN(p.row, PredictRow(run));
+        PODBENCH_ASSIGN_OR_RETURN(topology::Slice s, topology::Slice::FromName(slice, system));
+        const projection::HostWork& host = run.step.graph.host;
+        const projection::TrainingSchedule& sched = run.plan.schedule;
+        p.caches_decoded_examples = run.step.config.cache_decoded_examples;
+        p.hosts = s.num_hosts();
+        p.first_epoch_fill_bytes =
+            static_cast<double>(projection::ExamplesPerHost(sched.examples_per_epoch, s)) * host.infeed_bytes;
+        p.first_epoch_steps_s = static_cast<double>(sched.FirstEpochSteps()) * run.pricing.step.step_s();
+        p.per_host_step_bytes =
+            static_cast<double>(projection::ExamplesPerHost(run.pricing.step.global_examples, s)) * host.infeed_bytes;
+        return p;
+      };
+      out.push_back(std::move(t));
+    }
+  }
+  return out;
+}
+
+}  // namespace podbench::workloads

@@ -1,0 +1,110 @@
+#include "workloads/registry.h"
+
+#include <algorithm>
+#include <cassert>
+#include <utility>
+
+namespace podbench::workloads {
+
+namespace {
+
+std::vector<std::unique_ptr<ModelRegistration>>& Registry() {
+  static auto* registry = new std::vector<std::unique_ptr<ModelRegistration>>();
+  return *registry;
+}
+
+std::vector<const ModelRegistration*> Sorted(bool (*keep)(const ModelRegistration&)) {
+  std::vector<const ModelRegistration*> out;
+  for (const auto& r : Registry()) {
+    if (keep(*r)) out.push_back(r.get());
+  }
+  std::sort(out.begin(), out.end(), [](auto* a, auto* b) { return a->name() < b->name(); });
+  return out;
+}
+
+}  // namespace
+
+bool ModelRegistration::Supports(Mode m) const {
+  return has_workload() && std::find(modes_.begin(), modes_.end(), m) != modes_.end();
+}
+
+Result<Hyperparameters> PresetHyperparameters(const ModelRegistration& model, const Workload& workload,
+                                              std::string_view preset, const SliceInfo& slice) {
+  const auto& known = model.presets();
+  if (std::find(known.begin(), known.end(), preset) == known.end()) {
+    return PresetNotFound(model.name(), preset, known);
+  }
+  PODBENCH_ASSIGN_OR_RETURN(auto values, workload.Preset(preset, slice));
+  return ResolveHyperparameters(workload.HyperparameterSpecs(), values, {}, model.name());
+}
+
+Result<projection::StepSpec> ModelRegistration::ZooStep(std::string_view preset, const SliceInfo& slice) const {
+  if (!in_zoo()) return Status::FailedPrecondition(name_ + " has no full-size graph in the zoo");
+  if (has_workload()) {
+    const std::unique_ptr<Workload> w = Create();
+    PODBENCH_ASSIGN_OR_RETURN(Hyperparameters hp, PresetHyperparameters(*this, *w, preset, slice));
+    return w->ProjectedStep(hp, slice);
+  }
+  if (graph_ == nullptr || step_preset_ == nullptr) {
+    return Status::Internal(name_ + ": a zoo model without a workload must register ZooGraph");
+  }
+  projection::StepSpec s;
+  PODBENCH_ASSIGN_OR_RETURN(s.config, step_preset_(preset, slice.name, slice.cores));
+  s.graph = graph_();
+  return s;
+}
+
+ModelRegistration* RegisterModel(std::string name) {
+  assert(FindModel(name) == nullptr && "model registered twice");
+  Registry().push_back(std::make_unique<ModelRegistration>(std::move(name)));
+  return Registry().back().get();
+}
+
+const ModelRegistration* FindModel(std::string_view name) {
+  for (const auto& r : Registry()) {
+    if (r->name() == name) return r.get();
+  }
+  return nullptr;
+}
+
+std::vector<const ModelRegistration*> AllModels() {
+  return Sorted([](const ModelRegistration&) { return true; });
+}
+
+std::vector<const ModelRegistration*> AllWorkloads() {
+  return Sorted([](const ModelRegistration& r) { return r.has_workload(); });
+}
+
+const ModelRegistration* FindWorkload(std::string_view name) {
+  const ModelRegistration* r = FindModel(name);
+  return r != nullptr && r->has_workload() ? r : nullptr;
+}
+
+std::vector<const ModelRegistration*> ZooModels() {
+  return Sorted([](const ModelRegistration& r) { return r.in_zoo(); });
+}
+
+Status PresetNotFound(std::string_view model, std::string_view preset, const std::vector<std::string>& presets) {
+  std::string known;
+  for (const std::string& p : presets) known += (known.empty() ? "" : ", ") + p;
+  return Status::NotFound(std::string(model) + " has no preset '" + std::string(preset) + "' (presets: " + known + ")");
+}
+
+Status PresetHasNoSlice(std::string_view model, std::string_view preset, std::string_view slice,
+                        const std::vector<std::string_view>& slices) {
+  std::string known;
+  for (std::string_view s : slices) known += (known.empty() ? "" : ", ") + std::string(s);
+  return Status::InvalidArgument(std::string(model) + " preset '" + std::string(preset) + "' has no values for " +
+                                 std::string(slice) + " (it has: " + known + ")");
+}
+
+Result<projection::StepConfig> CheckedPreset(std::string_view model, std::string_view preset, std::string_view slice,
+                                             int64_t slice_cores, projection::StepConfig config) {
+  const Status s = config.layout.Validate(slice_cores);
+  if (!s.ok()) {
+    return s.WithContext(std::string(model) + " preset '" + std::string(preset) + "' on " + std::string(slice));
+  }
+  return config;
+}
+
+}  // namespace podbench::workloads

@@ -1,0 +1,64 @@
+// The functional ResNet's data: the generated image set (workloads/data/
+// synthetic_images.h), held in memory as normalised fp32 images, or written
+// once as an ImageNet-format JPEG tree and read through the host input
+// pipeline (workloads/data/input_pipeline.h), as the full-size runs read
+// ImageNet.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "base/status.h"
+#include "workloads/data/input_pipeline.h"
+#include "workloads/data/synthetic_images.h"
+
+namespace podbench::resnet {
+
+struct FunctionalDataConfig {
+  data::SyntheticImageSpec images;  // the network's side and classes; the dataset's seed
+  int64_t train_examples = 0;
+  int64_t eval_examples = 0;
+  int64_t global_batch = 1;
+  bool jpeg = false;             // through the JPEG tree and the input pipeline
+  bool flip = true;              // random horizontal flips of training images
+  // input=jpeg: the tree's cache folder (empty: <temp>/podbench-data) and
+  // the decode threads (0: one per host core).
+  std::filesystem::path cache_dir;
+  int input_threads = 2;
+  uint64_t seed = 0;             // the run's: shuffles, flips, crops
+};
+
+// Training batches and the held-out images of one run.
+class FunctionalData {
+ public:
+  // Generates (memory) or opens (jpeg; writing the tree once) the data.
+  // Errors name the JPEG folder when it holds another number of images.
+  static Result<std::unique_ptr<FunctionalData>> Create(const FunctionalDataConfig& config);
+
+  int64_t steps_per_epoch() const { return steps_per_epoch_; }
+  // Fills `x` ([batch, side, side, 3] normalised fp32) and `y` with training
+  // step `s` of the current epoch; StartEpoch reshuffles (memory input).
+  void StartEpoch();
+  Status Batch(int64_t s, std::vector<float>* x, std::vector<int32_t>* y);
+  const std::vector<float>& eval_images() const { return eval_x_; }
+  const std::vector<int32_t>& eval_labels() const { return eval_y_; }
+
+ private:
+  FunctionalData() = default;
+  Status OpenJpeg(data::SyntheticImageSpec spec);
+  static void Generate(const data::SyntheticImageSpec& spec, uint64_t first, int64_t n, std::vector<float>* x,
+                       std::vector<int32_t>* y);
+
+  FunctionalDataConfig cfg_;
+  int64_t steps_per_epoch_ = 1;
+  std::vector<float> train_x_, eval_x_;
+  std::vector<int32_t> train_y_, eval_y_;
+  std::vector<int64_t> order_;
+  std::mt19937_64 rng_;
+  std::unique_ptr<data::InputPipeline> pipeline_;  // jpeg
+};
+
+}  // namespace podbench::resnet
