@@ -41,6 +41,7 @@ std::optional<double> MedianEvalGapS(const std::vector<EvalRecord>& evals) {
   for (auto a = at.begin(), b = std::next(at.begin()); b != at.end(); ++a, ++b) {
     gaps.push_back(b->second - a->second);
   }
+  if (gaps.size() >= 2) gaps.pop_back();  // the last gap holds the final scoring (see scaling.h)
   return Median(gaps);
 }
 

@@ -72,7 +72,13 @@ Fidelity SummarizeFidelity(const std::vector<ScalingRow>& rows);
 nlohmann::json FidelityToJson(const Fidelity& f);
 
 // Median emulated seconds between consecutive evaluations (an evaluation is
-// one epoch's records, at its earliest timestamp); nullopt with fewer than 2.
+// one epoch's records, at its earliest timestamp), the gap to the run's last
+// evaluation left out when there are at least two: that result ends the run
+// after its host scoring in full, while the others are logged when the
+// device is done (their scoring overlaps the next block). Google's logs,
+// whose every result waits for its scoring, carry the same lag in every
+// gap, so their median is a block and its exposed evaluation; so is this.
+// nullopt with fewer than 2 evaluations.
 std::optional<double> MedianEvalGapS(const std::vector<EvalRecord>& evals);
 
 // The v0.6 score in minutes: drop the fastest and the slowest when there are

@@ -142,8 +142,9 @@ std::vector<projection::CalibrationTarget> RegisteredCalibrationTargets() {
         p.caches_decoded_examples = run.step.config.cache_decoded_examples;
         p.hosts = s.num_hosts();
         p.first_epoch_fill_bytes =
-            static_cast<double>(projection::ExamplesPerHost(sched.examples_per_epoch, s)) * host.infeed_bytes;
+            static_cast<double>(projection::ExamplesPerHost(sched.examples_per_epoch, s)) * projection::DecodeBytes(host);
         p.first_epoch_steps_s = static_cast<double>(sched.FirstEpochSteps()) * run.pricing.step.step_s();
+        p.scoring_s = run.pricing.eval ? run.pricing.eval->scoring_s : 0;
         p.per_host_step_bytes =
             static_cast<double>(projection::ExamplesPerHost(run.pricing.step.global_examples, s)) * host.infeed_bytes;
         return p;

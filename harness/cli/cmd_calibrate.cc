@@ -182,8 +182,6 @@ int Run(const CalibrateOptions& opt, CliContext& ctx) {
     o << fmt::format("  {:<30} = {:<11.5g} {:<4} {:<7} {}\n", v.key, v.value, v.unit, v.fitted ? "fitted" : "read",
                      v.how);
   }
-  o << fmt::format("  {:<30} = {:<11.5g} {:<4} {:<7} {}\n", "host.scoring_ops_per_s", sys.host.scoring_ops_per_s,
-                   "op/s", "read", "the system file's documented estimate (not fitted)");
   o << "\npoints after the fit (what each model declares it is fitted to)\n";
   o << fmt::format("  {:<12} {:<12} {:<18} {:>11} {:>11} {:>7}  {}\n", "model", "slice", "kind", "published",
                    "predicted", "error", "source");

@@ -34,11 +34,15 @@ RunRecord ProjectedRun(int64_t id, const std::string& slice, int64_t chips, doub
   return r;
 }
 
-TEST(ScalingTest, MedianEvalGapUsesOneTimestampPerEpoch) {
-  // Epoch 8 has two metrics; the earlier timestamp counts. Gaps 10, 12, 11.
-  std::vector<EvalRecord> e = {Eval(4, 15), Eval(8, 25), Eval(8, 25.5, "top5"), Eval(12, 37), Eval(16, 48)};
+TEST(ScalingTest, MedianEvalGapUsesOneTimestampPerEpochAndLeavesTheTailOut) {
+  // Epoch 8 has two metrics; the earlier timestamp counts. Gaps 10, 12, 11
+  // and the last, 30, which holds the final scoring: left out.
+  std::vector<EvalRecord> e = {Eval(4, 15), Eval(8, 25), Eval(8, 25.5, "top5"), Eval(12, 37), Eval(16, 48),
+                               Eval(20, 78)};
   ASSERT_TRUE(MedianEvalGapS(e).has_value());
   EXPECT_DOUBLE_EQ(*MedianEvalGapS(e), 11);
+  // One gap: kept.
+  EXPECT_DOUBLE_EQ(*MedianEvalGapS({Eval(4, 15), Eval(8, 40)}), 25);
   EXPECT_FALSE(MedianEvalGapS({Eval(4, 15)}).has_value());
   EXPECT_FALSE(MedianEvalGapS({}).has_value());
 }

@@ -14,6 +14,7 @@ const char* CalibrationKindName(CalibrationKind k) {
     case CalibrationKind::kBlock: return "block";
     case CalibrationKind::kFirstBlockExtra: return "first_block_extra";
     case CalibrationKind::kInputBound: return "input_bound";
+    case CalibrationKind::kScoring: return "scoring";
   }
   return "?";
 }
@@ -33,6 +34,7 @@ topology::SystemSpec ApplyCalibration(topology::SystemSpec system, const Calibra
     if (v.key == "host.startup_s") system.host.startup_s = v.value;
     if (v.key == "host.startup_s_per_host") system.host.startup_s_per_host = v.value;
     if (v.key == "host.cache_fill_bytes_per_s") system.host.cache_fill_bytes_per_s = v.value;
+    if (v.key == "host.scoring_ops_per_s") system.host.scoring_ops_per_s = v.value;
   }
   return system;
 }
@@ -129,18 +131,87 @@ Status FitCore(const topology::SystemSpec& system, const std::vector<const Calib
 
 }  // namespace
 
+namespace {
+
+// The start-up line and the cache-fill rate, jointly (see the header): for
+// each fill rate on a log grid (then refined by golden section), (a, b) by
+// weighted linear least squares with b >= 0.
+struct FirstBlockFit {
+  double a = 0, b = 0, rate = 0, cost = 0;
+};
+FirstBlockFit FitFirstBlocks(const std::vector<const CalibrationTarget*>& ts,
+                             const std::vector<CalibrationTarget::Priced>& ps, double rate, bool any_cache,
+                             bool slope) {
+  FirstBlockFit f;
+  f.rate = rate;
+  double sw = 0, swx = 0, swy = 0, swxx = 0, swxy = 0;
+  std::vector<double> y(ts.size());
+  for (size_t i = 0; i < ts.size(); ++i) {
+    const double fill = ps[i].caches_decoded_examples && any_cache
+                            ? std::max(0.0, ps[i].first_epoch_fill_bytes / rate - ps[i].first_epoch_steps_s)
+                            : 0;
+    y[i] = ts[i]->point.published_s - fill;
+    const double w = 1 / (ts[i]->point.published_s * ts[i]->point.published_s);
+    const double x = static_cast<double>(ps[i].hosts);
+    sw += w;
+    swx += w * x;
+    swy += w * y[i];
+    swxx += w * x * x;
+    swxy += w * x * y[i];
+  }
+  const double det = sw * swxx - swx * swx;
+  f.b = slope && det > 0 ? (sw * swxy - swx * swy) / det : 0;
+  if (f.b < 0) f.b = 0;
+  f.a = (swy - f.b * swx) / sw;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    const double r = (f.a + f.b * static_cast<double>(ps[i].hosts) - y[i]) / ts[i]->point.published_s;
+    f.cost += r * r;
+  }
+  return f;
+}
+
+}  // namespace
+
 Result<Calibration> Calibrate(const topology::SystemSpec& input, const std::vector<CalibrationTarget>& targets) {
-  std::vector<const CalibrationTarget*> blocks, firsts, input_bound;
+  std::vector<const CalibrationTarget*> blocks, firsts, input_bound, scoring;
   for (const CalibrationTarget& t : targets) {
     switch (t.point.kind) {
       case CalibrationKind::kBlock: blocks.push_back(&t); break;
       case CalibrationKind::kFirstBlockExtra: firsts.push_back(&t); break;
       case CalibrationKind::kInputBound: input_bound.push_back(&t); break;
+      case CalibrationKind::kScoring: scoring.push_back(&t); break;
     }
   }
   if (blocks.empty()) return Status::FailedPrecondition("calibration: no model declares a published block");
   Calibration c;
   topology::SystemSpec system = input;
+
+  // The host's scoring rate first: it does not depend on the core, and the
+  // blocks' gaps hold any scoring the next block does not hide.
+  if (!scoring.empty()) {
+    double sk = 0, skk = 0;
+    for (const CalibrationTarget* t : scoring) {
+      PODBENCH_ASSIGN_OR_RETURN(CalibrationTarget::Priced p, Price(*t, system));
+      if (!(p.scoring_s > 0)) {
+        return Status::FailedPrecondition(t->model + " " + t->point.slice + " declares a scoring time but prices no "
+                                          "host scoring");
+      }
+      const double k = p.scoring_s * system.host.scoring_ops_per_s / t->point.published_s;  // ops per second needed
+      sk += k;
+      skk += k * k;
+    }
+    system.host.scoring_ops_per_s = skk / sk;
+    c.values.push_back({"host.scoring_ops_per_s", system.host.scoring_ops_per_s, "op/s",
+                        (scoring.size() == 1 ? "the rate at which the counted operations take the published host "
+                                               "scoring of "
+                                             : "least squares of the relative errors of the published host scoring "
+                                               "of ") +
+                            Names(scoring) + " (each model's HostWork::score_ops, counted from its algorithm)"});
+  } else {
+    c.values.push_back({"host.scoring_ops_per_s", input.host.scoring_ops_per_s, "op/s",
+                        "kept: the system file's documented estimate (no model declares a scoring point)", false});
+  }
+
   // While the core is fitted the host is not binding and the first block
   // does not enter (blocks are median gaps, after the first).
   system.host.input_bytes_per_s = 1e300;
@@ -152,10 +223,9 @@ Result<Calibration> Calibrate(const topology::SystemSpec& input, const std::vect
   PODBENCH_RETURN_IF_ERROR(FitCore(system, blocks, &c, &eff, &ovh));
   system.core.mxu_efficiency = eff;
   system.core.op_overhead_s = ovh;
-  const std::string block_names = Names(blocks);
   c.values.push_back({"core.mxu_efficiency", eff, "",
                       "least squares of the relative errors of " + std::to_string(blocks.size()) +
-                          " published blocks (" + block_names + "), with core.op_overhead_s"});
+                          " published blocks (" + Names(blocks) + "), with core.op_overhead_s"});
   c.values.push_back({"core.op_overhead_s", ovh, "s", "with core.mxu_efficiency"});
 
   // The host input rate: the highest any not-input-bound slice needs.
@@ -177,102 +247,81 @@ Result<Calibration> Calibrate(const topology::SystemSpec& input, const std::vect
     system.host.input_bytes_per_s = input.host.input_bytes_per_s;
   }
 
-  // Start-up: a line in hosts through the first-block extras of runs that
-  // cache nothing (their extra is the start-up alone).
-  std::vector<const CalibrationTarget*> plain, cached;
-  std::vector<CalibrationTarget::Priced> plain_p, cached_p;
-  for (const CalibrationTarget* t : firsts) {
-    PODBENCH_ASSIGN_OR_RETURN(CalibrationTarget::Priced p, Price(*t, system));
-    (p.caches_decoded_examples ? cached : plain).push_back(t);
-    (p.caches_decoded_examples ? cached_p : plain_p).push_back(p);
-  }
-  double a = input.host.startup_s, b = input.host.startup_s_per_host;
-  if (!plain.empty()) {
+  // The start-up line and the cache fill.
+  if (!firsts.empty()) {
+    std::vector<CalibrationTarget::Priced> ps;
     std::set<int64_t> hosts;
-    double sx = 0, sy = 0;
-    for (size_t i = 0; i < plain.size(); ++i) {
-      hosts.insert(plain_p[i].hosts);
-      sx += static_cast<double>(plain_p[i].hosts);
-      sy += plain[i]->point.published_s;
+    bool any_cache = false;
+    for (const CalibrationTarget* t : firsts) {
+      PODBENCH_ASSIGN_OR_RETURN(CalibrationTarget::Priced p, Price(*t, system));
+      hosts.insert(p.hosts);
+      any_cache = any_cache || p.caches_decoded_examples;
+      ps.push_back(p);
     }
-    const double n = static_cast<double>(plain.size());
-    b = 0;
-    a = sy / n;
-    if (hosts.size() >= 2) {
-      double sxx = 0, sxy = 0;
-      for (size_t i = 0; i < plain.size(); ++i) {
-        const double x = static_cast<double>(plain_p[i].hosts) - sx / n;
-        sxx += x * x;
-        sxy += x * (plain[i]->point.published_s - sy / n);
+    const bool slope = hosts.size() >= 2;
+    FirstBlockFit best = FitFirstBlocks(firsts, ps, input.host.cache_fill_bytes_per_s, false, slope);
+    if (any_cache) {
+      best.cost = 1e300;
+      constexpr double kLo = 7, kHi = 11;  // log10 of the fill rates tried, B/s
+      constexpr int kGrid = 200;
+      double best_x = kLo;
+      for (int i = 0; i <= kGrid; ++i) {
+        const double x = kLo + (kHi - kLo) * i / kGrid;
+        const FirstBlockFit f = FitFirstBlocks(firsts, ps, std::pow(10, x), true, slope);
+        if (f.cost < best.cost) {
+          best = f;
+          best_x = x;
+        }
       }
-      b = std::max(0.0, sxy / sxx);  // a start-up does not shrink with more hosts
-      a = sy / n - b * sx / n;
+      const double step = (kHi - kLo) / kGrid;
+      PODBENCH_ASSIGN_OR_RETURN(
+          const double x, Golden([&](double v) -> Result<double> {
+                            return FitFirstBlocks(firsts, ps, std::pow(10, v), true, slope).cost;
+                          },
+                                 best_x - step, best_x + step, 40));
+      best = FitFirstBlocks(firsts, ps, std::pow(10, x), true, slope);
     }
-    const std::string how = hosts.size() >= 2
-                                ? "least squares line in hosts through the first-block extras of " + Names(plain) +
-                                      " (runs that cache nothing: the extra is the start-up alone)"
-                                : "the first-block extra of " + Names(plain) +
-                                      " (a run that caches nothing: the extra is the start-up alone), read as it is";
-    c.values.push_back({"host.startup_s", a, "s", how, hosts.size() >= 2});
-    c.values.push_back({"host.startup_s_per_host", b, "s",
-                        hosts.size() >= 2 ? "with host.startup_s" : "0: one host count, no slope to fit",
-                        hosts.size() >= 2});
+    const std::string names = Names(firsts);
+    c.values.push_back({"host.startup_s", best.a, "s",
+                        "least squares over the first-block extras of " + names +
+                            (any_cache ? ", with host.startup_s_per_host and host.cache_fill_bytes_per_s"
+                                       : ", with host.startup_s_per_host")});
+    c.values.push_back({"host.startup_s_per_host", best.b, "s",
+                        slope ? "with host.startup_s (kept >= 0)" : "0: the points give one host count, no slope",
+                        slope});
+    if (any_cache) {
+      c.values.push_back({"host.cache_fill_bytes_per_s", best.rate, "B/s",
+                          "with host.startup_s: the stored bytes of their shards the hosts of the runs that cache "
+                          "decoded examples decode in the first epoch beyond its steps"});
+    } else {
+      c.values.push_back({"host.cache_fill_bytes_per_s", input.host.cache_fill_bytes_per_s, "B/s",
+                          "kept: no declared first block fills a cache", false});
+    }
+    system.host.startup_s = best.a;
+    system.host.startup_s_per_host = best.b;
+    system.host.cache_fill_bytes_per_s = any_cache ? best.rate : input.host.cache_fill_bytes_per_s;
   } else {
-    c.values.push_back({"host.startup_s", a, "s", "kept: no model declares a first block without a cache", false});
-    c.values.push_back({"host.startup_s_per_host", b, "s", "kept", false});
-  }
-  system.host.startup_s = a;
-  system.host.startup_s_per_host = b;
-
-  // Cache fill: what the start-up leaves of the caching runs' first-block
-  // extras is their hosts' cache fill beyond their first epoch's steps.
-  if (!cached.empty()) {
-    // Each point's exact rate: its hosts' fill (bytes) over the time the
-    // first epoch's steps and what the start-up leaves of its extra take.
-    std::vector<double> exact;
-    for (size_t i = 0; i < cached.size(); ++i) {
-      const CalibrationTarget::Priced& p = cached_p[i];
-      const double startup = a + b * static_cast<double>(p.hosts);
-      const double left = cached[i]->point.published_s - startup;
-      if (!(left > 0)) {
-        return Status::FailedPrecondition("the first block of " + cached[i]->model + " " + cached[i]->point.slice +
-                                          " is no longer than the start-up alone");
-      }
-      exact.push_back(p.first_epoch_fill_bytes / (p.first_epoch_steps_s + left));
+    for (const char* key : {"host.startup_s", "host.startup_s_per_host", "host.cache_fill_bytes_per_s"}) {
+      c.values.push_back({key, 0, "", "kept: no model declares a first block", false});
     }
-    auto err = [&](double log_rate) -> Result<double> {
-      topology::SystemSpec s = system;
-      s.host.cache_fill_bytes_per_s = std::exp(log_rate);
-      double sum = 0;
-      for (const CalibrationTarget* t : cached) {
-        PODBENCH_ASSIGN_OR_RETURN(CalibrationTarget::Priced p, Price(*t, s));
-        sum += std::pow((p.row.first_epoch_extra_s - t->point.published_s) / t->point.published_s, 2);
-      }
-      return sum;
-    };
-    const auto [lo, hi] = std::minmax_element(exact.begin(), exact.end());
-    double rate = *lo;
-    if (*hi > *lo) {
-      PODBENCH_ASSIGN_OR_RETURN(const double log_rate, Golden(err, std::log(*lo), std::log(*hi), 60));
-      rate = std::exp(log_rate);
-    }
-    system.host.cache_fill_bytes_per_s = rate;
-    c.values.push_back({"host.cache_fill_bytes_per_s", rate, "B/s",
-                        (cached.size() == 1 ? "the first-block extra of " : "least squares over the first-block extras of ") +
-                            Names(cached) + " after the start-up: the hosts filling their decoded-example cache"});
-  } else {
-    c.values.push_back({"host.cache_fill_bytes_per_s", input.host.cache_fill_bytes_per_s, "B/s",
-                        "kept: no model declares a first block that fills a cache", false});
+    system.host.startup_s = input.host.startup_s;
+    system.host.startup_s_per_host = input.host.startup_s_per_host;
     system.host.cache_fill_bytes_per_s = input.host.cache_fill_bytes_per_s;
+    c.values[c.values.size() - 3].value = input.host.startup_s;
+    c.values[c.values.size() - 2].value = input.host.startup_s_per_host;
+    c.values[c.values.size() - 1].value = input.host.cache_fill_bytes_per_s;
   }
 
   // Every point after the fit.
   for (const CalibrationTarget& t : targets) {
     PODBENCH_ASSIGN_OR_RETURN(CalibrationTarget::Priced p, Price(t, system));
     PointFit f{t.model, t.point, 0};
-    if (t.point.kind == CalibrationKind::kBlock) f.predicted_s = p.row.median_gap_s;
-    if (t.point.kind == CalibrationKind::kFirstBlockExtra) f.predicted_s = p.row.first_epoch_extra_s;
-    if (t.point.kind == CalibrationKind::kInputBound) f.predicted_s = p.per_host_step_bytes / p.row.step_s;
+    switch (t.point.kind) {
+      case CalibrationKind::kBlock: f.predicted_s = p.row.median_gap_s; break;
+      case CalibrationKind::kFirstBlockExtra: f.predicted_s = p.row.first_epoch_extra_s; break;
+      case CalibrationKind::kInputBound: f.predicted_s = p.per_host_step_bytes / p.row.step_s; break;
+      case CalibrationKind::kScoring: f.predicted_s = p.scoring_s; break;
+    }
     c.points.push_back(std::move(f));
   }
   return c;

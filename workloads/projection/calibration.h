@@ -12,13 +12,19 @@
 //   host.input_bytes_per_s   the rate every kInputBound point needs so that
 //       its hosts keep up with its steps (a lower bound: the published runs
 //       were not input-bound), rounded up to 10 MB/s;
-//   host.startup_s, host.startup_s_per_host   a start-up that grows with the
-//       slice's hosts, least squares over every kFirstBlockExtra point of a
-//       run that caches no decoded examples (how much longer its first block,
-//       run_start to the first evaluation, is than its median block);
-//   host.cache_fill_bytes_per_s   from the kFirstBlockExtra points of runs
-//       that fill a decoded-example cache in their first epoch: what of their
-//       first-block extra the start-up leaves, least squares.
+//   host.startup_s, host.startup_s_per_host, host.cache_fill_bytes_per_s
+//       one least-squares fit of the relative errors of every
+//       kFirstBlockExtra point (how much longer a run's first block is than
+//       its median block): a start-up that grows with the slice's hosts,
+//       plus, in a run that fills a decoded-example cache, the fill of its
+//       hosts' shards (stored bytes at the fill rate) beyond its first
+//       epoch's steps. The slope is kept >= 0 (a start-up does not shrink
+//       with more hosts) and is 0 when the points give one host count;
+//   host.scoring_ops_per_s   the rate at which every kScoring point's
+//       counted operations (the model's HostWork::score_ops per example) take
+//       the published host-scoring time, least squares of the relative
+//       errors; kept at the system file's documented estimate when no model
+//       declares a scoring point.
 // Values read straight from a published time rather than fitted are listed
 // by the fit too (Calibration::read_values). Nothing is per slice or per
 // model: the host rates are in bytes and operations, which every model's
@@ -44,8 +50,11 @@ enum class CalibrationKind {
   kFirstBlockExtra,
   // The published runs on this slice were not input-bound (no figure).
   kInputBound,
+  // The host's scoring of one evaluation (seconds), median over the published
+  // runs' evaluation windows.
+  kScoring,
 };
-const char* CalibrationKindName(CalibrationKind k);  // "block", "first_block_extra", "input_bound"
+const char* CalibrationKindName(CalibrationKind k);  // "block", "first_block_extra", "input_bound", "scoring"
 
 // A published figure a model declares for `podbench calibrate`.
 struct CalibrationPoint {
@@ -69,6 +78,7 @@ struct CalibrationTarget {
     double first_epoch_fill_bytes = 0;  // device-ready bytes the busiest host caches in the first epoch
     double first_epoch_steps_s = 0;  // the first epoch's steps on the device
     double per_host_step_bytes = 0;  // infeed bytes the busiest host delivers per step
+    double scoring_s = 0;            // one evaluation's host scoring, at the trial's host.scoring_ops_per_s
   };
   std::function<Result<Priced>(const topology::SystemSpec&)> predict;
 };

@@ -206,6 +206,11 @@ struct HostWork {
   // infeeds: ResNet-50 224 x 224 x 3 bf16 plus its int32 label. The host
   // input rate is measured in these bytes.
   double infeed_bytes = 0;
+  // Bytes of one training example as stored (the encoded JPEG) that a host
+  // decodes when it fills a cache of decoded examples in its first epoch
+  // (StepConfig::cache_decoded_examples): the fill is JPEG decoding, so its
+  // rate (host.cache_fill_bytes_per_s) is in these bytes. 0: infeed_bytes.
+  double decode_bytes = 0;
   // Bytes one evaluation example's results take on the way back to the host
   // (logits, detections, decoded tokens), outfed over PCIe.
   double outfeed_bytes = 0;
@@ -214,6 +219,11 @@ struct HostWork {
   // `scoring_processes` host processes at once.
   double score_ops = 0;
   int scoring_processes = 1;
+  // Evaluations the host scores side by side (a pool of processes that each
+  // take one evaluation while training goes on): an evaluation's scoring may
+  // lag this many next blocks before the run waits for it. 1: each waits for
+  // the one before (a main thread that scores).
+  int scoring_pool = 1;
 };
 
 struct ModelGraph {

@@ -26,12 +26,14 @@ double FirstEpochExtraS(const HostWork& work, const StepConfig& config, double s
   const topology::HostSpec& host = slice.system().host;
   double extra = host.startup_s + host.startup_s_per_host * static_cast<double>(slice.num_hosts());
   if (config.cache_decoded_examples) {
-    const double fill_s = static_cast<double>(ExamplesPerHost(train_examples, slice)) * work.infeed_bytes /
+    const double fill_s = static_cast<double>(ExamplesPerHost(train_examples, slice)) * DecodeBytes(work) /
                           host.cache_fill_bytes_per_s;
     extra += std::max(0.0, fill_s - static_cast<double>(steps) * step_s);
   }
   return extra;
 }
+
+double DecodeBytes(const HostWork& work) { return work.decode_bytes > 0 ? work.decode_bytes : work.infeed_bytes; }
 
 double OutfeedSeconds(const HostWork& work, int64_t global_examples, const topology::Slice& slice) {
   return static_cast<double>(CeilDiv(global_examples, slice.num_chips())) * work.outfeed_bytes /

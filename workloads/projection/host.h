@@ -8,7 +8,8 @@
 // operations so that topology/ knows no model:
 //   host.input_bytes_per_s        device-ready bytes a host's pipeline
 //                                 delivers per second in steady state
-//   host.cache_fill_bytes_per_s   the same while it fills a cache of decoded
+//   host.cache_fill_bytes_per_s   stored (encoded) bytes a host decodes per
+//                                 second while it fills a cache of decoded
 //                                 examples (the first epoch of such runs)
 //   host.startup_s                run_start to the first step at speed, and
 //   host.startup_s_per_host       what it grows by per host of the slice
@@ -39,11 +40,15 @@ double HostInputSeconds(const HostWork& work, int64_t global_examples, const top
 // (the device's time, input included): the start-up (host.startup_s +
 // host.startup_s_per_host x the slice's hosts), and,
 // when `config` caches decoded examples, the time each host takes to fill its
-// cache with its shard of `train_examples` (infeed_bytes per example at
+// cache with its shard of `train_examples` (DecodeBytes per example at
 // host.cache_fill_bytes_per_s) beyond what the steps take anyway.
 // REQUIRES: steps >= 1, train_examples >= 1.
 double FirstEpochExtraS(const HostWork& work, const StepConfig& config, double step_s, int64_t steps,
                         int64_t train_examples, const topology::Slice& slice);
+
+// Stored bytes a host decodes per example to fill its cache: decode_bytes,
+// or infeed_bytes where the model states none.
+double DecodeBytes(const HostWork& work);
 
 // Seconds one evaluation step's results of `global_examples` take to reach
 // the hosts: a chip's share at the per-chip PCIe bandwidth.

@@ -170,6 +170,7 @@ Result<ComposedRun> ComposeRun(const RunPricing& pricing, const std::vector<int6
   }
   std::vector<double> gaps;
   for (size_t i = 1; i < run.eval_end_s.size(); ++i) gaps.push_back(run.eval_end_s[i] - run.eval_end_s[i - 1]);
+  if (gaps.size() >= 2) gaps.pop_back();  // as results::MedianEvalGapS: the last gap holds the tail
   run.median_gap_s = Median(gaps);
   return run;
 }

@@ -201,8 +201,10 @@ struct ScoreSplit {
 struct ComposedRun {
   ScoreSplit split;
   std::vector<double> eval_end_s;  // when each evaluation ends, seconds after run_start
-  // The median gap between consecutive evaluation ends (the published
-  // "block" figure); 0 with fewer than 2 evaluations.
+  // The median gap between consecutive evaluation ends, the gap to the last
+  // one (which holds the tail) left out when there are at least two: the
+  // published "block" figure, as results::MedianEvalGapS reads a run's log.
+  // 0 with fewer than 2 evaluations.
   double median_gap_s = 0;
   int64_t steps = 0;
 };

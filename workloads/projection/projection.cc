@@ -336,7 +336,8 @@ Result<StepProjection> ProjectEvalStep(const ModelGraph& graph, const StepConfig
 }
 
 double EvalProjection::exposed_s(double next_block_s) const {
-  return device_s + (scoring_overlapped ? std::max(0.0, scoring_s - next_block_s) : scoring_s);
+  return device_s +
+         (scoring_overlapped ? std::max(0.0, scoring_s - static_cast<double>(scoring_pool) * next_block_s) : scoring_s);
 }
 
 Result<EvalProjection> ProjectEvaluation(const ModelGraph& graph, const StepConfig& config,
@@ -352,6 +353,7 @@ Result<EvalProjection> ProjectEvaluation(const ModelGraph& graph, const StepConf
   }
   e.scoring_s = HostScoringSeconds(graph.host, eval_examples, slice);
   e.scoring_overlapped = options.overlap.eval_scoring_with_training;
+  e.scoring_pool = std::max(1, graph.host.scoring_pool);
   return e;
 }
 

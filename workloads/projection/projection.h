@@ -160,9 +160,11 @@ struct EvalProjection {
   double device_s = 0;     // steps x the step, plus the eval input when it is not overlapped
   double scoring_s = 0;    // host scoring (HostScoringSeconds)
   bool scoring_overlapped = true;
+  int scoring_pool = 1;    // HostWork::scoring_pool
   // Seconds the evaluation holds up the run when the next block's training
   // takes `next_block_s`: the device's part, and the scoring when it is
-  // serial or, overlapped, the part of it that outlasts the next block.
+  // serial or, overlapped, the part of it that outlasts the next
+  // scoring_pool blocks.
   double exposed_s(double next_block_s) const;
 };
 Result<EvalProjection> ProjectEvaluation(const ModelGraph& graph, const StepConfig& config,

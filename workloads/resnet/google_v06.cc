@@ -57,4 +57,18 @@ const ConvergenceRow& ConvergenceFor(int64_t global_batch) {
   return *best;
 }
 
+const SliceConvergence* SliceConvergenceFor(std::string_view slice, int64_t global_batch) {
+  // Google/results/tpu-v3-<N>/resnet/result_{0..4}.txt: the epoch_num of the
+  // first eval_accuracy >= 0.759 (../shared/reference/google-v0.6-runs.csv).
+  static const std::vector<SliceConvergence> kTable = {
+      {"tpu-v3-32", 4096, {{60, 4}, {64, 1}}},     {"tpu-v3-128", 16384, {{64, 4}, {68, 1}}},
+      {"tpu-v3-256", 32768, {{72, 2}, {76, 3}}},   {"tpu-v3-512", 32768, {{72, 5}}},
+      {"tpu-v3-1024", 32768, {{76, 4}}},           {"tpu-v3-2048", 32768, {{72, 4}, {76, 1}}},
+  };
+  for (const SliceConvergence& c : kTable) {
+    if (c.slice == slice && c.global_batch == global_batch) return &c;
+  }
+  return nullptr;
+}
+
 }  // namespace podbench::resnet

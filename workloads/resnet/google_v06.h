@@ -72,4 +72,16 @@ const std::vector<ConvergenceRow>& ConvergenceTable();
 // this table; MLPerf's reference at batch 256 needs about 60-64 as well).
 const ConvergenceRow& ConvergenceFor(int64_t global_batch);
 
+// The same per slice: the epochs at which each of Google's five runs on a
+// slice first reached 0.759 (tpu-v3-1024: the four that did; the fifth was
+// aborted at 76). A projected run on a slice Google ran at its batch draws
+// from that slice's runs, as SSD's and the Transformer's do; elsewhere from
+// the batch's pooled row (ConvergenceFor). The slice's row, or nullptr.
+struct SliceConvergence {
+  std::string_view slice;
+  int64_t global_batch = 0;
+  std::vector<ConvergencePoint> points;
+};
+const SliceConvergence* SliceConvergenceFor(std::string_view slice, int64_t global_batch);
+
 }  // namespace podbench::resnet

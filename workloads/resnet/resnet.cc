@@ -263,21 +263,19 @@ class ResNetWorkload : public Workload {
   }
 };
 
-}  // namespace
-
-// The published figures `podbench calibrate` fits to: the median 4-epoch
-// block (with its evaluation) and the first block's extra over it at
-// tpu-v3-32 and tpu-v3-2048, medians over Google's five runs' logs
-// (google_v06.h); tpu-v3-32 was not input-bound.
-namespace {
-
+// The published figures `podbench calibrate` fits to, medians over Google's
+// five runs' logs (google_v06.h): the 4-epoch block with its evaluation at
+// tpu-v3-32 and tpu-v3-2048, the first block's extra over it on every slice,
+// and that tpu-v3-32 was not input-bound.
 std::vector<projection::CalibrationPoint> CalibrationPoints() {
   std::vector<projection::CalibrationPoint> points;
   for (const char* slice : {"tpu-v3-32", "tpu-v3-2048"}) {
-    const auto c = GoogleV06ConfigFor(slice);
-    points.push_back({slice, projection::CalibrationKind::kBlock, c->published_block_s,
+    points.push_back({slice, projection::CalibrationKind::kBlock, GoogleV06ConfigFor(slice)->published_block_s,
                       "median gap between evaluations (4 epochs and an evaluation), Google's 5 v0.6 runs' logs"});
-    points.push_back({slice, projection::CalibrationKind::kFirstBlockExtra, c->published_first_block_extra_s,
+  }
+  for (const resnet::GoogleV06Config& c : resnet::GoogleV06Configs()) {
+    points.push_back({std::string(c.slice), projection::CalibrationKind::kFirstBlockExtra,
+                      c.published_first_block_extra_s,
                       "first block (run_start to the first evaluation) over the median block, 5 runs' logs"});
   }
   points.push_back({"tpu-v3-32", projection::CalibrationKind::kInputBound, 0,

@@ -565,6 +565,21 @@ class SsdWorkload : public Workload {
   }
 };
 
+// The published figures `podbench calibrate` fits to, medians over Google's
+// five runs' logs (ssd_google_v06.h): the first block's extra on every slice
+// and the host's COCO scoring of an evaluation at tpu-v3-32.
+std::vector<projection::CalibrationPoint> CalibrationPoints() {
+  std::vector<projection::CalibrationPoint> points;
+  for (const ssd::SsdGoogleV06Slice& r : ssd::SsdGoogleV06Slices()) {
+    points.push_back({std::string(r.slice), projection::CalibrationKind::kFirstBlockExtra,
+                      r.published_first_block_extra_s,
+                      "first block over the later ones (block_start segments), Google's 5 v0.6 runs' logs"});
+  }
+  points.push_back({"tpu-v3-32", projection::CalibrationKind::kScoring, ssd::kPublishedCocoScoringS,
+                    "the last evaluation's detections at the host (block_start) to run_stop, 5 runs' logs"});
+  return points;
+}
+
 }  // namespace
 
 PODBENCH_REGISTER_MODEL("ssd")
@@ -576,6 +591,7 @@ PODBENCH_REGISTER_MODEL("ssd")
     ->Zoo("SSD-ResNet34, 300x300, 8732 anchors, 81 classes (space-to-depth conv0 but on tpu-v3-32)",
           "parameters: derived from Google's v0.6 ssd_architecture.py; nearest published: MLPerf inference "
           "ssd-resnet34 1200x1200 (OpenVINO Open Model Zoo: 20.058 M parameters, 433.411 GFLOPs), the same "
-          "network with strides 3,3,2,2,2,2");
+          "network with strides 3,3,2,2,2,2")
+    ->Calibration("google-v0.6", CalibrationPoints());
 
 }  // namespace podbench::workloads

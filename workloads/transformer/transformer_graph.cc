@@ -108,16 +108,29 @@ Result<projection::ModelGraph> BuildTransformerGraph(const TransformerGraphOptio
   // Host work. Infeed: a packed example is six int32 vectors of the packed
   // length (inputs, targets and their segment ids and positions; T2T's
   // packed problem). Outfeed: the best beam's decoded ids of a sentence.
-  // Scoring, in the host's main thread (T2T's Python: detokenising the
-  // subwords, BLEU's regex tokenisation and n-gram counts): 1.7e6 scalar
-  // operations a sentence, 5.1 s for the 3003 sentences at the system's
-  // 1e9 operations/s. From Google's v0.6 logs: the shortest eval_start ->
-  // eval_stop window of the Transformer runs (5.2 s at tpu-v3-32; 5.9-7.0 s
-  // from tpu-v3-512 up, where it also waits for the decode) while the device
-  // already trains the next block.
   g.host.infeed_bytes = 6.0 * double(o.packed_length) * 4;
   g.host.outfeed_bytes = double(o.decode_input_length + o.extra_decode_length) * 4;
-  g.host.score_ops = 1.7e6;
+  // Scoring, counted from the work in the host's main thread (T2T's Python,
+  // 2019), in scalar operations of about a nanosecond of CPython each (the
+  // convention of SSD's COCO count, ssd_graph.cc), for one newstest2014
+  // sentence (3,003 sentences of about 21 words; about 30 subwords):
+  //   three subword decodes (source, hypothesis and reference, as T2T's
+  //     decoding.log_decode_results decodes them): ids to strings and
+  //     their join (30 x 400), split and unescape each word (a regex
+  //     callback, 21 x 1,500), detokenise (21 x 600): 3 x 56,100       168,300
+  //   logging the input and output lines (tf.logging), 2 x 30,000       60,000
+  //   BLEU tokenisation of hypothesis and reference: three regex
+  //     passes over ~130 characters of large Unicode classes, x 50      39,000
+  //   n-grams of orders 1-4 of both (slice, tuple, hash, Counter
+  //     update), 2 x ~80 x 500                                           80,000
+  //   clipped overlap (Counter intersection) and matches per order,
+  //     ~100 keys x 400                                                  40,000
+  //   per sentence: strip EOS and padding, append, collect              20,000
+  // The rate these operations run at is the system file's
+  // host.scoring_ops_per_s, which `podbench calibrate` fits to the published
+  // scoring windows the models declare (this one's BLEU among them). The
+  // main thread scores one evaluation after the other (scoring_pool 1).
+  g.host.score_ops = 3 * 56100 + 60000 + 39000 + 80000 + 40000 + 20000;
   g.host.scoring_processes = 1;
 
   const int64_t t = o.packed_length;

@@ -58,6 +58,7 @@ StepProjection Step(const std::string& slice_name, const StepConfig& config, con
 TEST(ResNetProjectionTest, FirstEpochExtraIsStartupPlusCacheFillBeyondTheDevice) {
   topology::SystemSpec sys = topology::DefaultSystem();
   sys.host.startup_s = 2;
+  sys.host.startup_s_per_host = 0;
   sys.host.cache_fill_bytes_per_s = 1000;
   auto slice = topology::Slice::FromName("tpu-v3-32", sys);  // 16 chips, 4 hosts
   ASSERT_TRUE(slice.ok());
@@ -74,10 +75,18 @@ TEST(ResNetProjectionTest, FirstEpochExtraIsStartupPlusCacheFillBeyondTheDevice)
   EXPECT_DOUBLE_EQ(projection::FirstEpochExtraS(work, cached, 0.1, 10, 20000, *slice), 2 + 4);
   // Shards round up: 4,001 examples give one host 1,001.
   EXPECT_NEAR(projection::FirstEpochExtraS(work, cached, 0.1, 1, 4001, *slice), 2 + 1.001 - 0.1, 1e-12);
+  // The start-up grows with the slice's hosts.
+  sys.host.startup_s_per_host = 0.5;
+  EXPECT_DOUBLE_EQ(projection::FirstEpochExtraS(work, plain, 0.1, 10, 4000, *slice), 2 + 0.5 * 4);
+  // The fill decodes stored bytes where the model states them.
+  sys.host.startup_s_per_host = 0;
+  work.decode_bytes = 2;
+  EXPECT_DOUBLE_EQ(projection::FirstEpochExtraS(work, cached, 0.1, 10, 20000, *slice), 2 + 10 - 1);
   // A functional-size image is priced at its own bytes: 32x32 is 1/49 of 224x224.
   ResNetConfig small;
   small.image_size = 32;
   EXPECT_DOUBLE_EQ(ResNetGraph(small).host.infeed_bytes, 32.0 * 32 * 3 * 2 + 4);
+  EXPECT_DOUBLE_EQ(ResNetGraph(small).host.decode_bytes, 107500.0 / 49);
 }
 
 // Every slice's block (the median gap between evaluations) and score (the

@@ -274,10 +274,10 @@ TEST(ResNetRunE2eTest, CalibrateReportsTheFitAndWritesASystemFile) {
     EXPECT_EQ(values.count(key), 1u) << key;
   }
   EXPECT_GT(values["core.mxu_efficiency"], 0.3);
-  // ResNet-50 and the Transformer declare their points; every one is listed.
+  // ResNet-50, SSD and the Transformer declare their points; every one is listed.
   std::set<std::string> models;
   for (const auto& p : j["points"]) models.insert(p["model"].get<std::string>());
-  EXPECT_EQ(models, (std::set<std::string>{"resnet", "transformer"}));
+  EXPECT_EQ(models, (std::set<std::string>{"resnet", "ssd", "transformer"}));
   // Six slices of ResNet, SSD and the Transformer each.
   ASSERT_EQ(j["rows"].size(), 18u);
   for (const auto& r : j["rows"]) {
