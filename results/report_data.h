@@ -88,8 +88,28 @@ struct WorkloadReportData {
   std::vector<LabelComparison> comparisons;
 };
 
+// One of the seed papers' claims as `podbench reproduce` tested it: the
+// quantity each arm of the pair measured (the base arm's may be absent), the
+// level the paper's figure puts the variant at (when the paper gives one),
+// podbench's figure beside the paper's, and the verdict.
+struct ClaimRow {
+  std::string id, paper, section, words;
+  std::string quantity;  // what the bars are, with the unit, e.g. "gradient summation per step (ms)"
+  std::string base_label, variant_label;
+  std::optional<double> base_value, variant_value;
+  std::optional<double> reference;  // the variant's level the paper's figure implies
+  std::string reference_label;      // e.g. "paper: >= 1.5x faster"
+  std::string figure_unit;          // of the figures, e.g. "x"
+  std::optional<double> podbench_figure, paper_figure;
+  std::string verdict;  // "agrees", "disagrees", "no number to compare", "not reproduced at this scale"
+  std::string note;
+};
+
 struct ReportData {
   std::string db_path;
+  // The seed papers' claims of the run that wrote the report (reproduce);
+  // empty when none were tested.
+  std::vector<ClaimRow> claims;
   int64_t runs = 0;  // runs in the store (of the selected workload)
   CompareOptions compare_options;  // how labelled sets were compared
   std::vector<WorkloadReportData> workloads;  // sorted by name

@@ -34,6 +34,7 @@ th, td { border: 1px solid #ccc; padding: .2rem .45rem; text-align: right; white
 th { background: #f2f2f2; }
 td.text, th.text { text-align: left; }
 td.bad { color: #B00020; font-weight: bold; }
+td.wrap { white-space: normal; min-width: 14rem; max-width: 28rem; }
 td.good { color: #00703C; }
 @media (max-width: 640px) {
   body { padding: .5rem; }
@@ -266,6 +267,64 @@ std::string AblationSection(const WorkloadReportData& w) {
   return s;
 }
 
+// ------------------------------------------------------------- claims
+
+// The seed papers' claims: per claim the two arms of its pair as bars, the
+// level the paper's figure puts the variant at as a line, and a table of
+// every claim with podbench's figure beside the paper's and the verdict.
+std::string ClaimsSection(const ReportData& data) {
+  std::string s = "<section id=\"claims\" data-section=\"claims\">\n<h2>Claims of the seed papers</h2>\n";
+  if (data.claims.empty()) {
+    return s + Empty("claims", "No claim was tested in this database's run (podbench reproduce tests them).") +
+           "</section>\n";
+  }
+  s += "<p class=\"note\">Each claim of Kumar et al. 2019 and Ying et al. 2018 tested by paired runs that "
+       "differ in one switch (or in the slice, for a scaling claim): the bars are what each arm measured, "
+       "the line is where the paper's figure puts the variant. Projected figures are modelled; functional "
+       "ones are trained on this machine.</p>\n";
+  std::string table =
+      Head({"claim", "paper", "the paper says", "base", "variant", "podbench", "paper", "verdict"}, 3);
+  table += "<tbody>";
+  for (const ClaimRow& c : data.claims) {
+    const char* cls = c.verdict == "agrees" ? "good" : c.verdict == "disagrees" ? "bad" : nullptr;
+    table += "<tr>" + TdText(c.id) + "<td class=\"text wrap\">" + Escape(c.paper + ", " + c.section) + "</td>" +
+             "<td class=\"text wrap\">" + Escape(c.words) + "</td>" +
+             Td(Num(c.base_value)) + Td(Num(c.variant_value)) + Td(Num(c.podbench_figure) + " " + Escape(c.figure_unit)) +
+             Td(Num(c.paper_figure) + (c.paper_figure ? " " + Escape(c.figure_unit) : "")) +
+             (cls ? Td(Escape(c.verdict), cls) : TdText(c.verdict)) + "</tr>";
+  }
+  table += "</tbody>";
+  for (const ClaimRow& c : data.claims) {
+    svg::GroupedBars plot;
+    plot.id = "claim-" + c.id;
+    plot.title = c.id + ": " + c.quantity;
+    plot.y_label = c.quantity;
+    plot.groups = {c.id};
+    // A claim about one run (a throughput, a time) has no base arm to draw.
+    const std::string base = c.base_label.empty() ? "base" : c.base_label;
+    const std::string variant = c.variant_label.empty() ? "variant" : c.variant_label;
+    std::string one = Head({"arm", "value"}, 1) + "<tbody>";
+    if (c.base_value) {
+      plot.series = {base, variant};
+      plot.values = {{c.base_value, c.variant_value}};
+      one += "<tr>" + TdText(base) + Td(Num(c.base_value)) + "</tr>";
+    } else {
+      plot.series = {variant};
+      plot.values = {{c.variant_value}};
+    }
+    one += "<tr>" + TdText(variant) + Td(Num(c.variant_value)) + "</tr>";
+    if (c.reference) plot.references.push_back({*c.reference, c.reference_label, "#D55E00"});
+    if (c.reference) one += "<tr>" + TdText(c.reference_label) + Td(Num(c.reference)) + "</tr>";
+    one += "</tbody>";
+    s += Figure(plot.id, svg::RenderGroupedBars(plot), one,
+                Escape(c.paper + " (" + c.section + "): " + c.words) + " &mdash; podbench: " +
+                    Num(c.podbench_figure) + " " + Escape(c.figure_unit) + ", " + Escape(c.verdict) +
+                    (c.note.empty() ? "" : ". " + Escape(c.note)));
+  }
+  s += "<div class=\"table-wrap\"><table data-table=\"claims\">" + table + "</table></div>\n";
+  return s + "</section>\n";
+}
+
 // ------------------------------------------------------------- accuracy
 
 std::string AccuracySection(const WorkloadReportData& w) {
@@ -403,10 +462,12 @@ std::string RenderHtmlReport(const ReportData& data, const HtmlReportOptions& op
       Escape(data.db_path), data.runs, data.runs == 1 ? "" : "s",
       Escape(options.generator.empty() ? "podbench" : options.generator));
   s += "<nav><ul>";
+  if (!data.claims.empty()) s += "<li><a href=\"#claims\">claims</a></li>";
   for (const WorkloadReportData& w : data.workloads) {
     s += fmt::format("<li><a href=\"#w-{0}\">{0}</a></li>", Escape(w.workload));
   }
   s += "</ul></nav>\n</header>\n<main>\n";
+  if (!data.claims.empty()) s += ClaimsSection(data);
   if (data.workloads.empty()) s += Empty("runs", "The database holds no runs.");
   for (const WorkloadReportData& w : data.workloads) {
     s += fmt::format("<section id=\"w-{0}\" data-workload=\"{0}\">\n<h2>{0}</h2>\n", Escape(w.workload));

@@ -45,7 +45,6 @@ enum class ClaimMeasure {
   // metric) of the variant minus the base's, over their seeds.
   kFinalMetricGain,
 };
-const char* ClaimMeasureName(ClaimMeasure m);
 
 // How the paper's figure is read.
 enum class ClaimComparison {

@@ -4,8 +4,12 @@
 // with the v0.6 number of scored runs (the same run loop as `podbench run`);
 // then the fidelity table against the published results (the same table as
 // `podbench scaling`), the published logs' verdicts and scores where they are
-// at hand (the same rules and scoring as `check` and `score`), the HTML
-// report (as `report --html`) and a JSON summary, all in --out.
+// at hand (the same rules and scoring as `check` and `score`), each score
+// split into start-up, training, exposed evaluation and the final tail beside
+// the same split read from Google's logs (rules/score_split.h), the seed
+// papers' claims the registered models declare, tested by paired runs
+// (harness/run/claims.h), the HTML report (as `report --html`, with the
+// claims drawn) and a JSON summary, all in --out.
 #include <unistd.h>
 
 #include <chrono>
@@ -23,13 +27,17 @@
 #include "harness/cli/command.h"
 #include "harness/cli/html_report.h"
 #include "harness/cli/store_util.h"
+#include "harness/run/claims.h"
 #include "harness/run/log_check.h"
 #include "harness/run/scored_runs.h"
 #include "harness/run/settings.h"
 #include "results/scaling.h"
 #include "rules/score.h"
+#include "rules/score_split.h"
 #include "topology/slice.h"
 #include "topology/system.h"
+#include "workloads/projected_runs.h"
+#include "workloads/registry.h"
 
 namespace podbench::cli {
 namespace {
@@ -45,6 +53,7 @@ struct ReproduceOptions {
   std::string out = "reproduce";
   std::string published;          // empty = kDefaultPublished when it exists
   uint64_t seed = 1;
+  std::string claims = "all";     // "all", "none", or comma-separated claim ids
   OutputFormat format = OutputFormat::kText;
 };
 
@@ -128,6 +137,10 @@ struct PublishedLogs {
   int logs = 0, pass = 0;
   std::optional<double> score_min;
   std::vector<std::string> failing;  // file: keys
+  std::vector<fs::path> files;
+  // Their scores split as rules/score_split.h reads them (medians), or why not.
+  std::optional<rules::ScoreSplitMedians> split;
+  std::string split_error;
 };
 
 bool SameBenchmark(const std::string& folder, const std::string& benchmark) {
@@ -144,6 +157,7 @@ Result<std::map<std::pair<std::string, std::string>, PublishedLogs>> CheckPublis
       PublishedLogs& p = out[{workload, s.platform}];
       p.score_min = s.score_minutes;
       for (const rules::RunTime& run : s.runs) {
+        p.files.push_back(run.file);
         PODBENCH_ASSIGN_OR_RETURN(rules::CheckResult r, harness::CheckWithV06Rules(run.file));
         ++p.logs;
         if (r.pass) {
@@ -154,6 +168,14 @@ Result<std::map<std::pair<std::string, std::string>, PublishedLogs>> CheckPublis
           p.failing.push_back(fs::path(run.file).filename().string() + ": " + keys);
         }
       }
+    }
+  }
+  for (auto& [key, p] : out) {
+    auto split = rules::MedianScoreSplit(p.files);
+    if (split.ok()) {
+      p.split = std::move(split).value();
+    } else {
+      p.split_error = split.status().message();
     }
   }
   return out;
@@ -186,7 +208,9 @@ class Reproduction {
 
   Status Prepare() {
     PODBENCH_ASSIGN_OR_RETURN(topology::LoadedSystem system, topology::LoadSystemOrDefault(""));
+    system_ = system.spec;
     PODBENCH_ASSIGN_OR_RETURN(plan_, Plan(opt_, *system.spec));
+    PODBENCH_ASSIGN_OR_RETURN(claims_, ChosenClaims());
     // The published logs are optional unless asked for by name.
     published_ = opt_.published.empty() ? fs::path(kDefaultPublished) : fs::path(opt_.published);
     std::error_code ec;
@@ -283,6 +307,7 @@ class Reproduction {
                                                   {"failing", pl->failing},
                                                   {"score_min", Opt(pl->score_min)}}
                                  : nlohmann::json(nullptr);
+        PODBENCH_ASSIGN_OR_RETURN(j["score_split"], ScoreComposition(w, r.slice, pl));
         slices.push_back(std::move(j));
         for (const std::string& failing : pl ? pl->failing : std::vector<std::string>{}) {
           failing_logs_ += "  " + r.slice + "/" + benchmark_of_[w] + "/" + failing + "\n";
@@ -310,7 +335,8 @@ class Reproduction {
     hr.title = "podbench reproduce: Google's MLPerf v0.6 submission on the emulated TPU-v3 pod";
     hr.preamble = "Written by podbench reproduce from " + db_ + ": every workload with a " + kPreset +
                   " preset, projected on every slice its preset covers, with the v0.6 number of "
-                  "scored runs; logs in " + log_dir_.string() + ".";
+                  "scored runs, and the seed papers' claims by paired runs; logs in " + log_dir_.string() + ".";
+    hr.claims = claim_rows_;
     PODBENCH_RETURN_IF_ERROR(WriteHtmlReport(*store_, hr));
     const double host_s = SecondsSince(start);
     nlohmann::json summary;
@@ -325,6 +351,7 @@ class Reproduction {
         have_published_ ? nlohmann::json(published_.string()) : nlohmann::json(nullptr);
     summary["workloads"] = workloads_json_;
     summary["fidelity"] = results::FidelityToJson(overall_);
+    summary["claims"] = claims_json_;
     summary["any_failed"] = any_failed_;
     summary["host_time_s"] = host_s;
     const fs::path summary_path = out_dir_ / "reproduce.json";
@@ -340,6 +367,24 @@ class Reproduction {
                 "published) / published; pub_logs: published logs passing podbench's v0.6 rules, "
                 "pub_score: their v0.6 score)\n"
              << table_ << "\nerrors per workload\n" << summaries_;
+    ctx_.out << "\nwhere the time to train goes: start-up, training, exposed evaluation and the final tail, as "
+                "shares of the score (non-train: all but training), predicted (the runs above) and read from "
+                "Google's logs (medians over the slice's runs)\n"
+             << fmt::format("{:<12} {:<12} {:>7} {:>7} {:>7} {:>7} {:>7}   {:>7} {:>7} {:>7} {:>7} {:>7}\n", "workload",
+                            "slice", "start", "train", "eval", "tail", "non-tr", "start", "train", "eval", "tail",
+                            "non-tr")
+             << fmt::format("{:<25} {:-^40}   {:-^40}\n", "", " predicted ", " Google's logs ") << composition_;
+    for (const auto& [w, how] : methods_) ctx_.out << "  how " << w << "'s logs were read: " << how << "\n";
+    if (!claim_rows_.empty()) {
+      ctx_.out << "\nthe seed papers' claims (podbench's figure from paired runs; report.html draws them)\n"
+               << fmt::format("{:<34} {:<18} {:>12} {:>12} {:<10} {}\n", "claim", "paper", "podbench", "paper",
+                              "unit", "verdict");
+      for (const results::ClaimRow& c : claim_rows_) {
+        ctx_.out << fmt::format("{:<34} {:<18} {:>12} {:>12} {:<10} {}\n", c.id, c.paper,
+                                Txt(c.podbench_figure, "{:.4g}"), Txt(c.paper_figure, "{:.4g}"), c.figure_unit,
+                                c.verdict);
+      }
+    }
     if (have_published_) {
       ctx_.out << "published logs: " << published_.string() << "\n";
       if (!failing_logs_.empty()) {
@@ -357,6 +402,39 @@ class Reproduction {
                             db_, log_dir_.string(), summary_path.string(), report.string(),
                             ec ? report.string() : abs.string());
     ctx_.out << fmt::format("host time: {:.2f} s\n", host_s);
+    return Status::Ok();
+  }
+
+  // The claims of the chosen workloads (--claims), each made and judged.
+  Status TestClaims() {
+    if (claims_.empty()) return Status::Ok();
+    if (text_) {
+      ctx_.out << fmt::format("\nthe seed papers' claims: {} claim{}, each by paired runs (logs in {})\n",
+                              claims_.size(), claims_.size() == 1 ? "" : "s", (log_dir_ / "claims").string());
+    }
+    std::error_code ec;
+    fs::create_directories(log_dir_ / "claims", ec);
+    if (ec) return Status::IOError((log_dir_ / "claims").string() + ": cannot create (" + ec.message() + ")");
+    harness::ClaimRunOptions o;
+    o.db = db_;
+    o.log_dir = log_dir_ / "claims";
+    o.seed = opt_.seed;
+    size_t done = 0;
+    o.on_claim = [&](const harness::ClaimOutcome& c) {
+      ++done;
+      if (!text_) return;
+      ctx_.out << fmt::format("  [{}/{}] {:<34} podbench {} {}, paper {}: {} ({:.2f} s host)\n", done,
+                              claims_.size(), c.row.id, Txt(c.row.podbench_figure, "{:.4g}"), c.row.figure_unit,
+                              c.row.paper_figure ? Txt(c.row.paper_figure, "{:.4g}") + " " + c.row.figure_unit
+                                                 : std::string("gives no number"),
+                              c.row.verdict, c.host_s);
+    };
+    claims_json_ = nlohmann::json::array();
+    for (const workloads::ClaimSpec* c : claims_) {
+      PODBENCH_ASSIGN_OR_RETURN(harness::ClaimOutcome out, harness::RunClaim(*c, *store_, o));
+      claim_rows_.push_back(out.row);
+      claims_json_.push_back(ClaimJson(out));
+    }
     return Status::Ok();
   }
 
@@ -389,6 +467,122 @@ class Reproduction {
     }
   }
 
+  // The claims --claims names among the plan's workloads' (all: every one).
+  Result<std::vector<const workloads::ClaimSpec*>> ChosenClaims() const {
+    std::vector<const workloads::ClaimSpec*> all;
+    std::string known;
+    for (const Target& t : plan_) {
+      for (const workloads::ClaimSpec& c : t.registration->claims()) {
+        all.push_back(&c);
+        known += (known.empty() ? "" : ", ") + c.id;
+      }
+    }
+    if (opt_.claims == "all") return all;
+    if (opt_.claims == "none") return std::vector<const workloads::ClaimSpec*>{};
+    std::vector<const workloads::ClaimSpec*> chosen;
+    for (const std::string& id : SplitList(opt_.claims)) {
+      auto it = std::find_if(all.begin(), all.end(), [&](const auto* c) { return c->id == id; });
+      if (it == all.end()) {
+        return Status::InvalidArgument("--claims " + id + ": the chosen workloads declare no such claim (they "
+                                       "declare: " + (known.empty() ? "none" : known) + ")");
+      }
+      chosen.push_back(*it);
+    }
+    return chosen;
+  }
+
+  static nlohmann::json ClaimJson(const harness::ClaimOutcome& c) {
+    const results::ClaimRow& r = c.row;
+    auto arm = [](const harness::ClaimArm& a, const workloads::ClaimRun& spec) {
+      return nlohmann::json{{"label", a.label},      {"slice", spec.slice},   {"mode", spec.mode},
+                            {"preset", spec.preset}, {"set", spec.sets},      {"run_ids", a.run_ids},
+                            {"statuses", a.statuses}, {"device_step_s", a.device_step_s},
+                            {"score_min", Opt(a.score_min)}, {"final_metric", a.final_metric}};
+    };
+    return {{"id", r.id},
+            {"paper", r.paper},
+            {"section", r.section},
+            {"words", r.words},
+            {"base", c.base.run_ids.empty() ? nlohmann::json(nullptr) : arm(c.base, c.spec->base)},
+            {"variant", arm(c.variant, c.spec->variant)},
+            {"quantity", r.quantity},
+            {"base_value", Opt(r.base_value)},
+            {"variant_value", Opt(r.variant_value)},
+            {"podbench_figure", Opt(r.podbench_figure)},
+            {"paper_figure", Opt(r.paper_figure)},
+            {"unit", r.figure_unit},
+            {"verdict", r.verdict},
+            {"note", r.note},
+            {"host_s", c.host_s}};
+  }
+
+  // The score of this invocation's runs of `w` on `slice` split into start-up,
+  // training, exposed evaluation and the tail (each run composed again from
+  // its seed: the same composition the runs were; means over the runs), and
+  // the same split of Google's logs when they are at hand.
+  Result<nlohmann::json> ScoreComposition(const std::string& w, const std::string& slice, const PublishedLogs* pl) {
+    PODBENCH_ASSIGN_OR_RETURN(workloads::ProjectedRunModel m,
+                              workloads::ModelProjectedRun(w, kPreset, slice, *system_));
+    projection::ScoreSplit mean;
+    int n = 0, mismatched = 0;
+    for (const auto& run : set_json_[{w, slice}]["runs"]) {
+      if (run["status"] != "success") continue;
+      const uint64_t seed = run["seed"].get<uint64_t>();
+      PODBENCH_ASSIGN_OR_RETURN(projection::ComposedRun c,
+                                projection::ComposeRun(m.pricing, m.labels, m.plan.convergence.Draw(seed).label));
+      mean += c.split;
+      ++n;
+      const double ttt = run["ttt_emulated_min"].get<double>() * 60;
+      if (std::abs(c.split.total_s() - ttt) > 1e-6 * ttt) ++mismatched;
+    }
+    nlohmann::json j;
+    auto parts = [](const projection::ScoreSplit& x) {
+      const double t = x.total_s();
+      auto pct = [&](double v) { return t > 0 ? 100 * v / t : 0.0; };
+      return nlohmann::json{{"startup_s", x.startup_s},       {"training_s", x.training_s},
+                            {"evaluation_s", x.evaluation_s}, {"tail_s", x.tail_s},
+                            {"total_s", t},                   {"startup_pct", pct(x.startup_s)},
+                            {"training_pct", pct(x.training_s)}, {"evaluation_pct", pct(x.evaluation_s)},
+                            {"tail_pct", pct(x.tail_s)}};
+    };
+    if (n > 0) {
+      j["predicted"] = parts(mean.Scaled(1.0 / n));
+      j["predicted"]["runs"] = n;
+      // Each run's log is the same composition: a mismatch is a bug.
+      j["predicted"]["runs_not_matching_their_log"] = mismatched;
+    }
+    std::string row = fmt::format("{:<12} {:<12}", w, slice);
+    if (n > 0) {
+      const auto& p = j["predicted"];
+      row += fmt::format(" {:>6.1f}% {:>6.1f}% {:>6.1f}% {:>6.1f}% {:>6.1f}%", p["startup_pct"].get<double>(),
+                         p["training_pct"].get<double>(), p["evaluation_pct"].get<double>(),
+                         p["tail_pct"].get<double>(), 100 - p["training_pct"].get<double>());
+    }
+    if (pl != nullptr && pl->split) {
+      const rules::ScoreSplitMedians& l = *pl->split;
+      projection::ScoreSplit logs;
+      logs.startup_s = l.startup_s;
+      logs.training_s = l.training_s;
+      logs.evaluation_s = l.eval_s;
+      logs.tail_s = l.tail_s;
+      j["logs"] = parts(logs);
+      j["logs"]["runs"] = l.runs.size();
+      j["logs"]["eval_separated"] = l.runs.empty() ? true : l.runs.front().eval_separated;
+      j["logs"]["method"] = l.runs.empty() ? "" : l.runs.front().method;
+      const auto& g = j["logs"];
+      row += fmt::format("   {:>6.1f}% {:>6.1f}% {:>6.1f}% {:>6.1f}% {:>6.1f}%", g["startup_pct"].get<double>(),
+                         g["training_pct"].get<double>(), g["evaluation_pct"].get<double>(),
+                         g["tail_pct"].get<double>(), 100 - g["training_pct"].get<double>());
+      if (!l.runs.empty() && methods_.count(w) == 0) methods_[w] = l.runs.front().method;
+    } else if (pl != nullptr) {
+      j["logs"] = nullptr;
+      j["logs_error"] = pl->split_error;
+      row += "   (logs: " + pl->split_error + ")";
+    }
+    composition_ += row + "\n";
+    return j;
+  }
+
   const ReproduceOptions& opt_;
   CliContext& ctx_;
   const bool text_;
@@ -401,7 +595,12 @@ class Reproduction {
   std::map<std::string, std::string> benchmark_of_;     // workload -> v0.6 benchmark name
   std::map<std::pair<std::string, std::string>, nlohmann::json> set_json_;  // (workload, slice)
   bool any_failed_ = false;
-  std::string table_, summaries_, failing_logs_;
+  std::string table_, summaries_, failing_logs_, composition_;
+  std::map<std::string, std::string> methods_;  // workload -> how its logs' split was read
+  std::shared_ptr<const topology::SystemSpec> system_;
+  std::vector<const workloads::ClaimSpec*> claims_;
+  std::vector<results::ClaimRow> claim_rows_;
+  nlohmann::json claims_json_ = nlohmann::json::array();
   nlohmann::json workloads_json_;
   results::Fidelity overall_;
 };
@@ -412,6 +611,7 @@ void Execute(const ReproduceOptions& opt, CliContext& ctx) {
   if (Status st = r.Prepare(); !st.ok()) return Fail(ctx, "reproduce", st);
   if (Status st = r.RunSets(); !st.ok()) return Fail(ctx, "reproduce", st);
   if (Status st = r.Fidelity(); !st.ok()) return Fail(ctx, "reproduce", st);
+  if (Status st = r.TestClaims(); !st.ok()) return Fail(ctx, "reproduce", st);
   if (Status st = r.Finish(start); !st.ok()) return Fail(ctx, "reproduce", st);
   ctx.exit_code = r.any_failed() ? kExitVerdict : kExitOk;
 }
@@ -436,6 +636,9 @@ void AddReproduceCommand(CLI::App& app, CliContext& ctx) {
                   std::string("Google's published v0.6 logs (an <org> folder with results/<slice>/<benchmark>/; "
                               "default: ") + kDefaultPublished + " when present)");
   sub->add_option("--seed", opt->seed, "Base seed; run i of each set uses seed+i (default 1)");
+  sub->add_option("--claims", opt->claims,
+                  "The seed papers' claims to test by paired runs: all (default), none, or comma-separated "
+                  "claim ids (the chosen workloads' registrations declare them)");
   AddFormatOption(sub, &opt->format);
   sub->callback([opt, &ctx] { Execute(*opt, ctx); });
 }

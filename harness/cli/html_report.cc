@@ -49,6 +49,7 @@ Status WriteHtmlReport(results::ResultsStore& store, const HtmlReportRequest& re
       results::ReportData data,
       results::BuildReportData(
           store, [presets](const results::RunRecord& r) { return (*presets)(r); }, request.workload));
+  data.claims = request.claims;
   results::HtmlReportOptions options;
   options.generator = std::string("podbench ") + Version() + " (git " + GitHash() + ")";
   options.title = request.title;

@@ -5,8 +5,10 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "base/status.h"
+#include "results/report_data.h"
 #include "results/store.h"
 
 namespace podbench::cli {
@@ -16,6 +18,7 @@ struct HtmlReportRequest {
   std::string workload;  // empty = every workload in the store
   std::string title = "podbench report";
   std::string preamble;  // a paragraph under the title, plain text
+  std::vector<results::ClaimRow> claims;  // the seed papers' claims tested (reproduce), drawn first
 };
 
 // IOError naming the file when it cannot be written; the store's errors.

@@ -106,7 +106,9 @@ class ReportBrowserTest : public ::testing::Test {
 
 TEST_F(ReportBrowserTest, EveryPlotAndTableRendersWithData) {
   // A database with every kind of data the report draws.
-  Podbench("reproduce --workloads resnet --out reproduce --format json", out_);
+  Podbench("reproduce --workloads resnet --claims resnet-2d-gradient-summation,resnet-distributed-bn-cost "
+           "--out reproduce --format json",
+           out_);
   const std::string db = "reproduce/podbench.db";
   for (const char* change : {"allreduce=ring", "distributed_bn=false", "weight_update_sharding=true"}) {
     Podbench(std::string("run resnet --mode projected --slice tpu-v3-2048 --preset google-v0.6 --runs 3 --seed 1 "
@@ -203,6 +205,24 @@ TEST_F(ReportBrowserTest, EveryPlotAndTableRendersWithData) {
   WriteFile(out_ / "report-print.pdf", bytes);
   EXPECT_EQ(bytes.substr(0, 5), "%PDF-");
   EXPECT_GT(bytes.size(), 10000u);
+
+  // reproduce's own report draws the claims it tested: the two arms of each
+  // as bars, the paper's level as a line where the paper gives one.
+  ASSERT_TRUE(browser->Load("file://" + fs::absolute(out_ / "reproduce" / "report.html").string(), 1280, 900,
+                            &error))
+      << error;
+  ASSERT_TRUE(browser->Call("Emulation.setEmulatedMedia", {{"media", "screen"}}, &error)) << error;
+  probe = browser->Evaluate(kProbe, &error);
+  ASSERT_TRUE(probe.has_value()) << error;
+  const nlohmann::json claims = nlohmann::json::parse(probe->get<std::string>());
+  for (const char* id : {"claim-resnet-2d-gradient-summation", "claim-resnet-distributed-bn-cost"}) {
+    const nlohmann::json* p = Find(claims["plots"], id);
+    ASSERT_NE(p, nullptr) << "no plot " << id;
+    EXPECT_EQ((*p)["marks"], 2) << id;
+    EXPECT_EQ((*p)["visible_marks"], 2) << id;
+    EXPECT_GT((*p)["legend"].get<int>(), 0) << id;
+  }
+  EXPECT_NE(Find(claims["tables"], "claims"), nullptr);
 }
 
 // ------------------------------------------------------------- the PNG decoder

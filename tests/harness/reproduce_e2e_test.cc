@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <gmock/gmock.h>
@@ -37,7 +38,7 @@ TEST_F(ReproduceE2eTest, EveryPublishedSliceWithScoredRunsCheckedLogsAndTheFidel
   const std::string published =
       shared ? " --published " + (*shared / "fixtures/logs/v0.6/Google").string() : "";
   int rc = 0;
-  const std::string out = Run("reproduce --workloads resnet --out out --format json" + published, &rc);
+  const std::string out = Run("reproduce --workloads resnet --claims none --out out --format json" + published, &rc);
   ASSERT_EQ(rc, 0) << out;
   const nlohmann::json j = nlohmann::json::parse(out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << out;
@@ -57,7 +58,22 @@ TEST_F(ReproduceE2eTest, EveryPublishedSliceWithScoredRunsCheckedLogsAndTheFidel
     EXPECT_EQ(s["set"]["logs_pass"], 5) << s["slice"];
     EXPECT_LT(std::abs(s["error_pct"].get<double>()), 15) << s["slice"];
     EXPECT_LT(std::abs(s["block_error_pct"].get<double>()), 15) << s["slice"];
+    // The score split of the runs, composed again from their seeds: every
+    // run's composition is its log's time to train.
+    const nlohmann::json& split = s["score_split"];
+    ASSERT_TRUE(split["predicted"].is_object()) << s["slice"];
+    EXPECT_EQ(split["predicted"]["runs"], 5);
+    EXPECT_EQ(split["predicted"]["runs_not_matching_their_log"], 0) << s["slice"];
+    EXPECT_NEAR(split["predicted"]["total_s"].get<double>() / 60, s["predicted_min"].get<double>(),
+                0.05 * s["predicted_min"].get<double>());
+    const double parts = split["predicted"]["startup_pct"].get<double>() + split["predicted"]["training_pct"].get<double>() +
+                         split["predicted"]["evaluation_pct"].get<double>() + split["predicted"]["tail_pct"].get<double>();
+    EXPECT_NEAR(parts, 100, 1e-6);
     if (shared) {
+      // The same split of Google's logs, and how it was read.
+      ASSERT_TRUE(split["logs"].is_object()) << split.dump();
+      EXPECT_EQ(split["logs"]["runs"], 5);
+      EXPECT_THAT(split["logs"]["method"].get<std::string>(), HasSubstr("eval_accuracy"));
       ASSERT_TRUE(s["published_logs"].is_object()) << s["slice"];
       EXPECT_EQ(s["published_logs"]["logs"], 5) << s["slice"];
       EXPECT_NEAR(s["published_logs"]["score_min"].get<double>(), s["published_min"].get<double>(), 0.05)
@@ -93,7 +109,7 @@ TEST_F(ReproduceE2eTest, TextHasTheTableErrorsReportAndHostTimeButNoProgressBarO
   const std::string out = Run("reproduce --slices tpu-v3-32,tpu-v3-2048 --out o --published /nonexistent", &rc);
   EXPECT_EQ(rc, 2) << out;
   EXPECT_THAT(out, HasSubstr("--published /nonexistent: no such folder"));
-  const std::string text = Run("reproduce --slices tpu-v3-32,tpu-v3-2048 --out o", &rc);
+  const std::string text = Run("reproduce --slices tpu-v3-32,tpu-v3-2048 --claims none --out o", &rc);
   ASSERT_EQ(rc, 0) << text;
   // Two slices of every projected workload with a google-v0.6 preset.
   EXPECT_THAT(text, HasSubstr("3 workloads, 6 scored sets"));
@@ -102,10 +118,78 @@ TEST_F(ReproduceE2eTest, TextHasTheTableErrorsReportAndHostTimeButNoProgressBarO
   EXPECT_THAT(text, ::testing::ContainsRegex("resnet +tpu-v3-2048 +1024 +5 "));
   EXPECT_THAT(text, ::testing::ContainsRegex("transformer +tpu-v3-2048 +1024 +10 "));
   EXPECT_THAT(text, HasSubstr("overall"));
+  EXPECT_THAT(text, HasSubstr("where the time to train goes"));
+  EXPECT_THAT(text, ::testing::ContainsRegex("transformer +tpu-v3-2048 +[0-9.]+% +[0-9.]+%"));
+  EXPECT_THAT(text, Not(HasSubstr("the seed papers' claims")));
   EXPECT_THAT(text, HasSubstr("report: o/report.html"));
   EXPECT_THAT(text, ::testing::ContainsRegex("host time: [0-9.]+ s"));
   EXPECT_THAT(text, Not(HasSubstr("\r")));
   EXPECT_THAT(text, Not(HasSubstr("tpu-v3-128")));
+}
+
+// The seed papers' claims: paired runs in the database, the figures, the
+// verdicts, reproduce.json and the report's drawing. SSD's scaling claim is
+// the ratio of the same runs' scores the fidelity table holds.
+TEST_F(ReproduceE2eTest, ClaimsAreTestedByPairedRunsAndDrawnInTheReport) {
+  int rc = 0;
+  const std::string out = Run("reproduce --workloads ssd --slices tpu-v3-512,tpu-v3-2048 --claims "
+                              "ssd-plateau,ssd-spatial-partitioning --out o --format json",
+                              &rc);
+  ASSERT_EQ(rc, 0) << out;
+  const nlohmann::json j = nlohmann::json::parse(out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << out;
+  ASSERT_EQ(j["claims"].size(), 2u);
+  std::map<std::string, double> score;
+  for (const auto& s : j["workloads"][0]["slices"]) score[s["slice"]] = s["predicted_min"];
+  for (const auto& c : j["claims"]) {
+    EXPECT_EQ(c["paper"], "Kumar et al. 2019");
+    EXPECT_FALSE(c["words"].get<std::string>().empty());
+    EXPECT_EQ(c["base"]["run_ids"].size(), 5u);
+    EXPECT_EQ(c["variant"]["run_ids"].size(), 5u);
+    EXPECT_TRUE(c["verdict"] == "agrees" || c["verdict"] == "disagrees") << c.dump();
+    if (c["id"] == "ssd-plateau") {
+      EXPECT_NEAR(c["podbench_figure"].get<double>(), score["tpu-v3-512"] / score["tpu-v3-2048"], 1e-9);
+      EXPECT_EQ(c["paper_figure"], 1.48);
+    }
+  }
+  std::ifstream report(dir_ / "o" / "report.html");
+  std::stringstream html;
+  html << report.rdbuf();
+  EXPECT_THAT(html.str(), HasSubstr("data-plot=\"claim-ssd-plateau\""));
+  EXPECT_THAT(html.str(), HasSubstr("data-plot=\"claim-ssd-spatial-partitioning\""));
+  EXPECT_THAT(html.str(), HasSubstr("data-table=\"claims\""));
+  // The claims' arms are runs in the database beside the scored sets: 2 x 5
+  // set runs and 2 x 2 x 5 claim runs.
+  const std::string runs = Run("runs --db o/podbench.db --format json", &rc);
+  ASSERT_EQ(rc, 0) << runs;
+  EXPECT_EQ(nlohmann::json::parse(runs).size(), 30u);
+  // A claim no chosen workload declares is refused, listing those that are.
+  const std::string bad = Run("reproduce --workloads ssd --claims resnet-2d-gradient-summation --out b", &rc);
+  EXPECT_EQ(rc, 2);
+  EXPECT_THAT(bad, HasSubstr("--claims resnet-2d-gradient-summation: the chosen workloads declare no such claim"));
+  EXPECT_THAT(bad, HasSubstr("ssd-plateau"));
+}
+
+// Ying et al.'s distributed batch norm at 4 images a replica, trained for
+// real: per-replica statistics lose accuracy that statistics over the
+// replicas keep, beyond the three seeds' spread.
+TEST_F(ReproduceE2eTest, DistributedBatchNormKeepsAccuracyAtSmallPerReplicaBatches) {
+  int rc = 0;
+  const std::string out = Run("reproduce --workloads resnet --slices tpu-v3-2048 --claims "
+                              "resnet-distributed-bn-accuracy --out o --format json",
+                              &rc);
+  ASSERT_EQ(rc, 0) << out;
+  const nlohmann::json j = nlohmann::json::parse(out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << out;
+  ASSERT_EQ(j["claims"].size(), 1u);
+  const nlohmann::json& c = j["claims"][0];
+  EXPECT_EQ(c["verdict"], "agrees") << c.dump();
+  EXPECT_GT(c["podbench_figure"].get<double>(), 0.1) << c.dump();
+  EXPECT_EQ(c["base"]["final_metric"].size(), 3u);
+  EXPECT_EQ(c["variant"]["mode"], "functional");
+  // Fixed budget: every run ends at max_epochs, aborted at the target 1.
+  for (const auto& st : c["variant"]["statuses"]) EXPECT_EQ(st, "aborted");
+  EXPECT_EQ(j["any_failed"], false);  // claim arms are experiments, not submissions
 }
 
 TEST_F(ReproduceE2eTest, BadSelectionsAreRefusedBeforeAnythingRuns) {

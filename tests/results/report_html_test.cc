@@ -193,6 +193,53 @@ TEST_F(ReportTest, EmptyStoreSaysSo) {
   EXPECT_THAT(html, Not(HasSubstr("<svg")));
 }
 
+// The seed papers' claims reproduce tested: one figure per claim (the two
+// arms as bars, the paper's level as a line), and one table of every claim
+// with both figures and the verdict, marked good or bad.
+TEST_F(ReportTest, ClaimsAreDrawnAsPairedBarsWithThePapersLevel) {
+  ReportData data = Build();
+  ClaimRow a;
+  a.id = "resnet-2d-gradient-summation";
+  a.paper = "Ying et al. 2018";
+  a.section = "2-D torus all-reduce";
+  a.words = "over 1.5x <faster>";
+  a.quantity = "gradients per step (ms)";
+  a.base_label = "1-D ring";
+  a.variant_label = "2-D torus";
+  a.base_value = 5.0;
+  a.variant_value = 3.1;
+  a.reference = 5.0 / 1.5;
+  a.reference_label = "paper: >= 1.5 x";
+  a.figure_unit = "x";
+  a.podbench_figure = 5.0 / 3.1;
+  a.paper_figure = 1.5;
+  a.verdict = "agrees";
+  ClaimRow b = a;
+  b.id = "resnet-lars-large-batch";
+  b.reference.reset();
+  b.paper_figure.reset();
+  b.base_value.reset();
+  b.verdict = "not reproduced at this scale";
+  data.claims = {a, b};
+  const std::string html = RenderHtmlReport(data, {});
+  EXPECT_THAT(html, HasSubstr("href=\"#claims\""));
+  EXPECT_THAT(html, HasSubstr("data-plot=\"claim-resnet-2d-gradient-summation\""));
+  EXPECT_THAT(html, HasSubstr("data-plot=\"claim-resnet-lars-large-batch\""));
+  EXPECT_THAT(html, HasSubstr("data-table=\"claims\""));
+  EXPECT_THAT(html, HasSubstr("paper: &gt;= 1.5 x"));
+  EXPECT_THAT(html, HasSubstr("over 1.5x &lt;faster&gt;"));  // escaped
+  EXPECT_THAT(html, Not(HasSubstr("<faster>")));
+  EXPECT_THAT(html, HasSubstr("<td class=\"good\">agrees</td>"));
+  EXPECT_THAT(html, HasSubstr("not reproduced at this scale"));
+  // Two bars for the first claim, one (the base measured nothing) for the second.
+  const size_t first = html.find("data-plot=\"claim-resnet-2d-gradient-summation\"");
+  EXPECT_THAT(html.substr(first, 200), HasSubstr("data-marks=\"2\""));
+  const size_t second = html.find("data-plot=\"claim-resnet-lars-large-batch\"");
+  EXPECT_THAT(html.substr(second, 200), HasSubstr("data-marks=\"1\""));
+  // Without claims the section is not there at all.
+  EXPECT_THAT(RenderHtmlReport(Build(), {}), Not(HasSubstr("data-section=\"claims\"")));
+}
+
 TEST(SvgTest, LinePlotCountsItsMarksAndSkipsNonPositiveValuesOnLogAxes) {
   svg::LinePlot p;
   p.id = "p";

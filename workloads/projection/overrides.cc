@@ -118,6 +118,7 @@ const std::vector<std::pair<std::string, Setter>>& Setters() {
          return Status::Ok();
        }},
       {"fuse_elementwise", BoolField(&ProjectionOptions::fuse_elementwise)},
+      {"distributed_eval", BoolField(&ProjectionOptions::distributed_eval)},
       {"bn_algorithm",
        [](const Target& t, std::string_view v) -> Status {
          if (v.empty()) return Bad(v, "an algorithm name");

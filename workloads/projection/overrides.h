@@ -11,7 +11,7 @@
 //   optimizer=sgd|momentum|lars|adam|lazy_adam
 //   per_replica_batch=N, eval_per_replica_batch=N
 //   cache_decoded_examples=B
-//   fuse_elementwise=B, bn_algorithm=NAME
+//   fuse_elementwise=B, distributed_eval=B, bn_algorithm=NAME
 //   overlap.units_within_op=B, overlap.input_with_device=B,
 //   overlap.gradients_with_backward=B, overlap.halo_with_compute=B,
 //   overlap.bn_sync_with_compute=B, overlap.eval_scoring_with_training=B,

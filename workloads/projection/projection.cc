@@ -346,7 +346,16 @@ Result<EvalProjection> ProjectEvaluation(const ModelGraph& graph, const StepConf
   if (eval_examples < 1) return Invalid("eval_examples " + std::to_string(eval_examples) + " must be >= 1");
   EvalProjection e;
   PODBENCH_ASSIGN_OR_RETURN(e.step, ProjectEvalStep(graph, config, slice, options));
-  e.steps = CeilDiv(eval_examples, e.step.global_examples);
+  int64_t per_step = e.step.global_examples;
+  if (!options.distributed_eval) {
+    // One host's replicas evaluate; a replica's partitions stay together.
+    const int64_t host_cores =
+        static_cast<int64_t>(slice.system().host.chips_per_host) * static_cast<int64_t>(slice.system().chip.cores);
+    const int64_t replicas = std::clamp<int64_t>(host_cores / config.layout.cores_per_replica, 1,
+                                                 config.layout.replicas);
+    per_step = config.eval_per_replica_batch * replicas;
+  }
+  e.steps = CeilDiv(eval_examples, per_step);
   e.device_s = double(e.steps) * e.step.step_s();
   if (!options.overlap.eval_input_with_training && graph.host.infeed_bytes > 0) {
     e.device_s += double(e.steps) * HostInputSeconds(graph.host, e.step.global_examples, slice);

@@ -106,6 +106,12 @@ struct ProjectionOptions {
   // The all-reduce of distributed batch-norm statistics (a registered
   // topology algorithm; latency-bound messages within small groups).
   std::string bn_algorithm = "ring";
+  // Every replica evaluates its share of the evaluation examples (Google's
+  // v0.6 runners: distributed evaluation, Kumar et al. 2019). False: only
+  // the replicas on one host's cores evaluate (host.chips_per_host chips), at
+  // the same per-replica batch, while the others wait: the evaluation takes
+  // slice-cores / host-cores times the steps (an ablation).
+  bool distributed_eval = true;
   Overlap overlap;
 };
 
@@ -153,7 +159,8 @@ Result<StepProjection> ProjectEvalStep(const ModelGraph& graph, const StepConfig
                                        const topology::Slice& slice, const ProjectionOptions& options = {});
 
 // One evaluation of `eval_examples`: whole steps (the last padded, as the
-// v0.6 runners pad), then the host's scoring.
+// v0.6 runners pad) over every replica, or one host's replicas without
+// distributed_eval, then the host's scoring.
 struct EvalProjection {
   StepProjection step;
   int64_t steps = 0;

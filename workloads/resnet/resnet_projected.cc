@@ -44,6 +44,7 @@ Result<projection::StepSpec> ProjectedStep(const workloads::Hyperparameters& hp,
   projection::StepSpec s;
   s.graph = ResNet50Graph();
   s.config = StepConfigOf(hp, slice);
+  s.options.distributed_eval = hp.Bool("distributed_eval");
   return s;
 }
 

@@ -72,6 +72,7 @@ Result<projection::StepSpec> ProjectedSsdStep(const ProjectedSsdSettings& s, std
   go.space_to_depth = row == nullptr || row->space_to_depth;
   PODBENCH_ASSIGN_OR_RETURN(spec.graph, BuildSsdGraph(go));
   PODBENCH_ASSIGN_OR_RETURN(spec.config, ProjectedSsdConfig(s, slice_cores));
+  spec.options.distributed_eval = s.distributed_eval;
   return spec;
 }
 

@@ -38,6 +38,7 @@ struct ProjectedSsdSettings {
   int64_t bn_span = 64;         // model_bn_span, in images
   bool distributed_bn = true;   // false: local BN (an ablation)
   bool eval = true;             // false: evaluations are free (an ablation)
+  bool distributed_eval = true; // false: one host's cores evaluate (an ablation)
   std::string allreduce = "torus2d";
 };
 

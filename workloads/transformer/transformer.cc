@@ -31,6 +31,7 @@
 #include "workloads/transformer/transformer_projection.h"
 #include "workloads/translation/bleu.h"
 #include "workloads/translation/dataset.h"
+#include "workloads/claims.h"
 #include "workloads/projected_runs.h"
 #include "workloads/registry.h"
 #include "workloads/workload.h"
@@ -325,6 +326,10 @@ class TransformerWorkload : public Workload {
                                    "projected mode: price the evaluations (false: an ablation, evaluation "
                                    "taken as free)"));
     ev.log = false;
+    auto& dev = s.emplace_back(Spec("distributed_eval", true,
+                                    "projected mode: every replica decodes its share (false: an ablation, only "
+                                    "one host's cores do while the others wait)"));
+    dev.log = false;
     // Functional mode: the model and the data this machine trains.
     auto fnum = [&](const char* name, int64_t def, double lo, double hi, const char* help) {
       auto& f = s.emplace_back(Spec(name, def, help));
@@ -496,6 +501,44 @@ std::vector<projection::CalibrationPoint> CalibrationPoints() {
   return points;
 }
 
+// The seed papers' claims about the Transformer that podbench tests
+// (workloads/claims.h), on Google's v0.6 configuration of tpu-v3-2048.
+std::vector<ClaimSpec> Claims() {
+  auto google = [](std::vector<std::string> sets, std::string label) {
+    return ClaimRun{"tpu-v3-2048", "projected", "google-v0.6", std::move(sets), 10, std::move(label)};
+  };
+  std::vector<ClaimSpec> c;
+  {
+    ClaimSpec x;
+    x.id = "transformer-weight-update-sharding";
+    x.paper = "Kumar et al. 2019";
+    x.section = "abstract";
+    x.words = "weight update sharding necessary to scale to 1024 TPU chips";
+    x.base = google({"weight_update_sharding=false"}, "every core updates every weight");
+    x.variant = google({}, "weight-update sharding");
+    x.measure = ClaimMeasure::kScoreRatio;
+    x.comparison = ClaimComparison::kPositive;
+    x.threshold = 1.0;
+    x.unit = "x";
+    x.note = "the time to train without sharding over the time with it: above 1 means sharding pays";
+    c.push_back(x);
+  }
+  {
+    ClaimSpec x;
+    x.id = "transformer-distributed-eval";
+    x.paper = "Kumar et al. 2019";
+    x.section = "the optimizations the v0.6 submission notes list";
+    x.words = "distributed evaluation: every core decodes its share, instead of one host's cores";
+    x.base = google({"distributed_eval=false"}, "one host decodes");
+    x.variant = google({}, "every replica decodes");
+    x.measure = ClaimMeasure::kScoreRatio;
+    x.comparison = ClaimComparison::kNoNumber;
+    x.unit = "x";
+    c.push_back(x);
+  }
+  return c;
+}
+
 }  // namespace
 
 PODBENCH_REGISTER_MODEL("transformer")
@@ -507,6 +550,7 @@ PODBENCH_REGISTER_MODEL("transformer")
     ->Zoo("Transformer big, 6+6 layers, 1024/4096, 16 heads, shared 33,708 vocabulary, packed length 256",
           "parameters: Vaswani et al. 2017, Table 3 (big: 213 M with a 37k shared vocabulary); forward: Wang et al. "
           "2020 (HAT), 13 G mult-adds for a 30-token sentence pair")
-    ->Calibration("google-v0.6", CalibrationPoints());
+    ->Calibration("google-v0.6", CalibrationPoints())
+    ->Claims(Claims());
 
 }  // namespace podbench::workloads

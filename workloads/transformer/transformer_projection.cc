@@ -33,6 +33,7 @@ Result<projection::StepSpec> ProjectedStep(const workloads::Hyperparameters& hp,
   projection::StepSpec s;
   s.graph = *graph;
   s.config = StepConfigOf(hp, slice);
+  s.options.distributed_eval = hp.Bool("distributed_eval");
   return s;
 }
 

@@ -1,6 +1,11 @@
 // `podbench model` end to end: the op table and the step by category for a
 // zoo model, what-if layouts through --set, and bad input refused with exit
 // code 2 naming the input.
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -84,6 +89,47 @@ TEST(ModelCliTest, BadInputExitsTwoNamingIt) {
     EXPECT_EQ(rc, 2) << c.args << ": " << out;
     EXPECT_THAT(out, HasSubstr(c.says)) << c.args;
   }
+}
+
+// One preset, one step, through the two commands users type: what `podbench
+// model M --slice S --preset google-v0.6` prices is what `podbench run M
+// --mode projected` with the same preset prices, for every model with a
+// projected workload and every slice its preset covers. The run's stored
+// breakdown is its steps times the step in every category; its input also
+// holds the first epoch's start-up, so the model's input times the steps is
+// at most the run's.
+TEST(ModelCliTest, ModelAndProjectedRunPriceTheSameStepOnEveryPresetSlice) {
+  TempDir dir;
+  const std::string db = (dir / "m.db").string();
+  const std::vector<std::pair<const char*, const char*>> fields = {
+      {"gradients", "collectives_s"}, {"halo", "halo_s"}, {"bn_sync", "bn_sync_s"}, {"optimizer", "optimizer_s"},
+      {"idle", "idle_s"},             {"mxu", "mxu_s"},   {"vector", "vector_s"},   {"hbm", "hbm_s"}};
+  int checked = 0, id = 0;
+  for (const char* model : {"resnet", "ssd", "transformer"}) {
+    for (const char* slice : {"tpu-v3-32", "tpu-v3-128", "tpu-v3-256", "tpu-v3-512", "tpu-v3-1024", "tpu-v3-2048"}) {
+      SCOPED_TRACE(std::string(model) + " " + slice);
+      const nlohmann::json m = ModelJson(std::string(model) + " --slice " + slice + " --preset google-v0.6");
+      ASSERT_TRUE(m.is_object());
+      int rc = 0;
+      const std::string run = Podbench(std::string("run ") + model + " --mode projected --slice " + slice +
+                                           " --preset google-v0.6 --runs 1 --seed 1 --db " + db + " --format json",
+                                       &rc);
+      ASSERT_EQ(rc, 0) << run;
+      ++id;
+      const std::string shown = Podbench("show " + std::to_string(id) + " --db " + db + " --format json", &rc);
+      ASSERT_EQ(rc, 0) << shown;
+      const nlohmann::json b = nlohmann::json::parse(shown)["step_breakdown"];
+      const double steps = b["steps"].get<double>();
+      ASSERT_GT(steps, 0);
+      for (const auto& [category, field] : fields) {
+        const double per_step = m["train"]["categories"][category].get<double>();
+        EXPECT_NEAR(b[field].get<double>(), per_step * steps, 1e-9 * std::max(1.0, per_step * steps)) << category;
+      }
+      EXPECT_GE(b["input_s"].get<double>() + 1e-9, m["train"]["categories"]["input"].get<double>() * steps);
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 18);
 }
 
 }  // namespace
