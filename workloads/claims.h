@@ -15,12 +15,12 @@ namespace podbench::workloads {
 
 // One run of a claim's pair, as `podbench run` would be asked for it.
 struct ClaimRun {
-  std::string slice;
+  std::string slice{};
   std::string mode = "projected";  // "projected" or "functional"
   std::string preset;              // e.g. "google-v0.6"
-  std::vector<std::string> sets;   // --set key=value
+  std::vector<std::string> sets{};   // --set key=value
   int runs = 1;                    // seeds (base, base+1, ...): more than 1 where run-to-run spread matters
-  std::string label;               // what this arm is, e.g. "1-D ring"
+  std::string label{};               // what this arm is, e.g. "1-D ring"
 };
 
 // The figure podbench reads off a pair (base, variant).
@@ -56,20 +56,20 @@ enum class ClaimComparison {
 };
 
 struct ClaimSpec {
-  std::string id;        // stable key, e.g. "resnet-2d-gradient-summation"
-  std::string paper;     // "Ying et al. 2018", "Kumar et al. 2019"
-  std::string section;   // where in the paper
-  std::string words;     // the claim in its own words, or its number
-  std::string workload;  // the registered workload the runs use
-  ClaimRun base, variant;
+  std::string id{};        // stable key, e.g. "resnet-2d-gradient-summation"
+  std::string paper{};     // "Ying et al. 2018", "Kumar et al. 2019"
+  std::string section{};   // where in the paper
+  std::string words{};     // the claim in its own words, or its number
+  std::string workload{};  // the registered workload the runs use
+  ClaimRun base{}, variant{};
   ClaimMeasure measure = ClaimMeasure::kScoreRatio;
-  std::string category;  // kCategoryRatio, kCategorySharePct
+  std::string category{};  // kCategoryRatio, kCategorySharePct
   ClaimComparison comparison = ClaimComparison::kNoNumber;
-  std::optional<double> paper_figure;  // in the measure's unit
+  std::optional<double> paper_figure{};  // in the measure's unit
   double tolerance = 0.15;             // kAbout
   double threshold = 0;                // kPositive
-  std::string unit;                    // "x", "images/s", "min", "%", "top-1"
-  std::string note;                    // what the comparison means, and its limits
+  std::string unit{};                    // "x", "images/s", "min", "%", "top-1"
+  std::string note{};                    // what the comparison means, and its limits
 };
 
 }  // namespace podbench::workloads

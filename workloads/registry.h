@@ -155,6 +155,15 @@ const ModelRegistration* FindWorkload(std::string_view name);
 // The models in the zoo (`podbench model`), sorted by name.
 std::vector<const ModelRegistration*> ZooModels();
 
+// A ZooGraph function from a graph builder taking its options: the graph at
+// the default options (`Build(Options{})`), or an empty graph, which the
+// registry's tests refuse, should the defaults ever fail.
+template <auto Build>
+projection::ModelGraph GraphAtDefaults() {
+  auto g = Build({});
+  return g.ok() ? std::move(g).value() : projection::ModelGraph{};
+}
+
 // A preset's hyperparameters for `workload` on `slice`: its defaults, then
 // Workload::Preset(preset, slice), resolved and checked as `podbench run
 // --preset` resolves them (no --set).

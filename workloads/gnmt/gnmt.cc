@@ -6,15 +6,6 @@
 #include "workloads/registry.h"
 
 namespace podbench::gnmt {
-namespace {
-
-projection::ModelGraph DefaultGraph() {
-  Result<projection::ModelGraph> g = BuildGnmtGraph(GnmtGraphOptions{});
-  // The defaults are valid (gnmt_graph_test); an empty graph fails the zoo's checks.
-  return g.ok() ? std::move(g).value() : projection::ModelGraph{};
-}
-
-}  // namespace
 
 PODBENCH_REGISTER_MODEL("gnmt")
     ->Presets({"google-v0.6"})
@@ -22,6 +13,6 @@ PODBENCH_REGISTER_MODEL("gnmt")
           "parameters: the MLPerf v0.6 reference GNMT, 160,671,297 as NVIDIA's v0.6 log prints it "
           "(fixtures/logs/v0.6/NVIDIA/.../gnmt/result_0.txt), reconciled with Google's TF variant; no published "
           "FLOPs: derived by hand")
-    ->ZooGraph(&DefaultGraph, &GoogleV06Preset);
+    ->ZooGraph(&workloads::GraphAtDefaults<&BuildGnmtGraph>, &GoogleV06Preset);
 
 }  // namespace podbench::gnmt

@@ -6,15 +6,6 @@
 #include "workloads/registry.h"
 
 namespace podbench::maskrcnn {
-namespace {
-
-projection::ModelGraph DefaultGraph() {
-  Result<projection::ModelGraph> g = BuildMaskRcnnGraph(MaskRcnnGraphOptions{});
-  // The defaults are valid (maskrcnn_graph_test); an empty graph fails the zoo's checks.
-  return g.ok() ? std::move(g).value() : projection::ModelGraph{};
-}
-
-}  // namespace
 
 PODBENCH_REGISTER_MODEL("maskrcnn")
     ->Presets({"google-v0.6"})
@@ -22,6 +13,6 @@ PODBENCH_REGISTER_MODEL("maskrcnn")
           "parameters: torchvision maskrcnn_resnet50_fpn (44,401,393; its frozen BN scale/shift are buffers) + "
           "53,120 frozen BN scale/shift; backbone+RPN conv FLOPs: detectron2 tests/test_model_analysis.py "
           "(117 G multiply-adds at 800x800, its R-50 striding the 1x1)")
-    ->ZooGraph(&DefaultGraph, &GoogleV06Preset);
+    ->ZooGraph(&workloads::GraphAtDefaults<&BuildMaskRcnnGraph>, &GoogleV06Preset);
 
 }  // namespace podbench::maskrcnn

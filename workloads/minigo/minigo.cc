@@ -6,21 +6,12 @@
 #include "workloads/registry.h"
 
 namespace podbench::minigo {
-namespace {
-
-projection::ModelGraph DefaultGraph() {
-  Result<projection::ModelGraph> g = BuildMiniGoGraph(MiniGoGraphOptions{});
-  // The defaults are valid (minigo_graph_test); an empty graph fails the zoo's checks.
-  return g.ok() ? std::move(g).value() : projection::ModelGraph{};
-}
-
-}  // namespace
 
 PODBENCH_REGISTER_MODEL("minigo")
     ->Presets({"default"})
     ->Zoo("MiniGo 9x9, 17 input planes, 9 residual blocks of 32, policy and value heads",
           "no published parameter or FLOP count exists for the v0.6 9x9 network: derived by hand from "
           "dual_net.py and ml_perf/flags/9/architecture.flags")
-    ->ZooGraph(&DefaultGraph, &DefaultPreset);
+    ->ZooGraph(&workloads::GraphAtDefaults<&BuildMiniGoGraph>, &DefaultPreset);
 
 }  // namespace podbench::minigo

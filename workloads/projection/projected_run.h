@@ -121,7 +121,7 @@ struct Convergence {
 // logs target + above; later ones rise by per_label_after a label, capped.
 // Modelled, never computed (the log marks each value so, with `how`).
 struct ModelledCurve {
-  std::string metric;  // the QualityTarget's metric, e.g. "top1"
+  std::string metric{};  // the QualityTarget's metric, e.g. "top1"
   double target = 0;
   double first = 0;
   double below = 0;
@@ -129,7 +129,7 @@ struct ModelledCurve {
   double per_label_after = 0;
   double cap = 1;
   double shape = 0;
-  std::string how;  // a few words, e.g. "epochs to 0.759 drawn per seed from Google's v0.6 runs"
+  std::string how{};  // a few words, e.g. "epochs to 0.759 drawn per seed from Google's v0.6 runs"
 
   // The value at `label` of a run whose first evaluation is `first_label`
   // and whose converging one is `converge_label`.

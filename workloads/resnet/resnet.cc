@@ -299,130 +299,107 @@ std::vector<ClaimSpec> Claims() {
   auto projected = [](std::vector<std::string> sets, std::string label) {
     return ClaimRun{"tpu-v3-2048", "projected", "google-v0.6", std::move(sets), 5, std::move(label)};
   };
-  std::vector<ClaimSpec> c;
-  {
-    ClaimSpec x;
-    x.id = "resnet-2d-gradient-summation";
-    x.paper = "Ying et al. 2018";
-    x.section = "2-D torus all-reduce (as the v0.6 submission notes summarise it)";
-    x.words = "2-D torus all-reduce to speed up gradient summation: over 1.5x faster than the 1-D ring at pod scale";
-    x.base = projected({"allreduce=ring"}, "1-D ring");
-    x.variant = projected({}, "2-D torus");
-    x.measure = M::kCategoryRatio;
-    x.category = "gradients";
-    x.comparison = C::kAtLeast;
-    x.paper_figure = 1.5;
-    x.unit = "x";
-    x.note = "fp32 gradients of ResNet-50 summed over 2048 cores, Google's v0.6 layout on tpu-v3-2048";
-    c.push_back(x);
-  }
-  {
-    ClaimSpec x;
-    x.id = "resnet-throughput-1024-chips";
-    x.paper = "Ying et al. 2018";
-    x.section = "abstract";
-    x.words = "a training throughput of over 1.05 million images/second on a 1024-chip TPU v3 Pod";
-    x.variant = projected({}, "Google's v0.6 on tpu-v3-2048");
-    x.measure = M::kDeviceThroughput;
-    x.comparison = C::kAtLeast;
-    x.paper_figure = 1.05e6;
-    x.unit = "images/s";
-    x.note = "Google's v0.6 configuration (global batch 32768), not Ying et al.'s own";
-    c.push_back(x);
-  }
-  {
-    ClaimSpec x;
-    x.id = "resnet-time-1024-chips";
-    x.paper = "Ying et al. 2018";
-    x.section = "abstract";
-    x.words = "ResNet-50 on ImageNet to 76.3% accuracy in 2.2 minutes on a 1024-chip TPU v3 Pod";
-    x.variant = projected({}, "Google's v0.6 on tpu-v3-2048");
-    x.measure = M::kScoreMinutes;
-    x.comparison = C::kAbout;
-    x.paper_figure = 2.2;
-    x.unit = "min";
-    x.note = "podbench projects Google's v0.6 configuration to 75.9% (the MLPerf target), whose published score "
-             "is 1.28 min; the paper's 2.2 minutes was its own run to 76.3%";
-    c.push_back(x);
-  }
-  {
-    ClaimSpec x;
-    x.id = "resnet-distributed-bn-cost";
-    x.paper = "Ying et al. 2018";
-    x.section = "abstract";
-    x.words = "distributed batch normalization to control per-replica batch sizes (its cost at Google's group "
-              "of 8 replicas, 128 images)";
-    x.base = projected({"distributed_bn=false"}, "local batch norm");
-    x.variant = projected({}, "distributed, groups of 8");
-    x.measure = M::kCategorySharePct;
-    x.category = "bn_sync";
-    x.comparison = C::kNoNumber;
-    x.unit = "% of the step";
-    c.push_back(x);
-  }
-  {
-    ClaimSpec x;
-    x.id = "resnet-distributed-eval";
-    x.paper = "Kumar et al. 2019";
-    x.section = "the optimizations the v0.6 submission notes list";
-    x.words = "distributed evaluation: every core evaluates its share, instead of one host's cores";
-    x.base = projected({"distributed_eval=false"}, "one host evaluates");
-    x.variant = projected({}, "every replica evaluates");
-    x.measure = M::kScoreRatio;
-    x.comparison = C::kNoNumber;
-    x.unit = "x";
-    c.push_back(x);
-  }
-  {
-    // Ying et al.: small per-replica batches need batch-norm statistics over
-    // several replicas. 4 images a core on 8 cores, 48 classes, 4 epochs.
-    ClaimSpec x;
-    x.id = "resnet-distributed-bn-accuracy";
-    x.paper = "Ying et al. 2018";
-    x.section = "abstract";
-    x.words = "distributed batch normalization to control per-replica batch sizes: at 1 to 4 images a replica, "
-              "statistics over a group of replicas keep the accuracy that per-replica statistics lose";
-    const std::vector<std::string> sets = {"functional_classes=48", "global_batch_size=32", "model_bn_span=32",
-                                           "max_epochs=4", "opt_base_learning_rate=16",
-                                           "lars_opt_learning_rate_decay_steps=512", "functional_target=1"};
-    std::vector<std::string> local = sets;
-    local.push_back("distributed_bn=false");
-    x.base = {"tpu-v3-8", "functional", "functional", local, 3, "per-core statistics (4 images)"};
-    x.variant = {"tpu-v3-8", "functional", "functional", sets, 3, "over 8 replicas (32 images)"};
-    x.measure = M::kFinalMetricGain;
-    x.comparison = C::kPositive;
-    x.threshold = 0.02;
-    x.unit = "top-1";
-    x.note = "functional ResNet on generated images, 3 seeds an arm, top-1 after 4 epochs (a fixed budget: the "
-             "target is set to 1, so every run ends aborted at it)";
-    c.push_back(x);
-  }
-  {
-    // LARS against momentum SGD at a large global batch, each with its own
-    // tuned schedule (docs/models/resnet.md).
-    ClaimSpec x;
-    x.id = "resnet-lars-large-batch";
-    x.paper = "Ying et al. 2018";
-    x.section = "LARS for large-batch ResNet-50 (as the v0.6 submission notes summarise it)";
-    x.words = "at a large global batch, LARS reaches an accuracy that momentum SGD does not";
-    const std::vector<std::string> sets = {"functional_classes=48", "global_batch_size=1024", "model_bn_span=128",
-                                           "max_epochs=16", "opt_learning_rate_warmup_epochs=2", "functional_target=1"};
-    std::vector<std::string> sgd = sets, lars = sets;
-    for (const char* v : {"opt_name=sgd", "opt_base_learning_rate=0.5", "opt_learning_rate_decay_boundary_epochs=10,14"}) {
-      sgd.push_back(v);
-    }
-    for (const char* v : {"opt_base_learning_rate=64", "lars_opt_learning_rate_decay_steps=96"}) lars.push_back(v);
-    x.base = {"tpu-v3-8", "functional", "functional", sgd, 3, "momentum SGD"};
-    x.variant = {"tpu-v3-8", "functional", "functional", lars, 3, "LARS"};
-    x.measure = M::kFinalMetricGain;
-    x.comparison = C::kPositive;
-    x.threshold = 0.02;
-    x.unit = "top-1";
-    x.note = "functional ResNet, global batch 1024 (4 steps an epoch), 16 epochs, 3 seeds an arm, each optimizer "
-             "at its best learning rate found";
-    c.push_back(x);
-  }
-  return c;
+  auto functional = [](std::vector<std::string> sets, std::vector<std::string> more, std::string label) {
+    sets.insert(sets.end(), more.begin(), more.end());
+    return ClaimRun{"tpu-v3-8", "functional", "functional", std::move(sets), 3, std::move(label)};
+  };
+  const std::string abstract = "abstract";
+  const std::string summarised = " (as the v0.6 submission notes summarise it)";
+  // Ying et al.: small per-replica batches need batch-norm statistics over
+  // several replicas: 4 images a core on 8 cores, 48 classes, 4 epochs.
+  const std::vector<std::string> small_batch = {"functional_classes=48", "global_batch_size=32", "model_bn_span=32",
+                                                "max_epochs=4", "opt_base_learning_rate=16",
+                                                "lars_opt_learning_rate_decay_steps=512", "functional_target=1"};
+  // LARS against momentum SGD at a large global batch, each with its own
+  // tuned schedule.
+  const std::vector<std::string> large_batch = {"functional_classes=48", "global_batch_size=1024", "model_bn_span=128",
+                                                "max_epochs=16", "opt_learning_rate_warmup_epochs=2",
+                                                "functional_target=1"};
+  return {
+      {.id = "resnet-2d-gradient-summation",
+       .paper = "Ying et al. 2018",
+       .section = "2-D torus all-reduce" + summarised,
+       .words = "2-D torus all-reduce to speed up gradient summation: over 1.5x faster than the 1-D ring at pod "
+                "scale",
+       .base = projected({"allreduce=ring"}, "1-D ring"),
+       .variant = projected({}, "2-D torus"),
+       .measure = M::kCategoryRatio,
+       .category = "gradients",
+       .comparison = C::kAtLeast,
+       .paper_figure = 1.5,
+       .unit = "x",
+       .note = "fp32 gradients of ResNet-50 summed over 2048 cores, Google's v0.6 layout on tpu-v3-2048"},
+      {.id = "resnet-throughput-1024-chips",
+       .paper = "Ying et al. 2018",
+       .section = abstract,
+       .words = "a training throughput of over 1.05 million images/second on a 1024-chip TPU v3 Pod",
+       .variant = projected({}, "Google's v0.6 on tpu-v3-2048"),
+       .measure = M::kDeviceThroughput,
+       .comparison = C::kAtLeast,
+       .paper_figure = 1.05e6,
+       .unit = "images/s",
+       .note = "Google's v0.6 configuration (global batch 32768), not Ying et al.'s own"},
+      {.id = "resnet-time-1024-chips",
+       .paper = "Ying et al. 2018",
+       .section = abstract,
+       .words = "ResNet-50 on ImageNet to 76.3% accuracy in 2.2 minutes on a 1024-chip TPU v3 Pod",
+       .variant = projected({}, "Google's v0.6 on tpu-v3-2048"),
+       .measure = M::kScoreMinutes,
+       .comparison = C::kAbout,
+       .paper_figure = 2.2,
+       .unit = "min",
+       .note = "podbench projects Google's v0.6 configuration to 75.9% (the MLPerf target), whose published "
+               "score is 1.28 min; the paper's 2.2 minutes was its own run to 76.3%"},
+      {.id = "resnet-distributed-bn-cost",
+       .paper = "Ying et al. 2018",
+       .section = abstract,
+       .words = "distributed batch normalization to control per-replica batch sizes (its cost at Google's group "
+                "of 8 replicas, 128 images)",
+       .base = projected({"distributed_bn=false"}, "local batch norm"),
+       .variant = projected({}, "distributed, groups of 8"),
+       .measure = M::kCategorySharePct,
+       .category = "bn_sync",
+       .comparison = C::kNoNumber,
+       .unit = "% of the step"},
+      {.id = "resnet-distributed-eval",
+       .paper = "Kumar et al. 2019",
+       .section = "the optimizations the v0.6 submission notes list",
+       .words = "distributed evaluation: every core evaluates its share, instead of one host's cores",
+       .base = projected({"distributed_eval=false"}, "one host evaluates"),
+       .variant = projected({}, "every replica evaluates"),
+       .measure = M::kScoreRatio,
+       .comparison = C::kNoNumber,
+       .unit = "x"},
+      {.id = "resnet-distributed-bn-accuracy",
+       .paper = "Ying et al. 2018",
+       .section = abstract,
+       .words = "distributed batch normalization to control per-replica batch sizes: at 1 to 4 images a "
+                "replica, statistics over a group of replicas keep the accuracy that per-replica statistics lose",
+       .base = functional(small_batch, {"distributed_bn=false"}, "per-core statistics (4 images)"),
+       .variant = functional(small_batch, {}, "over 8 replicas (32 images)"),
+       .measure = M::kFinalMetricGain,
+       .comparison = C::kPositive,
+       .threshold = 0.02,
+       .unit = "top-1",
+       .note = "functional ResNet on generated images, 3 seeds an arm, top-1 after 4 epochs (a fixed budget: "
+               "the target is set to 1, so every run ends aborted at it)"},
+      {.id = "resnet-lars-large-batch",
+       .paper = "Ying et al. 2018",
+       .section = "LARS for large-batch ResNet-50" + summarised,
+       .words = "at a large global batch, LARS reaches an accuracy that momentum SGD does not",
+       .base = functional(large_batch,
+                          {"opt_name=sgd", "opt_base_learning_rate=0.5",
+                           "opt_learning_rate_decay_boundary_epochs=10,14"},
+                          "momentum SGD"),
+       .variant = functional(large_batch, {"opt_base_learning_rate=64", "lars_opt_learning_rate_decay_steps=96"},
+                             "LARS"),
+       .measure = M::kFinalMetricGain,
+       .comparison = C::kPositive,
+       .threshold = 0.02,
+       .unit = "top-1",
+       .note = "functional ResNet, global batch 1024 (4 steps an epoch), 16 epochs, 3 seeds an arm, each "
+               "optimizer at its best learning rate found"},
+  };
 }
 
 }  // namespace

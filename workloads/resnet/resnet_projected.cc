@@ -74,16 +74,18 @@ Result<projection::RunPlan> ProjectedPlan(const workloads::Hyperparameters& hp, 
   }
   // Google's first evaluations (epoch 4) logged a low top-1; the curve
   // saturates toward the target and crosses it at the drawn epoch.
-  p.curve.metric = "top1";
-  p.curve.target = kTop1Target;
-  p.curve.first = 0.10;
-  p.curve.below = 0.004;
-  p.curve.above = 0.0015;
-  p.curve.per_label_after = 0.0002;
-  p.curve.cap = 0.78;
-  p.curve.shape = 3;
-  p.curve.how = "epochs to 0.759 drawn per seed from Google's v0.6 runs at this batch; top-1 before then on a "
-                "modelled curve";
+  p.curve = {
+      .metric = "top1",
+      .target = kTop1Target,
+      .first = 0.10,
+      .below = 0.004,
+      .above = 0.0015,
+      .per_label_after = 0.0002,
+      .cap = 0.78,
+      .shape = 3,
+      .how = "epochs to 0.759 drawn per seed from Google's v0.6 runs at this batch; top-1 before then "
+              "on a modelled curve",
+  };
   // Untimed initialisation (init_start..run_start): graph build, variable
   // init, program compile and start, Google's sleep(60). A straight line
   // through the median init times of Google's v0.6 logs (83 s on 16 chips,

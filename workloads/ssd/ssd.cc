@@ -591,54 +591,42 @@ std::vector<ClaimSpec> Claims() {
   auto google = [](const char* slice, std::vector<std::string> sets, std::string label) {
     return ClaimRun{slice, "projected", "google-v0.6", std::move(sets), 5, std::move(label)};
   };
-  std::vector<ClaimSpec> c;
-  {
-    ClaimSpec x;
-    x.id = "ssd-spatial-partitioning";
-    x.paper = "Kumar et al. 2019";
-    x.section = "spatial partitioning (as the v0.6 submission notes summarise it)";
-    x.words = "spatial partitioning with halo exchange: SSD 1.6x on 4 cores";
-    // The tpu-v3-2048 layout (512 replicas of 4 images) with one core a
-    // replica is Google's tpu-v3-512 configuration: the same replicas and
-    // batch, a quarter of the cores.
-    x.base = google("tpu-v3-512", {}, "512 replicas of 1 core");
-    x.variant = google("tpu-v3-2048", {}, "512 replicas of 4 cores");
-    x.measure = ClaimMeasure::kDeviceStepRatio;
-    x.comparison = ClaimComparison::kAbout;
-    x.paper_figure = 1.6;
-    x.unit = "x";
-    x.note = "the step of the same 512 replicas of 4 images on 1 and on 4 cores each (the slice differs with the "
-             "switch: tpu-v3-512 and -2048, Google's two layouts)";
-    c.push_back(x);
-  }
-  {
-    ClaimSpec x;
-    x.id = "ssd-plateau";
-    x.paper = "Kumar et al. 2019";
-    x.section = "SSD's scaling, from Google's published v0.6 scores (1.79 and 1.21 min)";
-    x.words = "4x the cores from tpu-v3-512 to tpu-v3-2048 buy 1.48x in time to train";
-    x.base = google("tpu-v3-512", {}, "tpu-v3-512");
-    x.variant = google("tpu-v3-2048", {}, "tpu-v3-2048");
-    x.measure = ClaimMeasure::kScoreRatio;
-    x.comparison = ClaimComparison::kAbout;
-    x.paper_figure = 1.48;
-    x.unit = "x";
-    c.push_back(x);
-  }
-  {
-    ClaimSpec x;
-    x.id = "ssd-distributed-eval";
-    x.paper = "Kumar et al. 2019";
-    x.section = "the optimizations the v0.6 submission notes list";
-    x.words = "distributed evaluation: every core evaluates its share, instead of one host's cores";
-    x.base = google("tpu-v3-2048", {"distributed_eval=false"}, "one host evaluates");
-    x.variant = google("tpu-v3-2048", {}, "every replica evaluates");
-    x.measure = ClaimMeasure::kScoreRatio;
-    x.comparison = ClaimComparison::kNoNumber;
-    x.unit = "x";
-    c.push_back(x);
-  }
-  return c;
+  return {
+      // The tpu-v3-2048 layout (512 replicas of 4 images) with one core a
+      // replica is Google's tpu-v3-512 configuration: the same replicas and
+      // batch, a quarter of the cores.
+      {.id = "ssd-spatial-partitioning",
+       .paper = "Kumar et al. 2019",
+       .section = "spatial partitioning (as the v0.6 submission notes summarise it)",
+       .words = "spatial partitioning with halo exchange: SSD 1.6x on 4 cores",
+       .base = google("tpu-v3-512", {}, "512 replicas of 1 core"),
+       .variant = google("tpu-v3-2048", {}, "512 replicas of 4 cores"),
+       .measure = ClaimMeasure::kDeviceStepRatio,
+       .comparison = ClaimComparison::kAbout,
+       .paper_figure = 1.6,
+       .unit = "x",
+       .note = "the step of the same 512 replicas of 4 images on 1 and on 4 cores each (the slice differs with "
+               "the switch: tpu-v3-512 and -2048, Google's two layouts)"},
+      {.id = "ssd-plateau",
+       .paper = "Kumar et al. 2019",
+       .section = "SSD's scaling, from Google's published v0.6 scores (1.79 and 1.21 min)",
+       .words = "4x the cores from tpu-v3-512 to tpu-v3-2048 buy 1.48x in time to train",
+       .base = google("tpu-v3-512", {}, "tpu-v3-512"),
+       .variant = google("tpu-v3-2048", {}, "tpu-v3-2048"),
+       .measure = ClaimMeasure::kScoreRatio,
+       .comparison = ClaimComparison::kAbout,
+       .paper_figure = 1.48,
+       .unit = "x"},
+      {.id = "ssd-distributed-eval",
+       .paper = "Kumar et al. 2019",
+       .section = "the optimizations the v0.6 submission notes list",
+       .words = "distributed evaluation: every core evaluates its share, instead of one host's cores",
+       .base = google("tpu-v3-2048", {"distributed_eval=false"}, "one host evaluates"),
+       .variant = google("tpu-v3-2048", {}, "every replica evaluates"),
+       .measure = ClaimMeasure::kScoreRatio,
+       .comparison = ClaimComparison::kNoNumber,
+       .unit = "x"},
+  };
 }
 
 }  // namespace

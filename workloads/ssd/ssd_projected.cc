@@ -102,15 +102,17 @@ Result<projection::RunPlan> ProjectedSsdPlan(const ProjectedSsdSettings& s, std:
                          " first reached mAP 0.23 (" + std::to_string(conv->success_labels.size()) + " runs)";
   // Google's first evaluations (label 33) logged 0.11-0.15 mAP, their
   // winning ones 0.2315-0.2360: a line between the two.
-  p.curve.metric = "box_map";
-  p.curve.target = kTarget;
-  p.curve.first = 0.1325;
-  p.curve.below = 0.002;
-  p.curve.above = 0.0025;
-  p.curve.cap = 1;
-  p.curve.shape = 0;
-  p.curve.how = "the evaluation reaching 0.23 drawn per seed from Google's v0.6 runs on this slice; mAP before "
-                "then on a modelled line";
+  p.curve = {
+      .metric = "box_map",
+      .target = kTarget,
+      .first = 0.1325,
+      .below = 0.002,
+      .above = 0.0025,
+      .cap = 1,
+      .shape = 0,
+      .how = "the evaluation reaching 0.23 drawn per seed from Google's v0.6 runs on this slice; mAP "
+              "before then on a modelled line",
+  };
   p.init = SsdInitLine();
   return p;
 }

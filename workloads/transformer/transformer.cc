@@ -507,36 +507,28 @@ std::vector<ClaimSpec> Claims() {
   auto google = [](std::vector<std::string> sets, std::string label) {
     return ClaimRun{"tpu-v3-2048", "projected", "google-v0.6", std::move(sets), 10, std::move(label)};
   };
-  std::vector<ClaimSpec> c;
-  {
-    ClaimSpec x;
-    x.id = "transformer-weight-update-sharding";
-    x.paper = "Kumar et al. 2019";
-    x.section = "abstract";
-    x.words = "weight update sharding necessary to scale to 1024 TPU chips";
-    x.base = google({"weight_update_sharding=false"}, "every core updates every weight");
-    x.variant = google({}, "weight-update sharding");
-    x.measure = ClaimMeasure::kScoreRatio;
-    x.comparison = ClaimComparison::kPositive;
-    x.threshold = 1.0;
-    x.unit = "x";
-    x.note = "the time to train without sharding over the time with it: above 1 means sharding pays";
-    c.push_back(x);
-  }
-  {
-    ClaimSpec x;
-    x.id = "transformer-distributed-eval";
-    x.paper = "Kumar et al. 2019";
-    x.section = "the optimizations the v0.6 submission notes list";
-    x.words = "distributed evaluation: every core decodes its share, instead of one host's cores";
-    x.base = google({"distributed_eval=false"}, "one host decodes");
-    x.variant = google({}, "every replica decodes");
-    x.measure = ClaimMeasure::kScoreRatio;
-    x.comparison = ClaimComparison::kNoNumber;
-    x.unit = "x";
-    c.push_back(x);
-  }
-  return c;
+  return {
+      {.id = "transformer-weight-update-sharding",
+       .paper = "Kumar et al. 2019",
+       .section = "abstract",
+       .words = "weight update sharding necessary to scale to 1024 TPU chips",
+       .base = google({"weight_update_sharding=false"}, "every core updates every weight"),
+       .variant = google({}, "weight-update sharding"),
+       .measure = ClaimMeasure::kScoreRatio,
+       .comparison = ClaimComparison::kPositive,
+       .threshold = 1.0,
+       .unit = "x",
+       .note = "the time to train without sharding over the time with it: above 1 means sharding pays"},
+      {.id = "transformer-distributed-eval",
+       .paper = "Kumar et al. 2019",
+       .section = "the optimizations the v0.6 submission notes list",
+       .words = "distributed evaluation: every core decodes its share, instead of one host's cores",
+       .base = google({"distributed_eval=false"}, "one host decodes"),
+       .variant = google({}, "every replica decodes"),
+       .measure = ClaimMeasure::kScoreRatio,
+       .comparison = ClaimComparison::kNoNumber,
+       .unit = "x"},
+  };
 }
 
 }  // namespace

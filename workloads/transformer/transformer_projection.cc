@@ -50,16 +50,18 @@ Result<projection::RunPlan> ProjectedPlan(const workloads::Hyperparameters& hp, 
   }
   p.convergence.source = "the evaluations Google's v0.6 runs on " + std::string(row.slice) +
                          " made until 25.0 BLEU (" + std::to_string(runs) + " runs)";
-  p.curve.metric = "bleu";
-  p.curve.target = kTarget;
-  p.curve.first = 13.8;
-  p.curve.below = 0.4;
-  p.curve.above = 0.3;
-  p.curve.per_label_after = 0.2;
-  p.curve.cap = 27.0;
-  p.curve.shape = 2;
-  p.curve.how = "evaluations to 25.0 BLEU drawn per seed from Google's v0.6 runs on this slice; BLEU before then on "
-                "a modelled curve";
+  p.curve = {
+      .metric = "bleu",
+      .target = kTarget,
+      .first = 13.8,
+      .below = 0.4,
+      .above = 0.3,
+      .per_label_after = 0.2,
+      .cap = 27.0,
+      .shape = 2,
+      .how = "evaluations to 25.0 BLEU drawn per seed from Google's v0.6 runs on this slice; BLEU "
+              "before then on a modelled curve",
+  };
   p.init = TransformerInitLine();
   return p;
 }
