@@ -285,7 +285,8 @@ TEST(ResNetRunE2eTest, CalibrateReportsTheFitAndWritesASystemFile) {
   }
   std::string again = Podbench("calibrate --format json --system " + (dir / "sys.yaml").string(), &rc);
   ASSERT_EQ(rc, 0) << again;
-  for (const auto& v : nlohmann::json::parse(again)["values"]) {
+  const nlohmann::json refit = nlohmann::json::parse(again);  // kept alive for the loop
+  for (const auto& v : refit["values"]) {
     EXPECT_NEAR(v["value"].get<double>(), values[v["key"].get<std::string>()],
                 1e-5 * std::abs(values[v["key"].get<std::string>()]))
         << v["key"];
