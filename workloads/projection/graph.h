@@ -206,6 +206,12 @@ struct HostWork {
   // infeeds: ResNet-50 224 x 224 x 3 bf16 plus its int32 label. The host
   // input rate is measured in these bytes.
   double infeed_bytes = 0;
+  // Hosts that infeed the training examples; 0: every host reads its shard
+  // and feeds its own chips. GNMT's v0.6 runner feeds the whole global batch
+  // from 2 hosts, each to its first core on alternate steps
+  // (../shared/reference/gnmt-v0.6.md): then a step's examples come through
+  // one of these hosts and one chip's PCIe, in turn.
+  int infeed_hosts = 0;
   // Bytes of one training example as stored (the encoded JPEG) that a host
   // decodes when it fills a cache of decoded examples in its first epoch
   // (StepConfig::cache_decoded_examples): the fill is JPEG decoding, so its

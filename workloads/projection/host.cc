@@ -14,10 +14,15 @@ int64_t ExamplesPerHost(int64_t examples, const topology::Slice& slice) {
 
 double HostInputSeconds(const HostWork& work, int64_t global_examples, const topology::Slice& slice) {
   const topology::HostSpec& host = slice.system().host;
-  const double pipeline =
-      static_cast<double>(ExamplesPerHost(global_examples, slice)) * work.infeed_bytes / host.input_bytes_per_s;
-  const double pcie = static_cast<double>(CeilDiv(global_examples, slice.num_chips())) * work.infeed_bytes /
-                      host.pcie_bandwidth_bytes_per_s_per_chip;
+  // Examples the busiest host and the busiest chip's PCIe take per step: a
+  // shard each, or, from a few infeed hosts taking turns, the whole batch
+  // every infeed_hosts steps.
+  const bool few = work.infeed_hosts > 0 && work.infeed_hosts < slice.num_hosts();
+  const double per_host = few ? static_cast<double>(global_examples) / work.infeed_hosts
+                              : static_cast<double>(ExamplesPerHost(global_examples, slice));
+  const double per_chip = few ? per_host : static_cast<double>(CeilDiv(global_examples, slice.num_chips()));
+  const double pipeline = per_host * work.infeed_bytes / host.input_bytes_per_s;
+  const double pcie = per_chip * work.infeed_bytes / host.pcie_bandwidth_bytes_per_s_per_chip;
   return std::max(pipeline, pcie);
 }
 

@@ -33,7 +33,10 @@ int64_t ExamplesPerHost(int64_t examples, const topology::Slice& slice);
 // Seconds the busiest host needs to prepare and infeed its share of a step of
 // `global_examples`: the longer of its pipeline (infeed_bytes per example at
 // host.input_bytes_per_s) and a chip's PCIe infeed (its examples' bytes at
-// the per-chip PCIe bandwidth); the two run concurrently.
+// the per-chip PCIe bandwidth); the two run concurrently. A host's share is
+// its shard, or, when HostWork::infeed_hosts of the slice's hosts feed the
+// whole batch in turn, global_examples / infeed_hosts on average, all
+// through one chip's PCIe.
 double HostInputSeconds(const HostWork& work, int64_t global_examples, const topology::Slice& slice);
 
 // Extra seconds of a run's first epoch over `steps` steady steps of `step_s`

@@ -82,6 +82,25 @@ TEST(ResNetProjectionTest, FirstEpochExtraIsStartupPlusCacheFillBeyondTheDevice)
   sys.host.startup_s_per_host = 0;
   work.decode_bytes = 2;
   EXPECT_DOUBLE_EQ(projection::FirstEpochExtraS(work, cached, 0.1, 10, 20000, *slice), 2 + 10 - 1);
+  // GNMT's runner feeds the whole batch from 2 hosts taking turns: a step's
+  // 4096 examples come through one host and one chip, every other step.
+  sys.host.input_bytes_per_s = 1000;
+  sys.host.pcie_bandwidth_bytes_per_s_per_chip = 1e9;
+  auto fed = topology::Slice::FromName("tpu-v3-32", sys);
+  ASSERT_TRUE(fed.ok());
+  projection::HostWork two;
+  two.infeed_bytes = 1;
+  EXPECT_DOUBLE_EQ(projection::HostInputSeconds(two, 4096, *fed), 1.024);  // 1,024 a host of 4
+  two.infeed_hosts = 2;
+  EXPECT_DOUBLE_EQ(projection::HostInputSeconds(two, 4096, *fed), 2.048);  // 2,048 a host of 2
+  sys.host.input_bytes_per_s = 1e12;
+  sys.host.pcie_bandwidth_bytes_per_s_per_chip = 1000;
+  auto slow_pcie = topology::Slice::FromName("tpu-v3-32", sys);
+  ASSERT_TRUE(slow_pcie.ok());
+  two.infeed_hosts = 0;
+  EXPECT_DOUBLE_EQ(projection::HostInputSeconds(two, 4096, *slow_pcie), 0.256);  // 256 a chip of 16
+  two.infeed_hosts = 2;
+  EXPECT_DOUBLE_EQ(projection::HostInputSeconds(two, 4096, *slow_pcie), 2.048);  // all through one chip
   // A functional-size image is priced at its own bytes: 32x32 is 1/49 of 224x224.
   ResNetConfig small;
   small.image_size = 32;
