@@ -423,10 +423,12 @@ class Reproduction {
     o.on_claim = [&](const harness::ClaimOutcome& c) {
       ++done;
       if (!text_) return;
-      ctx_.out << fmt::format("  [{}/{}] {:<34} podbench {} {}, paper {}: {} ({:.2f} s host)\n", done,
-                              claims_.size(), c.row.id, Txt(c.row.podbench_figure, "{:.4g}"), c.row.figure_unit,
-                              c.row.paper_figure ? Txt(c.row.paper_figure, "{:.4g}") + " " + c.row.figure_unit
-                                                 : std::string("gives no number"),
+      // The paper's number, or what a claim without one is judged against.
+      const std::string paper = c.row.paper_figure ? "paper " + Txt(c.row.paper_figure, "{:.4g}") + " " + c.row.figure_unit
+                                : c.row.reference_label.empty() ? std::string("the paper gives no number")
+                                                                : "judged as " + c.row.reference_label;
+      ctx_.out << fmt::format("  [{}/{}] {:<34} podbench {} {}, {}: {} ({:.2f} s host)\n", done, claims_.size(),
+                              c.row.id, Txt(c.row.podbench_figure, "{:.4g}"), c.row.figure_unit, paper,
                               c.row.verdict, c.host_s);
     };
     claims_json_ = nlohmann::json::array();
@@ -512,6 +514,7 @@ class Reproduction {
             {"paper_figure", Opt(r.paper_figure)},
             {"unit", r.figure_unit},
             {"verdict", r.verdict},
+            {"judged_against", r.reference_label},
             {"note", r.note},
             {"host_s", c.host_s}};
   }

@@ -1,5 +1,5 @@
-// The full-size GNMT of MLPerf v0.6 as a projection graph, and its model-zoo
-// entry ("gnmt").
+// The full-size GNMT of MLPerf v0.6 as a projection graph (gnmt.cc registers
+// it as "gnmt").
 //
 // The network, as Google's v0.6 submission defines it (nmt/model.py,
 // model_helper.py, nmt.py; ../shared/reference/google-v0.6-implementation.md

@@ -1,5 +1,5 @@
 // The full-size Mask R-CNN (ResNet-50-FPN) of MLPerf v0.6 as a projection
-// graph, and its model-zoo entry ("maskrcnn").
+// graph (maskrcnn.cc registers it as "maskrcnn").
 //
 // The network, as Google's v0.6 submission defines it (mask_rcnn/
 // {mask_rcnn_params.py, mask_rcnn_architecture.py, fpn.py, resnet.py,

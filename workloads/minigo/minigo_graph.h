@@ -1,5 +1,5 @@
-// MiniGo's 9x9 network of MLPerf v0.6 as a projection graph, and its
-// model-zoo entry ("minigo").
+// MiniGo's 9x9 network of MLPerf v0.6 as a projection graph (minigo.cc
+// registers it as "minigo").
 //
 // The network, as the v0.6 reference defines it (NVIDIA's submission of the
 // reference code, minigo/dual_net.py with ml_perf/flags/9/architecture.flags;

@@ -384,8 +384,8 @@ std::vector<ClaimSpec> Claims() {
        .note = "functional ResNet on generated images, 3 seeds an arm, top-1 after 4 epochs (a fixed budget: "
                "the target is set to 1, so every run ends aborted at it)"},
       {.id = "resnet-lars-large-batch",
-       .paper = "Ying et al. 2018",
-       .section = "LARS for large-batch ResNet-50" + summarised,
+       .paper = "Kumar et al. 2019",
+       .section = "abstract (\"choice of optimizer\"); LARS for large-batch ResNet-50" + summarised,
        .words = "at a large global batch, LARS reaches an accuracy that momentum SGD does not",
        .base = functional(large_batch,
                           {"opt_name=sgd", "opt_base_learning_rate=0.5",

@@ -4,9 +4,10 @@
 // clock prices too.
 //
 // Google's v0.6 runs (google_v06.h) are the ground truth: each run draws the
-// epoch at which it reaches 75.9% top-1 from the convergence table of its
-// global batch, so repeated runs vary as the published ones did; the top-1
-// values it logs are modelled. Because the epochs come from Google's LARS
+// epoch at which it reaches 75.9% top-1 from the runs Google made on its
+// slice at its global batch (on a slice Google did not run at that batch,
+// from all the batch's runs), so repeated runs vary as the published ones
+// did; the top-1 values it logs are modelled. Because the epochs come from Google's LARS
 // runs, projected mode takes the LARS schedule Google used at that batch and
 // refuses another (and momentum SGD): it has no convergence to project for
 // them (CheckProjectedOptimizer). Functional mode trains either for real.

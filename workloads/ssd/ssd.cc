@@ -43,8 +43,8 @@ const std::vector<int64_t> kEvalEpochs = {33, 43, 49, 54, 59, 65, 71, 76, 81};
 // MLPerf v0.6 SSD quality target (COCO mAP@[0.5:0.95]); the v0.6 rules
 // check every SSD log against it, so a functional target may not be lower.
 constexpr double kMlperfTarget = 0.23;
-// Functional mode's default mAP target on the generated shapes (README
-// "Functional SSD" gives the measured runs).
+// Functional mode's default mAP target on the generated shapes
+// (docs/models/ssd.md gives the measured runs).
 constexpr double kFunctionalTarget = 0.40;
 // Functional global batches above this are COCO-scale values by mistake.
 constexpr int64_t kMaxFunctionalBatch = 512;

@@ -1,5 +1,5 @@
-// The full-size SSD-ResNet34 of MLPerf v0.6 as a projection graph, and its
-// model-zoo entry ("ssd").
+// The full-size SSD-ResNet34 of MLPerf v0.6 as a projection graph (the zoo
+// entry of "ssd", registered in ssd.cc).
 //
 // The network, as Google's v0.6 submission defines it
 // (ssd/ssd_architecture.py, ssd_constants.py; ../shared/reference/

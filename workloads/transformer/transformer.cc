@@ -43,7 +43,7 @@ namespace {
 // checks every log's evaluations against it).
 constexpr double kTarget = 25.0;
 // Functional mode's default target on the held-out generated sentences
-// (README "Functional Transformer" gives the measured runs).
+// (docs/models/transformer.md gives the measured runs).
 constexpr double kFunctionalTarget = 90.0;
 // Evaluation as the reference decodes (Google's v0.6 eval: beam 4, alpha
 // 0.6, decode length = input length + 50).

@@ -1,5 +1,5 @@
-// The full-size Transformer (big) of MLPerf v0.6 as a projection graph, and
-// its model-zoo entry ("transformer").
+// The full-size Transformer (big) of MLPerf v0.6 as a projection graph (the
+// zoo entry of "transformer", registered in transformer.cc).
 //
 // The network, as Google's v0.6 submission defines it (Tensor2Tensor
 // transformer_mlperf_tpu on translate_ende_wmt32k_packed; transformer/models/
