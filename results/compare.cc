@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/stats.h"
+
 namespace podbench::results {
 namespace {
 
@@ -51,13 +53,6 @@ Result<MetricDef> FindMetric(const std::string& name) {
   std::string known;
   for (const auto& n : MetricNames()) known += (known.empty() ? "" : ", ") + n;
   return Status::NotFound("unknown metric '" + name + "' (known: " + known + ")");
-}
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
 }
 
 bool Comparison::regression() const {

@@ -83,6 +83,4 @@ Result<Comparison> CompareBenchmarks(const std::vector<BenchSamples>& base,
                                      const std::vector<BenchSamples>& cand,
                                      const CompareOptions& options);
 
-double Median(std::vector<double> v);
-
 }  // namespace podbench::results

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "base/stats.h"
 #include "results/compare.h"
 #include "results/scaling.h"
 

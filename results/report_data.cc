@@ -5,6 +5,8 @@
 #include <set>
 #include <tuple>
 
+#include "base/stats.h"
+
 namespace podbench::results {
 namespace {
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "base/stats.h"
 #include "results/compare.h"
 #include "results/export.h"
 #include "results/published_v06.h"

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 
+#include "base/stats.h"
 #include "rules/mllog/reader.h"
 
 namespace podbench::rules {
@@ -14,13 +15,6 @@ namespace {
 // (iterations_per_loop 625 at batch 1024, 313 at 2048) over the runner's
 // 120,000-image epoch.
 constexpr double kSsdEpochsPerBlock = 16.0 / 3.0;
-
-// REQUIRES: !v.empty().
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 struct Mark {
   double t = 0;

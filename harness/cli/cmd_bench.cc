@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/stats.h"
 #include "base/version.h"
 #include "harness/cli/command.h"
 #include "harness/cli/store_util.h"
@@ -55,7 +56,7 @@ Result<std::vector<results::KernelBenchRecord>> RecordsFromJson(const std::strin
       times.push_back(rep.real_time_ns);
       r.iterations += rep.iterations;
     }
-    r.median_ns = results::Median(times);
+    r.median_ns = Median(times);
     r.git_hash = GitHash();
     r.host = host;
     r.label = label;

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "base/stats.h"
 #include "harness/run/settings.h"
 
 namespace podbench::harness {
@@ -15,13 +16,6 @@ namespace {
 
 using workloads::ClaimComparison;
 using workloads::ClaimMeasure;
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // Per-step seconds of each category of a run's summed breakdown.
 std::map<std::string, double> PerStep(const workloads::TimeBreakdown& t, int64_t steps) {

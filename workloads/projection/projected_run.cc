@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <random>
 
+#include "base/stats.h"
 #include "workloads/projection/host.h"
 
 namespace podbench::projection {
@@ -130,15 +131,6 @@ ScoreSplit ScoreSplit::Scaled(double f) const {
   return s;
 }
 
-namespace {
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-}  // namespace
-
 Result<ComposedRun> ComposeRun(const RunPricing& pricing, const std::vector<int64_t>& labels, int64_t end_label) {
   if (std::find(labels.begin(), labels.end(), end_label) == labels.end()) {
     return Status::InvalidArgument("composed run: no evaluation at label " + std::to_string(end_label));
@@ -171,7 +163,7 @@ Result<ComposedRun> ComposeRun(const RunPricing& pricing, const std::vector<int6
   std::vector<double> gaps;
   for (size_t i = 1; i < run.eval_end_s.size(); ++i) gaps.push_back(run.eval_end_s[i] - run.eval_end_s[i - 1]);
   if (gaps.size() >= 2) gaps.pop_back();  // as results::MedianEvalGapS: the last gap holds the tail
-  run.median_gap_s = Median(gaps);
+  run.median_gap_s = gaps.empty() ? 0 : Median(gaps);
   return run;
 }
 
