@@ -1,6 +1,7 @@
 #include "workloads/workload.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <charconv>
 #include <cmath>
@@ -158,6 +159,17 @@ Status WorkloadDescription::Validate(const SliceInfo& slice) const {
   return parallelism.Validate(slice.cores);
 }
 
+namespace {
+// The member that holds each projection category, indexed by Category.
+constexpr std::array<double TimeBreakdown::*, projection::kNumCategories> kCategoryMember = {
+    &TimeBreakdown::mxu_s,         &TimeBreakdown::vector_s, &TimeBreakdown::hbm_s,
+    &TimeBreakdown::collectives_s, &TimeBreakdown::halo_s,   &TimeBreakdown::bn_sync_s,
+    &TimeBreakdown::optimizer_s,   &TimeBreakdown::input_s,  &TimeBreakdown::idle_s};
+static_assert(static_cast<size_t>(projection::Category::kGradients) == 3 &&
+                  static_cast<size_t>(projection::Category::kIdle) == 8,
+              "kCategoryMember follows projection::Category's order");
+}  // namespace
+
 TimeBreakdown& TimeBreakdown::operator+=(const TimeBreakdown& o) {
   mxu_s += o.mxu_s;
   vector_s += o.vector_s;
@@ -172,18 +184,19 @@ TimeBreakdown& TimeBreakdown::operator+=(const TimeBreakdown& o) {
 }
 
 TimeBreakdown TimeBreakdown::Of(const projection::CategoryTimes& step, double steps) {
-  using projection::Category;
   TimeBreakdown t;
-  t.mxu_s = steps * step[Category::kMxu];
-  t.vector_s = steps * step[Category::kVector];
-  t.hbm_s = steps * step[Category::kHbm];
-  t.collectives_s = steps * step[Category::kGradients];
-  t.halo_s = steps * step[Category::kHalo];
-  t.bn_sync_s = steps * step[Category::kBnSync];
-  t.optimizer_s = steps * step[Category::kOptimizer];
-  t.input_s = steps * step[Category::kInput];
-  t.idle_s = steps * step[Category::kIdle];
+  for (projection::Category c : projection::AllCategories()) {
+    t.*kCategoryMember[static_cast<size_t>(c)] = steps * step[c];
+  }
   return t;
+}
+
+projection::CategoryTimes TimeBreakdown::PerStep(double steps) const {
+  projection::CategoryTimes step;
+  for (projection::Category c : projection::AllCategories()) {
+    step[c] = this->*kCategoryMember[static_cast<size_t>(c)] / steps;
+  }
+  return step;
 }
 
 Result<std::map<std::string, HpValue>> Workload::Preset(std::string_view preset,

@@ -346,6 +346,8 @@ struct TimeBreakdown {
   TimeBreakdown& operator+=(const TimeBreakdown& o);
   // `steps` steps of a step priced as `step`.
   static TimeBreakdown Of(const projection::CategoryTimes& step, double steps);
+  // The inverse: one step's categories, of `steps` (> 0) summed here.
+  projection::CategoryTimes PerStep(double steps) const;
 };
 
 struct BlockResult {

@@ -9,6 +9,7 @@
 
 #include "base/stats.h"
 #include "harness/run/settings.h"
+#include "workloads/projection/categories.h"
 
 namespace podbench::harness {
 
@@ -16,14 +17,6 @@ namespace {
 
 using workloads::ClaimComparison;
 using workloads::ClaimMeasure;
-
-// Per-step seconds of each category of a run's summed breakdown.
-std::map<std::string, double> PerStep(const workloads::TimeBreakdown& t, int64_t steps) {
-  const double n = static_cast<double>(std::max<int64_t>(1, steps));
-  return {{"mxu", t.mxu_s / n},       {"vector", t.vector_s / n},   {"hbm", t.hbm_s / n},
-          {"gradients", t.collectives_s / n}, {"halo", t.halo_s / n}, {"bn_sync", t.bn_sync_s / n},
-          {"optimizer", t.optimizer_s / n},   {"input", t.input_s / n}, {"idle", t.idle_s / n}};
-}
 
 Result<ClaimArm> MakeArm(const workloads::ClaimSpec& claim, const workloads::ClaimRun& run, const char* which,
                          results::ResultsStore& store, const ClaimRunOptions& options) {
@@ -54,10 +47,12 @@ Result<ClaimArm> MakeArm(const workloads::ClaimSpec& claim, const workloads::Cla
   for (const CompletedRun& r : set->runs) {
     arm.run_ids.push_back(r.id);
     arm.statuses.push_back(r.status);
-    const workloads::TimeBreakdown& t = r.summary.train;
-    const double steps = static_cast<double>(std::max<int64_t>(1, r.summary.steps));
-    device.push_back((t.total_s() - t.input_s) / steps);
-    for (const auto& [name, s] : PerStep(t, r.summary.steps)) categories[name].push_back(s);
+    const projection::CategoryTimes step =
+        r.summary.train.PerStep(static_cast<double>(std::max<int64_t>(1, r.summary.steps)));
+    device.push_back(step.device_s());
+    for (projection::Category c : projection::AllCategories()) {
+      categories[projection::CategoryName(c)].push_back(step[c]);
+    }
     PODBENCH_ASSIGN_OR_RETURN(std::vector<results::EvalRecord> evals, store.Evals(r.id));
     std::optional<results::EvalRecord> last;
     for (const results::EvalRecord& e : evals) {

@@ -111,6 +111,20 @@ WorkloadDescription TwoTargets() {
   return d;
 }
 
+TEST(TimeBreakdownTest, PerStepIsTheInverseOfOfInEveryCategory) {
+  projection::CategoryTimes step;
+  double v = 1;
+  for (projection::Category c : projection::AllCategories()) step[c] = v++;
+  const TimeBreakdown t = TimeBreakdown::Of(step, 4);
+  EXPECT_DOUBLE_EQ(t.collectives_s, 4 * step[projection::Category::kGradients]);
+  EXPECT_DOUBLE_EQ(t.idle_s, 4 * step[projection::Category::kIdle]);
+  EXPECT_DOUBLE_EQ(t.total_s(), 4 * step.total_s());
+  const projection::CategoryTimes back = t.PerStep(4);
+  for (projection::Category c : projection::AllCategories()) {
+    EXPECT_DOUBLE_EQ(back[c], step[c]) << projection::CategoryName(c);
+  }
+}
+
 TEST(DescriptionTest, ValidateNamesTheFieldThatDoesNotFit) {
   const SliceInfo slice{"tpu-v3-8", 8, 4};
   ASSERT_TRUE(TwoTargets().Validate(slice).ok()) << TwoTargets().Validate(slice).ToString();
