@@ -20,8 +20,7 @@ class ProjectedSession : public Session {
 
   Result<double> Initialize() override {
     PODBENCH_ASSIGN_OR_RETURN(slice_, topology::Slice::FromName(ctx_.slice.name, *ctx_.system));
-    PODBENCH_ASSIGN_OR_RETURN(pricing_, projection::PriceRun(step_, plan_.schedule, plan_.eval_examples,
-                                                             plan_.concurrent_block_s, *slice_));
+    PODBENCH_ASSIGN_OR_RETURN(pricing_, projection::PricePlan(step_, plan_, *slice_));
     if (plan_.convergence.total_runs() < 1) {
       return Status::InvalidArgument("projected " + ctx_.description.benchmark + ": no published convergence for " +
                                      ctx_.slice.name);
@@ -48,16 +47,10 @@ class ProjectedSession : public Session {
     r.metrics[plan_.curve.metric] = plan_.curve.At(epoch, labels_.front(), converge_label_);
     r.modelled = plan_.curve.how;
     // The run ends on this evaluation when it reaches the target or is the
-    // cadence's last: then its scoring is paid in full.
-    const auto it = std::find(labels_.begin(), labels_.end(), epoch);
-    const bool last = epoch >= converge_label_ || it == labels_.end() || std::next(it) == labels_.end();
-    double next_block_s = 0;
-    if (!last) {
-      PODBENCH_ASSIGN_OR_RETURN(const int64_t next, pricing_.schedule.StepsThrough(*std::next(it)));
-      PODBENCH_ASSIGN_OR_RETURN(const int64_t here, pricing_.schedule.StepsThrough(epoch));
-      next_block_s = pricing_.BlockTrainS(next - here);
-    }
-    r.emulated_s = pricing_.EvalS(next_block_s, last);
+    // cadence's last (or not one of its labels): then its scoring is paid in
+    // full.
+    const size_t i = static_cast<size_t>(std::find(labels_.begin(), labels_.end(), epoch) - labels_.begin());
+    PODBENCH_ASSIGN_OR_RETURN(r.emulated_s, pricing_.EvalAtS(labels_, i, epoch >= converge_label_));
     return r;
   }
 
@@ -113,8 +106,7 @@ Result<ProjectedRunModel> ModelProjectedRun(std::string_view model, std::string_
     PODBENCH_RETURN_IF_ERROR(projection::ApplyOverride(o, slice.num_cores(), &r.step.config, &r.step.options));
   }
   PODBENCH_ASSIGN_OR_RETURN(r.plan, w->ProjectedPlan(r.hp, info));
-  PODBENCH_ASSIGN_OR_RETURN(r.pricing, projection::PriceRun(r.step, r.plan.schedule, r.plan.eval_examples,
-                                                            r.plan.concurrent_block_s, slice));
+  PODBENCH_ASSIGN_OR_RETURN(r.pricing, projection::PricePlan(r.step, r.plan, slice));
   r.labels = r.description.cadence.EvalEpochs();
   return r;
 }

@@ -94,6 +94,13 @@ double RunPricing::EvalS(double next_block_s, bool last) const {
   return eval->exposed_s(next_block_s);
 }
 
+Result<double> RunPricing::EvalAtS(const std::vector<int64_t>& labels, size_t i, bool last) const {
+  if (last || i + 1 >= labels.size()) return EvalS(0, true);
+  PODBENCH_ASSIGN_OR_RETURN(const int64_t here, schedule.StepsThrough(labels[i]));
+  PODBENCH_ASSIGN_OR_RETURN(const int64_t next, schedule.StepsThrough(labels[i + 1]));
+  return EvalS(BlockTrainS(next - here), false);
+}
+
 double RunPricing::TailS() const { return eval ? eval->scoring_s : 0; }
 
 Result<RunPricing> PriceRun(const StepSpec& spec, const TrainingSchedule& schedule, int64_t eval_examples,
@@ -110,6 +117,10 @@ Result<RunPricing> PriceRun(const StepSpec& spec, const TrainingSchedule& schedu
   p.first_epoch_extra_s = FirstEpochExtraS(spec.graph.host, spec.config, p.step.step_s(), schedule.FirstEpochSteps(),
                                            schedule.examples_per_epoch, slice);
   return p;
+}
+
+Result<RunPricing> PricePlan(const StepSpec& spec, const RunPlan& plan, const topology::Slice& slice) {
+  return PriceRun(spec, plan.schedule, plan.eval_examples, plan.concurrent_block_s, slice);
 }
 
 // ---------------------------------------------------------------- composition
@@ -147,12 +158,7 @@ Result<ComposedRun> ComposeRun(const RunPricing& pricing, const std::vector<int6
     run.steps += through - done;
     done = through;
     const bool last = label == end_label;
-    double next_block_s = 0;
-    if (!last && i + 1 < labels.size()) {
-      PODBENCH_ASSIGN_OR_RETURN(const int64_t next, pricing.schedule.StepsThrough(labels[i + 1]));
-      next_block_s = pricing.BlockTrainS(next - through);
-    }
-    const double eval = pricing.EvalS(next_block_s, last);
+    PODBENCH_ASSIGN_OR_RETURN(const double eval, pricing.EvalAtS(labels, i, last));
     const double tail = last ? pricing.TailS() : 0;
     run.split.training_s += train;
     run.split.evaluation_s += eval - tail;

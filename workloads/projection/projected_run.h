@@ -177,6 +177,11 @@ struct RunPricing {
   // block of `next_block_s`, or, when it is the last one (`last`), its
   // device part and its scoring in full. 0 when evaluation is not priced.
   double EvalS(double next_block_s, bool last) const;
+  // EvalS of the evaluation at labels[i] of a run that evaluates at `labels`
+  // (ascending, priced by `schedule`): against the block from labels[i] to
+  // labels[i + 1], or in full when `last` or when labels[i] is the last of
+  // them (an `i` past the end included). Errors: StepsThrough's.
+  Result<double> EvalAtS(const std::vector<int64_t>& labels, size_t i, bool last) const;
   // Of EvalS(.., true), the host's scoring after the device part: the tail.
   double TailS() const;
 };
@@ -186,6 +191,9 @@ struct RunPricing {
 // that fails Validate.
 Result<RunPricing> PriceRun(const StepSpec& spec, const TrainingSchedule& schedule, int64_t eval_examples,
                             double concurrent_block_s, const topology::Slice& slice);
+// PriceRun of a projected run's plan: its schedule, evaluation and
+// concurrent work.
+Result<RunPricing> PricePlan(const StepSpec& spec, const RunPlan& plan, const topology::Slice& slice);
 
 // A run's time to train split into its parts (seconds).
 struct ScoreSplit {
