@@ -98,6 +98,7 @@ Result<ProjectedRunModel> ModelProjectedRun(std::string_view model, std::string_
     PODBENCH_ASSIGN_OR_RETURN(values, w->Preset(preset, info));
   }
   ProjectedRunModel r;
+  r.slice = info;
   PODBENCH_ASSIGN_OR_RETURN(r.hp, ResolveHyperparameters(w->HyperparameterSpecs(), values, sets, reg->name()));
   PODBENCH_RETURN_IF_ERROR(w->Validate(r.hp, info, Mode::kProjected));
   PODBENCH_ASSIGN_OR_RETURN(r.description, w->Describe(r.hp, info, Mode::kProjected));
@@ -115,30 +116,33 @@ Result<projection::RowPrediction> PredictRow(const ProjectedRunModel& run) {
   return projection::PredictOverConvergence(run.pricing, run.labels, run.plan.convergence);
 }
 
-std::vector<projection::CalibrationTarget> RegisteredCalibrationTargets() {
+Result<std::vector<projection::CalibrationTarget>> RegisteredCalibrationTargets(
+    const topology::SystemSpec& system) {
   std::vector<projection::CalibrationTarget> out;
   for (const ModelRegistration* m : AllWorkloads()) {
     for (const projection::CalibrationPoint& point : m->calibration()) {
       projection::CalibrationTarget t;
       t.model = m->name();
       t.point = point;
-      t.predict = [model = m->name(), preset = m->calibration_preset(),
-                   slice = point.slice](const topology::SystemSpec& system)
-          -> Result<projection::CalibrationTarget::Priced> {
-        PODBENCH_ASSIGN_OR_RETURN(ProjectedRunModel run, ModelProjectedRun(model, preset, slice, system));
+      auto resolved = ModelProjectedRun(m->name(), m->calibration_preset(), point.slice, system);
+      if (!resolved.ok()) {
+        return Status::FailedPrecondition(t.model + " " + point.slice + ": " + resolved.status().message());
+      }
+      t.predict = [run = std::make_shared<const ProjectedRunModel>(std::move(resolved).value())](
+                      const topology::SystemSpec& trial) -> Result<projection::CalibrationTarget::Priced> {
+        PODBENCH_ASSIGN_OR_RETURN(const topology::Slice s, topology::Slice::FromName(run->slice.name, trial));
+        PODBENCH_ASSIGN_OR_RETURN(const projection::RunPricing pricing, projection::PricePlan(run->step, run->plan, s));
         projection::CalibrationTarget::Priced p;
-        PODBENCH_ASSIGN_OR_RETURN(p.row, PredictRow(run));
-        PODBENCH_ASSIGN_OR_RETURN(topology::Slice s, topology::Slice::FromName(slice, system));
-        const projection::HostWork& host = run.step.graph.host;
-        const projection::TrainingSchedule& sched = run.plan.schedule;
-        p.caches_decoded_examples = run.step.config.cache_decoded_examples;
+        PODBENCH_ASSIGN_OR_RETURN(p.row,
+                                  projection::PredictOverConvergence(pricing, run->labels, run->plan.convergence));
+        const projection::HostWork& host = run->step.graph.host;
+        const projection::TrainingSchedule& sched = run->plan.schedule;
+        p.caches_decoded_examples = run->step.config.cache_decoded_examples;
         p.hosts = s.num_hosts();
-        p.first_epoch_fill_bytes =
-            static_cast<double>(projection::ExamplesPerHost(sched.examples_per_epoch, s)) * projection::DecodeBytes(host);
-        p.first_epoch_steps_s = static_cast<double>(sched.FirstEpochSteps()) * run.pricing.step.step_s();
-        p.scoring_s = run.pricing.eval ? run.pricing.eval->scoring_s : 0;
-        p.per_host_step_bytes =
-            static_cast<double>(projection::ExamplesPerHost(run.pricing.step.global_examples, s)) * host.infeed_bytes;
+        p.first_epoch_fill_bytes = projection::FirstEpochFillBytes(host, sched.examples_per_epoch, s);
+        p.first_epoch_steps_s = static_cast<double>(sched.FirstEpochSteps()) * pricing.step.step_s();
+        p.scoring_s = pricing.eval ? pricing.eval->scoring_s : 0;
+        p.per_host_step_bytes = projection::HostInputBytesPerStep(host, pricing.step.global_examples, s);
         return p;
       };
       out.push_back(std::move(t));

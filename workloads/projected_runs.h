@@ -45,6 +45,7 @@ Result<std::unique_ptr<Session>> StartProjected(const Workload& workload, const 
 // A projected run of a registered model as `podbench run --mode projected
 // --preset P --set ...` would make it, priced without running it.
 struct ProjectedRunModel {
+  SliceInfo slice;
   Hyperparameters hp;
   WorkloadDescription description;
   projection::StepSpec step;
@@ -67,9 +68,13 @@ Result<ProjectedRunModel> ModelProjectedRun(std::string_view model, std::string_
 // the v0.6 score, its split, the median block gap, the first epoch's extra.
 Result<projection::RowPrediction> PredictRow(const ProjectedRunModel& run);
 
-// Every calibration point the registered models declare, each priced by
-// PredictRow of its model's calibration preset on its slice
-// (projection/calibration.h). `podbench calibrate` fits to these.
-std::vector<projection::CalibrationTarget> RegisteredCalibrationTargets();
+// Every calibration point the registered models declare
+// (projection/calibration.h), each its model's calibration preset on its
+// slice, resolved once on `system` (ModelProjectedRun) and priced on each
+// trial system as PredictRow prices it. A trial system must have `system`'s
+// slices; only its calibrated values differ. `podbench calibrate` fits to
+// these. FailedPrecondition, naming the model and slice, for a point whose
+// run cannot be resolved.
+Result<std::vector<projection::CalibrationTarget>> RegisteredCalibrationTargets(const topology::SystemSpec& system);
 
 }  // namespace podbench::workloads

@@ -105,7 +105,8 @@ int Run(const CalibrateOptions& opt, CliContext& ctx) {
     return kExitUsage;
   }
   const topology::SystemSpec& sys = *loaded->spec;
-  auto cal = projection::Calibrate(sys, workloads::RegisteredCalibrationTargets());
+  auto targets = workloads::RegisteredCalibrationTargets(sys);
+  auto cal = targets.ok() ? projection::Calibrate(sys, *targets) : Result<projection::Calibration>(targets.status());
   if (!cal.ok()) {
     ctx.err << "podbench calibrate: " << cal.status().message() << "\n";
     return kExitVerdict;

@@ -129,10 +129,6 @@ Status FitCore(const topology::SystemSpec& system, const std::vector<const Calib
   return Status::Ok();
 }
 
-}  // namespace
-
-namespace {
-
 // The start-up line and the cache-fill rate, jointly (see the header): for
 // each fill rate on a log grid (then refined by golden section), (a, b) by
 // weighted linear least squares with b >= 0.
@@ -301,15 +297,13 @@ Result<Calibration> Calibrate(const topology::SystemSpec& input, const std::vect
     system.host.startup_s_per_host = best.b;
     system.host.cache_fill_bytes_per_s = any_cache ? best.rate : input.host.cache_fill_bytes_per_s;
   } else {
-    for (const char* key : {"host.startup_s", "host.startup_s_per_host", "host.cache_fill_bytes_per_s"}) {
-      c.values.push_back({key, 0, "", "kept: no model declares a first block", false});
-    }
+    const std::string kept = "kept: no model declares a first block";
+    c.values.push_back({"host.startup_s", input.host.startup_s, "", kept, false});
+    c.values.push_back({"host.startup_s_per_host", input.host.startup_s_per_host, "", kept, false});
+    c.values.push_back({"host.cache_fill_bytes_per_s", input.host.cache_fill_bytes_per_s, "", kept, false});
     system.host.startup_s = input.host.startup_s;
     system.host.startup_s_per_host = input.host.startup_s_per_host;
     system.host.cache_fill_bytes_per_s = input.host.cache_fill_bytes_per_s;
-    c.values[c.values.size() - 3].value = input.host.startup_s;
-    c.values[c.values.size() - 2].value = input.host.startup_s_per_host;
-    c.values[c.values.size() - 1].value = input.host.cache_fill_bytes_per_s;
   }
 
   // Every point after the fit.

@@ -30,28 +30,33 @@ namespace podbench::projection {
 // shards, ceil(examples / hosts). REQUIRES: examples >= 0.
 int64_t ExamplesPerHost(int64_t examples, const topology::Slice& slice);
 
+// Device-ready bytes the busiest host's pipeline delivers for a step of
+// `global_examples` (infeed_bytes per example of its share). A host's share
+// is its shard, or, when HostWork::infeed_hosts of the slice's hosts feed the
+// whole batch in turn, global_examples / infeed_hosts on average.
+double HostInputBytesPerStep(const HostWork& work, int64_t global_examples, const topology::Slice& slice);
+
 // Seconds the busiest host needs to prepare and infeed its share of a step of
-// `global_examples`: the longer of its pipeline (infeed_bytes per example at
+// `global_examples`: the longer of its pipeline (HostInputBytesPerStep at
 // host.input_bytes_per_s) and a chip's PCIe infeed (its examples' bytes at
-// the per-chip PCIe bandwidth); the two run concurrently. A host's share is
-// its shard, or, when HostWork::infeed_hosts of the slice's hosts feed the
-// whole batch in turn, global_examples / infeed_hosts on average, all
-// through one chip's PCIe.
+// the per-chip PCIe bandwidth); the two run concurrently. With a few infeed
+// hosts, a host's whole share goes through one chip's PCIe.
 double HostInputSeconds(const HostWork& work, int64_t global_examples, const topology::Slice& slice);
 
 // Extra seconds of a run's first epoch over `steps` steady steps of `step_s`
 // (the device's time, input included): the start-up (host.startup_s +
 // host.startup_s_per_host x the slice's hosts), and,
 // when `config` caches decoded examples, the time each host takes to fill its
-// cache with its shard of `train_examples` (DecodeBytes per example at
-// host.cache_fill_bytes_per_s) beyond what the steps take anyway.
+// cache (FirstEpochFillBytes at host.cache_fill_bytes_per_s) beyond what the
+// steps take anyway.
 // REQUIRES: steps >= 1, train_examples >= 1.
 double FirstEpochExtraS(const HostWork& work, const StepConfig& config, double step_s, int64_t steps,
                         int64_t train_examples, const topology::Slice& slice);
 
-// Stored bytes a host decodes per example to fill its cache: decode_bytes,
-// or infeed_bytes where the model states none.
-double DecodeBytes(const HostWork& work);
+// Stored bytes the busiest host decodes to fill its cache with its shard of
+// `train_examples`: decode_bytes per example, or infeed_bytes where the
+// model states none.
+double FirstEpochFillBytes(const HostWork& work, int64_t train_examples, const topology::Slice& slice);
 
 // Seconds one evaluation step's results of `global_examples` take to reach
 // the hosts: a chip's share at the per-chip PCIe bandwidth.

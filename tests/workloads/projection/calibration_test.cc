@@ -16,11 +16,17 @@
 namespace podbench::projection {
 namespace {
 
+std::vector<CalibrationTarget> Targets(const topology::SystemSpec& system) {
+  auto t = workloads::RegisteredCalibrationTargets(system);
+  EXPECT_TRUE(t.ok()) << t.status().ToString();
+  return t.ok() ? *std::move(t) : std::vector<CalibrationTarget>{};
+}
+
 // `podbench calibrate` wrote the committed system file. Fails when the cost
 // model, the composition or a declared point changes without a re-run.
 TEST(CalibrationTest, CommittedSystemFileIsTheFit) {
   const topology::SystemSpec& sys = topology::DefaultSystem();
-  auto cal = Calibrate(sys, workloads::RegisteredCalibrationTargets());
+  auto cal = Calibrate(sys, Targets(sys));
   ASSERT_TRUE(cal.ok()) << cal.status().ToString();
   EXPECT_NEAR(cal->Value("core.mxu_efficiency"), sys.core.mxu_efficiency, 1e-4 * sys.core.mxu_efficiency);
   EXPECT_NEAR(cal->Value("core.op_overhead_s"), sys.core.op_overhead_s, 1e-3 * sys.core.op_overhead_s);
@@ -33,7 +39,7 @@ TEST(CalibrationTest, CommittedSystemFileIsTheFit) {
 }
 
 TEST(CalibrationTest, EveryDeclaredPointLandsNearItsPublishedFigure) {
-  auto cal = Calibrate(topology::DefaultSystem(), workloads::RegisteredCalibrationTargets());
+  auto cal = Calibrate(topology::DefaultSystem(), Targets(topology::DefaultSystem()));
   ASSERT_TRUE(cal.ok()) << cal.status().ToString();
   int blocks = 0, firsts = 0;
   double first_abs_pct = 0;
@@ -69,11 +75,20 @@ TEST(CalibrationTest, EveryDeclaredPointLandsNearItsPublishedFigure) {
 TEST(CalibrationTest, ImpossibleSystemsAreRefusedNotFitted) {
   topology::SystemSpec slow = topology::DefaultSystem();
   slow.core.clock_hz /= 50;  // a core 50x slower cannot make the published blocks
-  auto cal = Calibrate(slow, workloads::RegisteredCalibrationTargets());
+  auto cal = Calibrate(slow, Targets(slow));
   ASSERT_FALSE(cal.ok());
   EXPECT_EQ(cal.status().code(), Status::Code::kFailedPrecondition);
   EXPECT_THAT(cal.status().message(), ::testing::HasSubstr("tpu-v3-32"));
   EXPECT_EQ(Calibrate(topology::DefaultSystem(), {}).status().code(), Status::Code::kFailedPrecondition);
+}
+
+TEST(CalibrationTest, APointWhoseRunCannotBeResolvedIsNamed) {
+  topology::SystemSpec small = topology::DefaultSystem();
+  small.pod.slices.erase(2048);
+  auto targets = workloads::RegisteredCalibrationTargets(small);
+  ASSERT_FALSE(targets.ok());
+  EXPECT_EQ(targets.status().code(), Status::Code::kFailedPrecondition);
+  EXPECT_THAT(targets.status().message(), ::testing::HasSubstr("tpu-v3-2048"));
 }
 
 // A fit to hand-made points: one block priced as a known function of the
