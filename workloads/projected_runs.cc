@@ -1,7 +1,6 @@
 #include "workloads/projected_runs.h"
 
 #include <algorithm>
-#include <map>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -89,17 +88,9 @@ Result<ProjectedRunModel> ModelProjectedRun(std::string_view model, std::string_
   PODBENCH_ASSIGN_OR_RETURN(topology::Slice slice, topology::Slice::FromName(std::string(slice_name), system));
   const SliceInfo info{slice.name(), slice.num_cores(), slice.num_chips()};
   const std::unique_ptr<Workload> w = reg->Create();
-  std::map<std::string, HpValue> values;
-  if (!preset.empty()) {
-    const auto& known = reg->presets();
-    if (std::find(known.begin(), known.end(), preset) == known.end()) {
-      return PresetNotFound(reg->name(), preset, known);
-    }
-    PODBENCH_ASSIGN_OR_RETURN(values, w->Preset(preset, info));
-  }
   ProjectedRunModel r;
   r.slice = info;
-  PODBENCH_ASSIGN_OR_RETURN(r.hp, ResolveHyperparameters(w->HyperparameterSpecs(), values, sets, reg->name()));
+  PODBENCH_ASSIGN_OR_RETURN(r.hp, PresetHyperparameters(*reg, *w, preset, info, sets));
   PODBENCH_RETURN_IF_ERROR(w->Validate(r.hp, info, Mode::kProjected));
   PODBENCH_ASSIGN_OR_RETURN(r.description, w->Describe(r.hp, info, Mode::kProjected));
   PODBENCH_ASSIGN_OR_RETURN(r.step, w->ProjectedStep(r.hp, info));

@@ -24,18 +24,44 @@ std::vector<const ModelRegistration*> Sorted(bool (*keep)(const ModelRegistratio
 
 }  // namespace
 
+bool ModelRegistration::HasPreset(std::string_view preset) const {
+  return std::find(presets_.begin(), presets_.end(), preset) != presets_.end();
+}
+
 bool ModelRegistration::Supports(Mode m) const {
   return has_workload() && std::find(modes_.begin(), modes_.end(), m) != modes_.end();
 }
 
-Result<Hyperparameters> PresetHyperparameters(const ModelRegistration& model, const Workload& workload,
-                                              std::string_view preset, const SliceInfo& slice) {
-  const auto& known = model.presets();
-  if (std::find(known.begin(), known.end(), preset) == known.end()) {
-    return PresetNotFound(model.name(), preset, known);
+Result<std::map<std::string, HpValue>> PresetValues(const ModelRegistration& model, const Workload& workload,
+                                                    std::string_view preset, const SliceInfo& slice) {
+  if (preset.empty()) return std::map<std::string, HpValue>{};
+  if (!model.HasPreset(preset)) return PresetNotFound(model.name(), preset, model.presets());
+  return workload.Preset(preset, slice);
+}
+
+std::vector<SliceInfo> PodSlices(const topology::SystemSpec& system) {
+  std::vector<SliceInfo> out;
+  for (const auto& [cores, grid] : system.pod.slices) {
+    out.push_back({system.name + "-" + std::to_string(cores), cores, int64_t{grid.first} * grid.second});
   }
-  PODBENCH_ASSIGN_OR_RETURN(auto values, workload.Preset(preset, slice));
-  return ResolveHyperparameters(workload.HyperparameterSpecs(), values, {}, model.name());
+  return out;
+}
+
+std::vector<SliceInfo> PresetSlices(const ModelRegistration& model, std::string_view preset,
+                                    const std::vector<SliceInfo>& slices) {
+  const std::unique_ptr<Workload> w = model.Create();
+  std::vector<SliceInfo> out;
+  for (const SliceInfo& s : slices) {
+    if (PresetValues(model, *w, preset, s).ok()) out.push_back(s);
+  }
+  return out;
+}
+
+Result<Hyperparameters> PresetHyperparameters(const ModelRegistration& model, const Workload& workload,
+                                              std::string_view preset, const SliceInfo& slice,
+                                              const std::vector<std::string>& sets) {
+  PODBENCH_ASSIGN_OR_RETURN(auto values, PresetValues(model, workload, preset, slice));
+  return ResolveHyperparameters(workload.HyperparameterSpecs(), values, sets, model.name());
 }
 
 Result<projection::StepSpec> ModelRegistration::ZooStep(std::string_view preset, const SliceInfo& slice) const {
@@ -87,7 +113,8 @@ std::vector<const ModelRegistration*> ZooModels() {
 Status PresetNotFound(std::string_view model, std::string_view preset, const std::vector<std::string>& presets) {
   std::string known;
   for (const std::string& p : presets) known += (known.empty() ? "" : ", ") + p;
-  return Status::NotFound(std::string(model) + " has no preset '" + std::string(preset) + "' (presets: " + known + ")");
+  return Status::NotFound(std::string(model) + " has no preset '" + std::string(preset) +
+                          "' (presets: " + (known.empty() ? "none" : known) + ")");
 }
 
 Status PresetHasNoSlice(std::string_view model, std::string_view preset, std::string_view slice,

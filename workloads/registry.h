@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -109,6 +110,7 @@ class ModelRegistration {
   std::unique_ptr<Workload> Create() const { return factory_(); }
   const std::string& summary() const { return summary_; }
   const std::vector<std::string>& presets() const { return presets_; }
+  bool HasPreset(std::string_view preset) const;
   int scored_runs() const { return scored_runs_; }
   bool Supports(Mode m) const;
   // In `podbench model`: a full-size graph (from the workload's projected
@@ -122,7 +124,7 @@ class ModelRegistration {
 
   // The step `preset` sets on `slice` (the zoo entry `podbench model`
   // prices). With a workload: its ProjectedStep at the preset's resolved
-  // hyperparameters; else the ZooGraph. NotFound for an unknown preset (the
+  // hyperparameters (PresetHyperparameters); else the ZooGraph. NotFound for an unknown preset (the
   // message lists the model's presets); InvalidArgument for a slice the
   // preset has no values for; FailedPrecondition for a model outside the zoo.
   Result<projection::StepSpec> ZooStep(std::string_view preset, const SliceInfo& slice) const;
@@ -164,11 +166,23 @@ projection::ModelGraph GraphAtDefaults() {
   return g.ok() ? std::move(g).value() : projection::ModelGraph{};
 }
 
-// A preset's hyperparameters for `workload` on `slice`: its defaults, then
-// Workload::Preset(preset, slice), resolved and checked as `podbench run
-// --preset` resolves them (no --set).
+// The values `preset` sets for `workload` (`model`'s) on `slice`
+// (Workload::Preset); none for an empty `preset`. NotFound naming the
+// model's presets when `preset` is not one of them; the workload's errors.
+Result<std::map<std::string, HpValue>> PresetValues(const ModelRegistration& model, const Workload& workload,
+                                                    std::string_view preset, const SliceInfo& slice);
+// Every slice of `system`'s pod ("tpu-v3-8" ...), smallest first.
+std::vector<SliceInfo> PodSlices(const topology::SystemSpec& system);
+// Of `slices`, in their order, those on which `model`'s `preset` has values
+// (PresetValues accepts them). REQUIRES: model.has_workload().
+std::vector<SliceInfo> PresetSlices(const ModelRegistration& model, std::string_view preset,
+                                    const std::vector<SliceInfo>& slices);
+
+// A run's hyperparameters as `podbench run --preset P --set ...` resolves
+// them: the workload's defaults, then PresetValues, then `sets`, checked.
 Result<Hyperparameters> PresetHyperparameters(const ModelRegistration& model, const Workload& workload,
-                                              std::string_view preset, const SliceInfo& slice);
+                                              std::string_view preset, const SliceInfo& slice,
+                                              const std::vector<std::string>& sets = {});
 
 // For preset functions, so every model's presets keep the StepPresetFn
 // contract. NotFound naming the model's presets when `preset` is not one of

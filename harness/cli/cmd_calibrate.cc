@@ -5,7 +5,6 @@
 // reads and what each came from, the points after the fit, and every slice
 // of every model's google-v0.6 preset as it then comes out against Google's
 // published rows; optionally write the calibrated system file.
-#include <algorithm>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -74,16 +73,11 @@ struct Row {
 Result<std::vector<Row>> PresetRows(const topology::SystemSpec& system) {
   std::vector<Row> rows;
   for (const workloads::ModelRegistration* m : workloads::AllWorkloads()) {
-    const auto& presets = m->presets();
-    if (!m->Supports(workloads::Mode::kProjected) ||
-        std::find(presets.begin(), presets.end(), kPreset) == presets.end()) {
-      continue;
-    }
-    for (const auto& [cores, grid] : system.pod.slices) {
-      const std::string slice = system.name + "-" + std::to_string(cores);
-      auto run = workloads::ModelProjectedRun(m->name(), kPreset, slice, system);
-      if (!run.ok()) continue;  // the preset has no values for this slice
-      Row r{m->name(), slice, std::move(run).value(), {}, results::FindPublishedV06(m->name(), slice)};
+    if (!m->Supports(workloads::Mode::kProjected) || !m->HasPreset(kPreset)) continue;
+    for (const workloads::SliceInfo& slice : workloads::PresetSlices(*m, kPreset, workloads::PodSlices(system))) {
+      PODBENCH_ASSIGN_OR_RETURN(workloads::ProjectedRunModel run,
+                                workloads::ModelProjectedRun(m->name(), kPreset, slice.name, system));
+      Row r{m->name(), slice.name, std::move(run), {}, results::FindPublishedV06(m->name(), slice.name)};
       PODBENCH_ASSIGN_OR_RETURN(r.predicted, workloads::PredictRow(r.run));
       rows.push_back(std::move(r));
     }

@@ -79,10 +79,7 @@ Result<std::vector<Target>> Plan(const ReproduceOptions& opt, const topology::Sy
   std::vector<const workloads::ModelRegistration*> eligible;
   std::string names;
   for (const auto* r : workloads::AllWorkloads()) {
-    const auto& p = r->presets();
-    if (std::find(p.begin(), p.end(), kPreset) == p.end() || !r->Supports(workloads::Mode::kProjected)) {
-      continue;
-    }
+    if (!r->HasPreset(kPreset) || !r->Supports(workloads::Mode::kProjected)) continue;
     eligible.push_back(r);
     names += (names.empty() ? "" : ", ") + r->name();
   }
@@ -102,11 +99,7 @@ Result<std::vector<Target>> Plan(const ReproduceOptions& opt, const topology::Sy
   }
   std::vector<workloads::SliceInfo> slices;
   if (opt.slices.empty()) {
-    for (const auto& [cores, grid] : system.pod.slices) {
-      PODBENCH_ASSIGN_OR_RETURN(workloads::SliceInfo s,
-                                harness::ParseSlice(system.name + "-" + std::to_string(cores), system));
-      slices.push_back(s);
-    }
+    slices = workloads::PodSlices(system);
   } else {
     for (const std::string& name : SplitList(opt.slices)) {
       auto slice = topology::Slice::FromName(name, system);
@@ -116,11 +109,7 @@ Result<std::vector<Target>> Plan(const ReproduceOptions& opt, const topology::Sy
   }
   std::vector<Target> plan;
   for (const auto* r : chosen) {
-    Target t{r, {}};
-    auto workload = r->Create();
-    for (const workloads::SliceInfo& s : slices) {
-      if (workload->Preset(kPreset, s).ok()) t.slices.push_back(s);
-    }
+    Target t{r, workloads::PresetSlices(*r, kPreset, slices)};
     if (!t.slices.empty()) plan.push_back(std::move(t));
   }
   if (plan.empty()) {

@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
@@ -128,22 +127,10 @@ Result<EffectiveRunSettings> Normalize(const RunRequest& req) {
   s.base_seed = req.seed ? *req.seed : std::random_device{}();
 
   s.workload = s.registration->Create();
-  std::map<std::string, workloads::HpValue> preset;
-  if (!req.preset.empty()) {
-    const std::vector<std::string>& known = s.registration->presets();
-    if (std::find(known.begin(), known.end(), req.preset) == known.end()) {
-      std::string list;
-      for (const auto& p : known) list += (list.empty() ? "" : ", ") + p;
-      return Status::InvalidArgument("--preset " + req.preset + ": " + req.workload + " has no preset '" +
-                                     req.preset + "' (presets: " + (list.empty() ? "none" : list) + ")");
-    }
-    auto p = s.workload->Preset(req.preset, s.slice);
-    if (!p.ok()) return p.status().WithContext("--preset " + req.preset);
-    preset = *p;
-  }
-  PODBENCH_ASSIGN_OR_RETURN(s.hp, workloads::ResolveHyperparameters(
-                                      s.workload->HyperparameterSpecs(), preset, req.sets,
-                                      req.workload));
+  auto preset = workloads::PresetValues(*s.registration, *s.workload, req.preset, s.slice);
+  if (!preset.ok()) return preset.status().WithContext("--preset " + req.preset);
+  PODBENCH_ASSIGN_OR_RETURN(s.hp, workloads::ResolveHyperparameters(s.workload->HyperparameterSpecs(), *preset,
+                                                                    req.sets, req.workload));
   PODBENCH_RETURN_IF_ERROR(s.workload->Validate(s.hp, s.slice, s.mode));
   PODBENCH_ASSIGN_OR_RETURN(s.description, s.workload->Describe(s.hp, s.slice, s.mode));
   // The description, its parallel layout against the slice and the log
