@@ -72,4 +72,12 @@ struct ClaimSpec {
   std::string note{};                    // what the comparison means, and its limits
 };
 
+// The claim every model with a distributed evaluation declares (Kumar et al.
+// 2019, among the optimizations the v0.6 submission notes list): every core
+// evaluates its share instead of one host's cores. Id "<model>-distributed-eval";
+// its arms are `arm` with distributed_eval=false added and `arm` as it is,
+// compared by time to train; `verb` says what an evaluating core does
+// ("evaluates", "decodes"). The paper gives no number.
+ClaimSpec DistributedEvalClaim(const std::string& model, ClaimRun arm, const std::string& verb);
+
 }  // namespace podbench::workloads

@@ -124,6 +124,28 @@ TEST(JudgeClaimTest, AFunctionalEffectMustClearItsThresholdAndTheSeedsSpread) {
 
 // A registered claim made by real projected runs: its figure is the ratio of
 // the two arms' gradient summation, which the composition prices.
+// Each model with a distributed evaluation declares it once, by two arms
+// that differ in that one switch.
+TEST(ClaimSpecTest, DistributedEvaluationDiffersFromItsBaseInOneSwitch) {
+  int declared = 0;
+  for (const workloads::ModelRegistration* m : workloads::AllWorkloads()) {
+    for (const ClaimSpec& c : m->claims()) {
+      if (c.id != m->name() + "-distributed-eval") continue;
+      SCOPED_TRACE(c.id);
+      ++declared;
+      std::vector<std::string> without = c.variant.sets;
+      without.push_back("distributed_eval=false");
+      EXPECT_EQ(c.base.sets, without);
+      EXPECT_EQ(c.base.slice, c.variant.slice);
+      EXPECT_EQ(c.base.runs, c.variant.runs);
+      EXPECT_NE(c.base.label, c.variant.label);
+      EXPECT_EQ(c.measure, ClaimMeasure::kScoreRatio);
+      EXPECT_EQ(c.workload, m->name());
+    }
+  }
+  EXPECT_EQ(declared, 3) << "ResNet, SSD and the Transformer";
+}
+
 TEST(RunClaimTest, TheTwoDimensionalSummationClaimByRealRuns) {
   const workloads::ModelRegistration* resnet = workloads::FindModel("resnet");
   ASSERT_NE(resnet, nullptr);

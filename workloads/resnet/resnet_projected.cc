@@ -54,24 +54,19 @@ Result<projection::RunPlan> ProjectedPlan(const workloads::Hyperparameters& hp, 
   p.schedule.examples_per_epoch = kImageNetTrainImages;
   p.eval_examples = hp.Bool("projected_eval") ? kImageNetEvalImages : 0;
   // The slice's own runs where Google ran this batch on it, else the batch's.
-  int runs = 0;
+  const std::vector<ConvergencePoint>* points = nullptr;
+  std::string which;
   if (const SliceConvergence* own = SliceConvergenceFor(slice.name, p.schedule.global_batch)) {
-    for (const ConvergencePoint& pt : own->points) {
-      p.convergence.points.push_back({pt.epochs, pt.runs});
-      runs += pt.runs;
-    }
-    p.convergence.source = "the epochs at which Google's v0.6 runs on " + std::string(own->slice) +
-                           " first reached 0.759 top-1 (" + std::to_string(runs) + " runs)";
+    points = &own->points;
+    which = "on " + std::string(own->slice);
   } else {
     const ConvergenceRow& row = ConvergenceFor(p.schedule.global_batch);
-    for (const ConvergencePoint& pt : row.points) {
-      p.convergence.points.push_back({pt.epochs, pt.runs});
-      runs += pt.runs;
-    }
-    p.convergence.source = "the epochs at which Google's v0.6 runs at global batch " +
-                           std::to_string(row.global_batch) + " first reached 0.759 top-1 (" + std::to_string(runs) +
-                           " runs)";
+    points = &row.points;
+    which = "at global batch " + std::to_string(row.global_batch);
   }
+  for (const ConvergencePoint& pt : *points) p.convergence.points.push_back({pt.epochs, pt.runs});
+  p.convergence.source = "the epochs at which Google's v0.6 runs " + which + " first reached 0.759 top-1 (" +
+                         std::to_string(p.convergence.total_runs()) + " runs)";
   // Google's first evaluations (epoch 4) logged a low top-1; the curve
   // saturates toward the target and crosses it at the drawn epoch.
   p.curve = {

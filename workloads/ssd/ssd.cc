@@ -617,15 +617,7 @@ std::vector<ClaimSpec> Claims() {
        .comparison = ClaimComparison::kAbout,
        .paper_figure = 1.48,
        .unit = "x"},
-      {.id = "ssd-distributed-eval",
-       .paper = "Kumar et al. 2019",
-       .section = "the optimizations the v0.6 submission notes list",
-       .words = "distributed evaluation: every core evaluates its share, instead of one host's cores",
-       .base = google("tpu-v3-2048", {"distributed_eval=false"}, "one host evaluates"),
-       .variant = google("tpu-v3-2048", {}, "every replica evaluates"),
-       .measure = ClaimMeasure::kScoreRatio,
-       .comparison = ClaimComparison::kNoNumber,
-       .unit = "x"},
+      DistributedEvalClaim("ssd", google("tpu-v3-2048", {}, ""), "evaluates"),
   };
 }
 

@@ -519,15 +519,7 @@ std::vector<ClaimSpec> Claims() {
        .threshold = 1.0,
        .unit = "x",
        .note = "the time to train without sharding over the time with it: above 1 means sharding pays"},
-      {.id = "transformer-distributed-eval",
-       .paper = "Kumar et al. 2019",
-       .section = "the optimizations the v0.6 submission notes list",
-       .words = "distributed evaluation: every core decodes its share, instead of one host's cores",
-       .base = google({"distributed_eval=false"}, "one host decodes"),
-       .variant = google({}, "every replica decodes"),
-       .measure = ClaimMeasure::kScoreRatio,
-       .comparison = ClaimComparison::kNoNumber,
-       .unit = "x"},
+      DistributedEvalClaim("transformer", google({}, ""), "decodes"),
   };
 }
 

@@ -43,13 +43,9 @@ Result<projection::RunPlan> ProjectedPlan(const workloads::Hyperparameters& hp, 
   p.schedule.examples_per_epoch = hp.Int("steps_per_block") * p.schedule.global_batch;
   p.eval_examples = hp.Bool("projected_eval") ? kEvalSentences : 0;
   const TransformerConvergenceRow& row = TransformerConvergenceFor(slice.name, p.schedule.global_batch);
-  int runs = 0;
-  for (const TransformerConvergencePoint& pt : row.points) {
-    p.convergence.points.push_back({pt.evals, pt.runs});
-    runs += pt.runs;
-  }
+  for (const TransformerConvergencePoint& pt : row.points) p.convergence.points.push_back({pt.evals, pt.runs});
   p.convergence.source = "the evaluations Google's v0.6 runs on " + std::string(row.slice) +
-                         " made until 25.0 BLEU (" + std::to_string(runs) + " runs)";
+                         " made until 25.0 BLEU (" + std::to_string(p.convergence.total_runs()) + " runs)";
   p.curve = {
       .metric = "bleu",
       .target = kTarget,
