@@ -543,13 +543,14 @@ class Reproduction {
       // Each run's log is the same composition: a mismatch is a bug.
       j["predicted"]["runs_not_matching_their_log"] = mismatched;
     }
+    // A split's shares as the text table prints them: start, train, eval, tail, non-train.
+    auto shares = [](const nlohmann::json& x) {
+      return fmt::format(" {:>6.1f}% {:>6.1f}% {:>6.1f}% {:>6.1f}% {:>6.1f}%", x["startup_pct"].get<double>(),
+                         x["training_pct"].get<double>(), x["evaluation_pct"].get<double>(),
+                         x["tail_pct"].get<double>(), 100 - x["training_pct"].get<double>());
+    };
     std::string row = fmt::format("{:<12} {:<12}", w, slice);
-    if (n > 0) {
-      const auto& p = j["predicted"];
-      row += fmt::format(" {:>6.1f}% {:>6.1f}% {:>6.1f}% {:>6.1f}% {:>6.1f}%", p["startup_pct"].get<double>(),
-                         p["training_pct"].get<double>(), p["evaluation_pct"].get<double>(),
-                         p["tail_pct"].get<double>(), 100 - p["training_pct"].get<double>());
-    }
+    if (n > 0) row += shares(j["predicted"]);
     if (pl != nullptr && pl->split) {
       const rules::ScoreSplitMedians& l = *pl->split;
       projection::ScoreSplit logs;
@@ -561,10 +562,7 @@ class Reproduction {
       j["logs"]["runs"] = l.runs.size();
       j["logs"]["eval_separated"] = l.runs.empty() ? true : l.runs.front().eval_separated;
       j["logs"]["method"] = l.runs.empty() ? "" : l.runs.front().method;
-      const auto& g = j["logs"];
-      row += fmt::format("   {:>6.1f}% {:>6.1f}% {:>6.1f}% {:>6.1f}% {:>6.1f}%", g["startup_pct"].get<double>(),
-                         g["training_pct"].get<double>(), g["evaluation_pct"].get<double>(),
-                         g["tail_pct"].get<double>(), 100 - g["training_pct"].get<double>());
+      row += "  " + shares(j["logs"]);
       if (!l.runs.empty() && methods_.count(w) == 0) methods_[w] = l.runs.front().method;
     } else if (pl != nullptr) {
       j["logs"] = nullptr;
