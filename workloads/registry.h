@@ -21,9 +21,9 @@
 // workload yet (GNMT, Mask R-CNN, MiniGo) gives its graph and a preset
 // function instead (ZooGraph).
 //
-// The registration file must be part of an OBJECT library that the model's
-// folder adds to podbench_models (workloads/CMakeLists.txt,
-// podbench_model_plugin), so the linker keeps it.
+// The registration file is the PLUGIN of the model folder's podbench_model()
+// call (workloads/CMakeLists.txt), built as an OBJECT library that
+// podbench_models links whole, so the linker keeps it.
 #pragma once
 
 #include <cstdint>

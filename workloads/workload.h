@@ -419,7 +419,7 @@ class Workload {
                                                Mode mode) const = 0;
   virtual Result<std::unique_ptr<Session>> Start(const RunContext& ctx) const = 0;
 
-  // Projected mode, priced by the shared composition (projected_session.h,
+  // Projected mode, priced by the shared composition (projected_runs.h,
   // projection/projected_run.h). The step `hp` sets on `slice`: the
   // full-size graph, its layout and pricing options (`podbench model` prices
   // a preset's step with this same function); and the rest of the run: its
