@@ -14,6 +14,10 @@
 
 namespace podbench::results {
 
+// The preset that stands for Google's v0.6 configuration in every workload:
+// only its runs are compared with the published rows.
+inline constexpr const char* kPublishedPreset = "google-v0.6";
+
 struct PublishedResult {
   std::string_view benchmark;  // podbench workload name: resnet, ssd, maskrcnn, transformer, gnmt
   std::string_view slice;      // "tpu-v3-32"

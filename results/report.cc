@@ -6,6 +6,7 @@
 
 #include "base/stats.h"
 #include "results/compare.h"
+#include "results/run_variant.h"
 #include "results/scaling.h"
 
 namespace podbench::results {
@@ -14,9 +15,10 @@ std::vector<ReportGroup> BuildReport(const std::vector<RunRecord>& runs) {
   std::vector<ReportGroup> groups;
   std::vector<std::vector<const RunRecord*>> members;
   for (const RunRecord& r : runs) {
+    const std::string variant = VariantOf(r).Describe();
     auto it = std::find_if(groups.begin(), groups.end(), [&](const ReportGroup& g) {
       return g.workload == r.run.workload && g.slice == r.run.slice && g.mode == r.run.mode &&
-             g.label == r.run.label;
+             g.label == r.run.label && g.preset == r.run.preset && g.variant == variant;
     });
     if (it == groups.end()) {
       ReportGroup g;
@@ -24,6 +26,8 @@ std::vector<ReportGroup> BuildReport(const std::vector<RunRecord>& runs) {
       g.slice = r.run.slice;
       g.mode = r.run.mode;
       g.label = r.run.label;
+      g.preset = r.run.preset;
+      g.variant = variant;
       g.chips = r.run.chips;
       groups.push_back(g);
       members.emplace_back();
@@ -37,6 +41,7 @@ std::vector<ReportGroup> BuildReport(const std::vector<RunRecord>& runs) {
     std::vector<double> step;
     for (const RunRecord* r : members[i]) {
       ++g.runs;
+      g.run_ids.push_back(r->id);
       if (!r->complete) {
         ++g.unfinished;
       } else if (r->status == "success") {
@@ -68,6 +73,9 @@ nlohmann::json ReportToJson(const std::vector<ReportGroup>& groups) {
                  {"chips", g.chips},
                  {"mode", g.mode},
                  {"label", g.label},
+                 {"preset", g.preset},
+                 {"variant", g.variant},
+                 {"run_ids", g.run_ids},
                  {"runs", g.runs},
                  {"success", g.success},
                  {"aborted", g.aborted},
@@ -82,18 +90,22 @@ nlohmann::json ReportToJson(const std::vector<ReportGroup>& groups) {
 }
 
 void WriteReportText(std::ostream& out, const std::vector<ReportGroup>& groups) {
-  out << fmt::format("{:<12} {:<12} {:<10} {:<10} {:>5} {:>5} {:>5} {:>5} {:>10} {:>12}  {}\n",
-                     "workload", "slice", "mode", "label", "runs", "ok", "abort", "unfin",
-                     "score_min", "step_s", "git");
+  out << "one row per workload, slice, mode, preset, variant (--set overrides, system file) and label; "
+         "a variant's runs never share a row with the plain ones\n";
+  out << fmt::format("{:<12} {:<12} {:<10} {:<12} {:<10} {:>5} {:>5} {:>5} {:>5} {:>10} {:>12}  {:<10}  {:<16}  {}\n",
+                     "workload", "slice", "mode", "preset", "label", "runs", "ok", "abort", "unfin", "score_min",
+                     "step_s", "run ids", "git", "variant");
   for (const ReportGroup& g : groups) {
     std::string git;
-    for (const auto& h : g.git_hashes) git += (git.empty() ? "" : ",") + h;
-    out << fmt::format("{:<12} {:<12} {:<10} {:<10} {:>5} {:>5} {:>5} {:>5} {:>10} {:>12}  {}\n",
-                       g.workload, g.slice, g.mode, g.label.empty() ? "-" : g.label, g.runs,
-                       g.success, g.aborted, g.unfinished,
+    for (const auto& h : g.git_hashes) git += (git.empty() ? "" : ",") + ShortBuild(h);
+    std::vector<int64_t> ids = g.run_ids;
+    std::sort(ids.begin(), ids.end());
+    out << fmt::format("{:<12} {:<12} {:<10} {:<12} {:<10} {:>5} {:>5} {:>5} {:>5} {:>10} {:>12}  {:<10}  {:<16}  {}\n",
+                       g.workload, g.slice, g.mode, g.preset.empty() ? "-" : g.preset,
+                       g.label.empty() ? "-" : g.label, g.runs, g.success, g.aborted, g.unfinished,
                        g.score_min ? fmt::format("{:.3f}", *g.score_min) : "-",
                        g.median_step_time_s ? fmt::format("{:.4g}", *g.median_step_time_s) : "-",
-                       git);
+                       IdRanges(ids), git, g.variant.empty() ? "-" : g.variant);
   }
   if (groups.empty()) out << "(no runs)\n";
 }

@@ -1,5 +1,6 @@
-// A summary of saved runs, grouped by workload, slice, mode and label: what
-// `podbench report` prints.
+// A summary of saved runs, grouped by workload, slice, mode, preset, variant
+// (run_variant.h: --set overrides, system file) and label: what `podbench
+// report` prints. A preset's plain runs never share a row with its ablations.
 #pragma once
 
 #include <optional>
@@ -15,6 +16,9 @@ namespace podbench::results {
 
 struct ReportGroup {
   std::string workload, slice, mode, label;
+  std::string preset;   // "" = none
+  std::string variant;  // RunVariant::Describe(); "" for plain runs
+  std::vector<int64_t> run_ids;  // in run order
   int64_t chips = 0;
   int64_t runs = 0, success = 0, aborted = 0, unfinished = 0;
   int64_t noncompliant = 0;  // their logs fail the MLPerf rules: not scored
@@ -23,7 +27,7 @@ struct ReportGroup {
   std::vector<std::string> git_hashes;     // distinct, in run order
 };
 
-// Groups in order of first appearance of (workload, slice, mode, label).
+// Groups in order of first appearance of (workload, slice, mode, preset, variant, label).
 std::vector<ReportGroup> BuildReport(const std::vector<RunRecord>& runs);
 nlohmann::json ReportToJson(const std::vector<ReportGroup>& groups);
 void WriteReportText(std::ostream& out, const std::vector<ReportGroup>& groups);

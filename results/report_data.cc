@@ -6,6 +6,8 @@
 #include <tuple>
 
 #include "base/stats.h"
+#include "results/published_v06.h"
+#include "results/run_variant.h"
 
 namespace podbench::results {
 namespace {
@@ -178,37 +180,50 @@ Result<ReportData> BuildReportData(ResultsStore& store, const BaselineHyperparam
   for (const auto& [name, rs] : by_workload) {
     WorkloadReportData w;
     w.workload = name;
-    std::map<int64_t, std::vector<HyperparameterChange>> changes;  // empty: a baseline run
+    // A baseline run: its hyperparameters are its preset's, and it is plain
+    // (run_variant.h: no --set, the built-in system). Others are ablations,
+    // named by their changed hyperparameters, else by their variant (another
+    // system file).
+    std::map<int64_t, std::string> ablation_name;  // absent: a baseline run
+    std::map<int64_t, std::vector<HyperparameterChange>> changes;
     for (const RunRecord* r : rs) {
       if (auto base = baseline ? baseline(*r) : std::nullopt) {
         changes[r->id] = Diff(*base, nlohmann::json::parse(r->run.hyperparameters_json, nullptr, false));
       }
+      std::string change = ChangeName(changes[r->id]);
+      if (change.empty()) change = VariantOf(*r).Describe();
+      if (!change.empty()) ablation_name[r->id] = change;
     }
-    auto is_baseline = [&](const RunRecord* r) { return changes[r->id].empty(); };
+    auto is_baseline = [&](const RunRecord* r) { return ablation_name.count(r->id) == 0; };
 
-    // Scaling and the breakdown: complete baseline runs.
-    std::vector<const RunRecord*> projected, functional;
-    for (const RunRecord* r : rs) {
-      if (!r->complete || !is_baseline(r)) continue;
-      (r->run.mode == "projected" ? projected : functional).push_back(r);
-    }
-    if (std::any_of(projected.begin(), projected.end(),
-                    [](const RunRecord* r) { return r->run.preset == "google-v0.6"; })) {
-      w.scaling_preset = "google-v0.6";
-      projected.erase(std::remove_if(projected.begin(), projected.end(),
-                                     [](const RunRecord* r) { return r->run.preset != "google-v0.6"; }),
-                      projected.end());
-    }
-    std::vector<RunRecord> scaling_runs;
+    // Scaling: the table `scaling` prints (plain runs of one build per row;
+    // the preset google-v0.6 when there are any of its runs).
+    std::vector<RunRecord> projected_runs;
+    std::vector<const RunRecord*> functional;
     std::map<int64_t, std::vector<EvalRecord>> evals;
-    for (const RunRecord* r : projected) {
-      scaling_runs.push_back(*r);
-      PODBENCH_ASSIGN_OR_RETURN(evals[r->id], store.Evals(r->id));
+    for (const RunRecord* r : rs) {
+      if (!r->complete) continue;
+      if (r->run.mode == "projected") {
+        projected_runs.push_back(*r);
+        if (r->run.preset == kPublishedPreset) w.scaling_preset = kPublishedPreset;
+        PODBENCH_ASSIGN_OR_RETURN(evals[r->id], store.Evals(r->id));
+      } else if (is_baseline(r)) {
+        functional.push_back(r);
+      }
     }
     ScalingOptions so;
     so.preset = w.scaling_preset;
-    if (!scaling_runs.empty()) w.scaling = BuildScalingTable(name, scaling_runs, evals, so);
+    ScalingTable table = BuildScalingTable(name, projected_runs, evals, so);
+    w.scaling = std::move(table.rows);
+    w.scaling_others = std::move(table.others);
     w.fidelity = SummarizeFidelity(w.scaling);
+    // The breakdown: the runs of the scaling rows, else the functional baseline runs.
+    std::set<int64_t> in_rows;
+    for (const ScalingRow& row : w.scaling) in_rows.insert(row.run_ids.begin(), row.run_ids.end());
+    std::vector<const RunRecord*> projected;
+    for (const RunRecord* r : rs) {
+      if (in_rows.count(r->id)) projected.push_back(r);
+    }
     PODBENCH_ASSIGN_OR_RETURN(w.breakdown,
                               BuildBreakdown(store, projected.empty() ? functional : projected,
                                              projected.empty() ? "functional" : "projected"));
@@ -226,7 +241,7 @@ Result<ReportData> BuildReportData(ResultsStore& store, const BaselineHyperparam
         base_runs[place].push_back(r);
         continue;
       }
-      auto key = std::make_pair(place, ChangeName(changes[r->id]));
+      auto key = std::make_pair(place, ablation_name[r->id]);
       if (ablation_runs.find(key) == ablation_runs.end()) order.push_back(key);
       ablation_runs[key].push_back(r);
     }

@@ -76,10 +76,13 @@ struct LabelComparison {
 
 struct WorkloadReportData {
   std::string workload;
-  // The preset whose projected baseline runs make the scaling table
-  // ("google-v0.6" when there are any, else "" = every projected baseline run).
+  // The preset whose projected runs make the scaling table ("google-v0.6"
+  // when there are any, else "" = every preset), and the table as `scaling`
+  // builds it: its rows (plain runs of one build each) and the other runs'
+  // labelled rows.
   std::string scaling_preset;
   std::vector<ScalingRow> scaling;  // rows with runs or a published value
+  std::vector<ScalingRow> scaling_others;
   Fidelity fidelity;
   BreakdownChart breakdown;
   std::vector<AblationRow> ablations;

@@ -27,7 +27,8 @@ p.empty { font-style: italic; }
 figure { display: flex; flex-wrap: wrap; gap: 1rem 1.5rem; align-items: flex-start; margin: .8rem 0 1.6rem; }
 figure > svg { flex: 1 1 360px; min-width: 0; max-width: 560px; width: 100%; height: auto;
                border: 1px solid #e3e3e3; }
-figure > .table-wrap { flex: 1 1 320px; min-width: 0; max-width: 100%; overflow-x: auto; }
+.table-wrap { max-width: 100%; overflow-x: auto; }
+figure > .table-wrap { flex: 1 1 320px; min-width: 0; }
 figcaption { flex-basis: 100%; font-size: .9rem; color: #333; }
 table { border-collapse: collapse; font-size: .85rem; font-variant-numeric: tabular-nums; }
 th, td { border: 1px solid #ccc; padding: .2rem .45rem; text-align: right; white-space: nowrap; }
@@ -49,7 +50,7 @@ td.good { color: #00703C; }
   section:first-of-type h2 { break-before: auto; }
   figure { break-inside: avoid; }
   figure > svg { max-width: 13cm; border: none; }
-  figure > .table-wrap { overflow: visible; }
+  .table-wrap { overflow: visible; }
   th { background: none; }
 }
 )css";
@@ -108,11 +109,13 @@ std::string ScalingSection(const WorkloadReportData& w) {
                                                   " are stored.");
   }
   s += fmt::format(
-      "<p class=\"note\">Projected runs{} (ablations left out), against Google's published MLPerf "
-      "v0.6 results (compiled into podbench from Google's result logs, "
+      "<p class=\"note\">Projected runs{}, each row the plain runs (no <code>--set</code>, the built-in "
+      "system) of one build, the newest; {}. Against Google's published MLPerf v0.6 results (compiled into podbench from Google's result logs, "
       "<code>results/published_v06.cc</code>). Error = (predicted &minus; published) / "
       "published. {}. {}.</p>\n",
       w.scaling_preset.empty() ? "" : " with preset " + Escape(w.scaling_preset),
+      w.scaling_others.empty() ? "there are no other runs"
+                               : "the other runs are listed by their variant below the plots, not compared",
       Escape(ErrorSummaryText("Time to train", w.fidelity.score)),
       Escape(ErrorSummaryText("Block time", w.fidelity.block)));
   std::vector<double> chips;
@@ -144,7 +147,7 @@ std::string ScalingSection(const WorkloadReportData& w) {
     plot.y = {c.axis, true, {}, std::nullopt, std::nullopt};
     svg::Series predicted{"predicted (podbench)", {}, svg::PaletteColor(0), svg::Marker::kCircle, true, false};
     svg::Series published{"published (Google v0.6)", {}, svg::PaletteColor(1), svg::Marker::kSquare, true, true};
-    std::string table = Head({"slice", "chips", "runs", "predicted", "published", "error %"});
+    std::string table = Head({"slice", "chips", "runs", "predicted", "published", "error %", "run ids"});
     table += "<tbody>";
     for (const ScalingRow* r : rows) {
       const double x = static_cast<double>(r->chips);
@@ -152,11 +155,26 @@ std::string ScalingSection(const WorkloadReportData& w) {
       if ((*r).*(c.published)) published.points.emplace_back(x, *((*r).*(c.published)));
       table += "<tr>" + TdText(r->slice) + Td(std::to_string(r->chips)) + Td(std::to_string(r->runs)) +
                Td(Num((*r).*(c.predicted))) + Td(Num((*r).*(c.published))) + Td(Pct((*r).*(c.error))) +
-               "</tr>";
+               TdText(r->run_ids.empty() ? "-" : IdRanges(r->run_ids)) + "</tr>";
     }
     table += "</tbody>";
     plot.series = {predicted, published};
     s += Figure(plot.id, svg::RenderLinePlot(plot), table, c.caption);
+  }
+  if (!w.scaling_others.empty()) {
+    std::string table =
+        Head({"variant", "slice", "preset", "runs", "time to train (min)", "block (s)", "run ids"}, 3);
+    table += "<tbody>";
+    for (const ScalingRow& r : w.scaling_others) {
+      table += "<tr>" + TdText(r.variant) + TdText(r.slice) + TdText(r.preset.empty() ? "-" : r.preset) +
+               Td(std::to_string(r.runs)) + Td(Num(r.predicted_min)) + Td(Num(r.block_s)) +
+               TdText(IdRanges(r.run_ids)) + "</tr>";
+    }
+    table += "</tbody>";
+    s += "<p class=\"note\">Other projected runs of " + Escape(w.workload) +
+         ", not in the rows above: each set of runs that differs in a <code>--set</code>, the system or the "
+         "build, in its own row.</p>\n<div class=\"table-wrap\"><table data-table=\"" + Escape(w.workload) +
+         "-scaling-other\">" + table + "</table></div>\n";
   }
   return s;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -10,6 +11,7 @@
 #include "results/compare.h"
 #include "results/export.h"
 #include "results/published_v06.h"
+#include "results/run_variant.h"
 
 namespace podbench::results {
 
@@ -46,51 +48,113 @@ std::optional<double> MedianEvalGapS(const std::vector<EvalRecord>& evals) {
   return Median(gaps);
 }
 
-std::vector<ScalingRow> BuildScalingTable(const std::string& workload,
-                                          const std::vector<RunRecord>& runs,
-                                          const std::map<int64_t, std::vector<EvalRecord>>& evals,
-                                          const ScalingOptions& options,
-                                          const std::map<int64_t, StepBreakdown>& breakdowns) {
-  std::map<std::string, std::vector<const RunRecord*>> by_slice;
-  std::map<std::string, int64_t> chips;
+namespace {
+
+// The row of `rs` (complete projected runs of one slice), without the
+// published figures and the efficiency.
+ScalingRow RowOf(const std::vector<const RunRecord*>& rs, const std::map<int64_t, std::vector<EvalRecord>>& evals,
+                 const std::map<int64_t, StepBreakdown>& breakdowns) {
+  ScalingRow row;
+  row.slice = rs.front()->run.slice;
+  row.chips = rs.front()->run.chips;
+  row.preset = rs.front()->run.preset;
+  row.build = ShortBuild(rs.front()->run.git_hash);
+  row.runs = static_cast<int64_t>(rs.size());
+  row.global_batch = rs.back()->run.global_batch;
+  std::vector<double> step, tput, block;
+  std::vector<std::optional<double>> ttt;
+  StepBreakdown sum;
+  for (const RunRecord* r : rs) {
+    row.run_ids.push_back(r->id);
+    if (auto b = breakdowns.find(r->id); b != breakdowns.end()) sum += b->second;
+    if (auto e = evals.find(r->id); e != evals.end()) {
+      if (auto gap = MedianEvalGapS(e->second)) block.push_back(*gap);
+    }
+    if (r->outcome.step_time_s) step.push_back(*r->outcome.step_time_s);
+    if (r->outcome.throughput) tput.push_back(*r->outcome.throughput);
+    ttt.push_back(r->status == "success" ? r->outcome.ttt_emulated_s : std::nullopt);
+  }
+  std::sort(row.run_ids.begin(), row.run_ids.end());
+  if (!step.empty()) row.step_time_s = Median(step);
+  if (!tput.empty()) row.throughput = Median(tput);
+  if (!block.empty()) row.block_s = Median(block);
+  row.predicted_min = OlympicMeanMinutes(ttt);
+  if (sum.steps > 0) {
+    StepBreakdown per = sum.Scaled(1.0 / static_cast<double>(sum.steps));
+    per.steps = 1;
+    per.evaluation_s = 0;
+    row.per_step = per;
+  }
+  return row;
+}
+
+}  // namespace
+
+std::string IdRanges(const std::vector<int64_t>& ids) {
+  std::string out;
+  for (size_t i = 0; i < ids.size();) {
+    size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    out += (out.empty() ? "" : ",") + std::to_string(ids[i]);
+    if (j > i) out += "-" + std::to_string(ids[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string ScalingTable::RowsAre() const {
+  if (preset.empty()) {
+    return "rows: the complete projected runs, one row per slice, preset and variant (--set overrides, "
+           "another system file, an older build); published figures only beside plain google-v0.6 rows";
+  }
+  return fmt::format(
+      "rows: the complete projected runs of preset {} with no --set, on the built-in system, of one build per "
+      "row (the newest); {}",
+      preset, others.empty() ? "no other runs" : "every other run is in its own labelled row below");
+}
+
+ScalingTable BuildScalingTable(const std::string& workload, const std::vector<RunRecord>& runs,
+                               const std::map<int64_t, std::vector<EvalRecord>>& evals,
+                               const ScalingOptions& options,
+                               const std::map<int64_t, StepBreakdown>& breakdowns) {
+  ScalingTable table;
+  table.workload = workload;
+  table.preset = options.preset;
+  using Place = std::pair<std::string, std::string>;  // slice, preset
+  std::vector<const RunRecord*> used;
+  std::map<Place, const RunRecord*> newest_plain;
   for (const RunRecord& r : runs) {
     // A non-compliant run is recorded, never scored.
     if (!r.complete || r.status == "noncompliant" || r.run.mode != "projected" || r.run.workload != workload) continue;
     if (!options.preset.empty() && r.run.preset != options.preset) continue;
-    by_slice[r.run.slice].push_back(&r);
-    chips[r.run.slice] = r.run.chips;
+    used.push_back(&r);
+    const RunRecord*& newest = newest_plain[{r.run.slice, r.run.preset}];
+    if (VariantOf(r).plain() && (newest == nullptr || r.id > newest->id)) newest = &r;
   }
-  std::vector<ScalingRow> rows;
-  for (const auto& [slice, rs] : by_slice) {
-    ScalingRow row;
-    row.slice = slice;
-    row.chips = chips[slice];
-    row.runs = static_cast<int64_t>(rs.size());
-    row.global_batch = rs.back()->run.global_batch;
-    std::vector<double> step, tput, block;
-    std::vector<std::optional<double>> ttt;
-    StepBreakdown sum;
-    for (const RunRecord* r : rs) {
-      if (auto b = breakdowns.find(r->id); b != breakdowns.end()) sum += b->second;
-      if (auto e = evals.find(r->id); e != evals.end()) {
-        if (auto gap = MedianEvalGapS(e->second)) block.push_back(*gap);
-      }
-      if (r->outcome.step_time_s) step.push_back(*r->outcome.step_time_s);
-      if (r->outcome.throughput) tput.push_back(*r->outcome.throughput);
-      ttt.push_back(r->status == "success" ? r->outcome.ttt_emulated_s : std::nullopt);
+  std::map<Place, std::vector<const RunRecord*>> main;
+  std::map<std::tuple<std::string, int64_t, Place>, std::vector<const RunRecord*>> other;  // variant, chips
+  for (const RunRecord* r : used) {
+    const Place place{r->run.slice, r->run.preset};
+    const RunRecord* newest = newest_plain[place];
+    std::string variant = VariantOf(*r).Describe();
+    if (newest != nullptr && r->run.git_hash != newest->run.git_hash) {
+      variant += (variant.empty() ? "" : ", ") + ("build " + ShortBuild(r->run.git_hash));
     }
-    if (!step.empty()) row.step_time_s = Median(step);
-    if (!tput.empty()) row.throughput = Median(tput);
-    if (!block.empty()) row.block_s = Median(block);
-    row.predicted_min = OlympicMeanMinutes(ttt);
-    if (sum.steps > 0) {
-      StepBreakdown per = sum.Scaled(1.0 / static_cast<double>(sum.steps));
-      per.steps = 1;
-      per.evaluation_s = 0;
-      row.per_step = per;
+    if (variant.empty()) {
+      main[place].push_back(r);
+    } else {
+      other[{variant, r->run.chips, place}].push_back(r);
     }
-    rows.push_back(row);
   }
+  for (const auto& [place, rs] : main) table.rows.push_back(RowOf(rs, evals, breakdowns));
+  // Without a preset the table is every configuration's: the other groups
+  // are rows too, each labelled.
+  std::vector<ScalingRow>& labelled = options.preset.empty() ? table.rows : table.others;
+  for (const auto& [key, rs] : other) {
+    labelled.push_back(RowOf(rs, evals, breakdowns));
+    labelled.back().variant = std::get<0>(key);
+  }
+  std::vector<ScalingRow>& rows = table.rows;
   if (!options.preset.empty()) {
     for (const PublishedResult& p : PublishedV06()) {
       if (p.benchmark != workload && !(workload == "mask" && p.benchmark == "maskrcnn")) continue;
@@ -100,12 +164,15 @@ std::vector<ScalingRow> BuildScalingTable(const std::string& workload,
         ScalingRow row;
         row.slice = std::string(p.slice);
         row.chips = p.chips;
+        row.preset = options.preset;
         rows.push_back(row);
       }
     }
   }
-  std::sort(rows.begin(), rows.end(),
-            [](const ScalingRow& a, const ScalingRow& b) { return a.chips < b.chips; });
+  std::stable_sort(rows.begin(), rows.end(), [](const ScalingRow& a, const ScalingRow& b) {
+    return std::tie(a.chips, a.preset, a.variant) < std::tie(b.chips, b.preset, b.variant);
+  });
+  // Efficiency is relative to the smallest slice in the table.
   const ScalingRow* ref = nullptr;
   for (const ScalingRow& r : rows) {
     if (r.throughput && r.chips > 0) {
@@ -118,7 +185,8 @@ std::vector<ScalingRow> BuildScalingTable(const std::string& workload,
       r.parallel_efficiency = (*r.throughput / static_cast<double>(r.chips)) /
                               (*ref->throughput / static_cast<double>(ref->chips));
     }
-    if (auto p = FindPublishedV06(workload, r.slice)) {
+    // Google's figures are for its own configuration: rows of other presets get none.
+    if (auto p = FindPublishedV06(workload, r.slice); p && r.preset == kPublishedPreset && r.variant.empty()) {
       r.published_min = p->score_min;
       if (r.predicted_min) r.error_pct = (*r.predicted_min - p->score_min) / p->score_min * 100;
       if (p->block_s > 0) {
@@ -127,12 +195,11 @@ std::vector<ScalingRow> BuildScalingTable(const std::string& workload,
       }
     }
   }
-  return rows;
+  return table;
 }
 
-Result<std::vector<ScalingRow>> ScalingFromStore(ResultsStore& store, const std::string& workload,
-                                                 const ScalingOptions& options,
-                                                 const std::vector<int64_t>& only_ids) {
+Result<ScalingTable> ScalingFromStore(ResultsStore& store, const std::string& workload,
+                                      const ScalingOptions& options, const std::vector<int64_t>& only_ids) {
   RunFilter f;
   f.workload = workload;
   f.mode = "projected";
@@ -213,50 +280,10 @@ nlohmann::json FidelityToJson(const Fidelity& f) {
   return {{"score", one(f.score)}, {"block", one(f.block)}};
 }
 
-nlohmann::json ScalingToJson(const std::vector<ScalingRow>& rows) {
-  nlohmann::json a = nlohmann::json::array();
-  for (const ScalingRow& r : rows) {
-    nlohmann::json step_ms = nullptr;
-    if (r.per_step) {
-      step_ms = nlohmann::json::object();
-      for (auto [name, v] : StepCategories(*r.per_step, r.per_step->unsplit_compute_s > 0)) {
-        step_ms[name] = v * 1000;
-      }
-    }
-    a.push_back({{"slice", r.slice},
-                 {"chips", r.chips},
-                 {"runs", r.runs},
-                 {"global_batch", r.global_batch ? nlohmann::json(*r.global_batch) : nullptr},
-                 {"step_time_s", J(r.step_time_s)},
-                 {"throughput", J(r.throughput)},
-                 {"predicted_min", J(r.predicted_min)},
-                 {"parallel_efficiency", J(r.parallel_efficiency)},
-                 {"published_min", J(r.published_min)},
-                 {"error_pct", J(r.error_pct)},
-                 {"block_s", J(r.block_s)},
-                 {"published_block_s", J(r.published_block_s)},
-                 {"block_error_pct", J(r.block_error_pct)},
-                 {"step_ms", step_ms}});
-  }
-  return a;
-}
-
-void WriteScalingText(std::ostream& out, const std::string& workload,
-                      const std::vector<ScalingRow>& rows) {
-  out << "scaling of " << workload << " (projected runs; published: Google MLPerf v0.6)\n";
-  out << fmt::format("{:<12} {:>6} {:>5} {:>8} {:>9} {:>10} {:>6} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6}\n",
-                     "slice", "chips", "runs", "batch", "step_ms", "ex/s", "eff", "pred_min", "pub_min",
-                     "err%", "block_s", "pub_blk_s", "err%");
-  for (const ScalingRow& r : rows) {
-    out << fmt::format(
-        "{:<12} {:>6} {:>5} {:>8} {:>9} {:>10} {:>6} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6}\n", r.slice,
-        r.chips, r.runs, r.global_batch ? std::to_string(*r.global_batch) : "-",
-        T(r.step_time_s ? std::optional<double>(*r.step_time_s * 1000) : std::nullopt, "{:.4g}"),
-        T(r.throughput, "{:.4g}"), T(r.parallel_efficiency, "{:.3f}"), T(r.predicted_min, "{:.3f}"),
-        T(r.published_min, "{:.2f}"), T(r.error_pct, "{:+.1f}"), T(r.block_s, "{:.2f}"),
-        T(r.published_block_s, "{:.2f}"), T(r.block_error_pct, "{:+.1f}"));
-  }
-  if (rows.empty()) out << "(no complete projected runs of " << workload << ")\n";
+namespace {
+// The second table of the text output: each row's training step by category.
+// With `labelled`, each line ends with the row's preset and variant.
+void WriteStepByCategory(std::ostream& out, const std::vector<ScalingRow>& rows, bool labelled) {
   bool any = false, unsplit = false;
   for (const ScalingRow& r : rows) {
     any = any || r.per_step.has_value();
@@ -271,30 +298,120 @@ void WriteScalingText(std::ostream& out, const std::string& workload,
     if (!r.per_step) continue;
     std::string line = fmt::format("{:<12}", r.slice);
     for (auto [name, v] : StepCategories(*r.per_step, unsplit)) line += fmt::format(" {:>9.4g}", v * 1000);
+    if (labelled) line += "  " + (r.preset.empty() ? "-" : r.preset) + (r.variant.empty() ? "" : ", " + r.variant);
     out << line << "\n";
   }
 }
 
-void WriteScalingCsv(std::ostream& out, const std::vector<ScalingRow>& rows) {
-  out << "slice,chips,runs,global_batch,step_time_s,throughput,predicted_min,parallel_efficiency,"
-         "published_min,error_pct,block_s,published_block_s,block_error_pct,"
+}  // namespace
+
+nlohmann::json ScalingRowToJson(const ScalingRow& r) {
+  nlohmann::json step_ms = nullptr;
+  if (r.per_step) {
+    step_ms = nlohmann::json::object();
+    for (auto [name, v] : StepCategories(*r.per_step, r.per_step->unsplit_compute_s > 0)) {
+      step_ms[name] = v * 1000;
+    }
+  }
+  return {{"slice", r.slice},
+          {"chips", r.chips},
+          {"preset", r.preset},
+          {"variant", r.variant},
+          {"build", r.build},
+          {"run_ids", r.run_ids},
+          {"runs", r.runs},
+          {"global_batch", r.global_batch ? nlohmann::json(*r.global_batch) : nullptr},
+          {"step_time_s", J(r.step_time_s)},
+          {"throughput", J(r.throughput)},
+          {"predicted_min", J(r.predicted_min)},
+          {"parallel_efficiency", J(r.parallel_efficiency)},
+          {"published_min", J(r.published_min)},
+          {"error_pct", J(r.error_pct)},
+          {"block_s", J(r.block_s)},
+          {"published_block_s", J(r.published_block_s)},
+          {"block_error_pct", J(r.block_error_pct)},
+          {"step_ms", step_ms}};
+}
+
+nlohmann::json ScalingToJson(const ScalingTable& t) {
+  nlohmann::json rows = nlohmann::json::array(), others = nlohmann::json::array();
+  for (const ScalingRow& r : t.rows) rows.push_back(ScalingRowToJson(r));
+  for (const ScalingRow& r : t.others) others.push_back(ScalingRowToJson(r));
+  return {{"workload", t.workload}, {"preset", t.preset}, {"rows_are", t.RowsAre()},
+          {"rows", std::move(rows)}, {"other_rows", std::move(others)}};
+}
+
+void WriteScalingText(std::ostream& out, const ScalingTable& t) {
+  const std::vector<ScalingRow>& rows = t.rows;
+  const bool preset_column = t.preset.empty();
+  out << "scaling of " << t.workload << " (projected runs; published: Google MLPerf v0.6, beside "
+      << kPublishedPreset << " rows)\n"
+      << t.RowsAre() << "\n";
+  std::string head = fmt::format("{:<12} ", "slice");
+  if (preset_column) head += fmt::format("{:<12} ", "preset");
+  out << head
+      << fmt::format("{:>6} {:>5} {:>8} {:>9} {:>10} {:>6} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6}  {}\n", "chips",
+                     "runs", "batch", "step_ms", "ex/s", "eff", "pred_min", "pub_min", "err%", "block_s",
+                     "pub_blk_s", "err%", preset_column ? "run ids  variant" : "run ids");
+  for (const ScalingRow& r : rows) {
+    std::string line = fmt::format("{:<12} ", r.slice);
+    if (preset_column) line += fmt::format("{:<12} ", r.preset.empty() ? "-" : r.preset);
+    out << line
+        << fmt::format("{:>6} {:>5} {:>8} {:>9} {:>10} {:>6} {:>9} {:>8} {:>6} {:>9} {:>9} {:>6}  {}\n",
+                       r.chips, r.runs, r.global_batch ? std::to_string(*r.global_batch) : "-",
+                       T(r.step_time_s ? std::optional<double>(*r.step_time_s * 1000) : std::nullopt, "{:.4g}"),
+                       T(r.throughput, "{:.4g}"), T(r.parallel_efficiency, "{:.3f}"), T(r.predicted_min, "{:.3f}"),
+                       T(r.published_min, "{:.2f}"), T(r.error_pct, "{:+.1f}"), T(r.block_s, "{:.2f}"),
+                       T(r.published_block_s, "{:.2f}"), T(r.block_error_pct, "{:+.1f}"),
+                       (r.run_ids.empty() ? "-" : IdRanges(r.run_ids)) +
+                           (preset_column ? "  " + (r.variant.empty() ? "-" : r.variant) : ""));
+  }
+  if (rows.empty()) out << "(no complete projected runs of " << t.workload << " in the rows)\n";
+  WriteStepByCategory(out, rows, preset_column);
+  if (t.others.empty()) return;
+  out << "\nother runs of " << t.workload
+      << ", each set in its own row (not in the rows above, not compared with the published figures)\n";
+  size_t width = 7;
+  for (const ScalingRow& r : t.others) width = std::max(width, r.variant.size());
+  out << fmt::format("{:<{}} {:<12} {:<12} {:>6} {:>5} {:>8} {:>9} {:>10} {:>9} {:>9}  {}\n", "variant", width,
+                     "slice", "preset", "chips", "runs", "batch", "step_ms", "ex/s", "pred_min", "block_s",
+                     "run ids");
+  for (const ScalingRow& r : t.others) {
+    out << fmt::format("{:<{}} {:<12} {:<12} {:>6} {:>5} {:>8} {:>9} {:>10} {:>9} {:>9}  {}\n", r.variant, width,
+                       r.slice, r.preset.empty() ? "-" : r.preset, r.chips, r.runs,
+                       r.global_batch ? std::to_string(*r.global_batch) : "-",
+                       T(r.step_time_s ? std::optional<double>(*r.step_time_s * 1000) : std::nullopt, "{:.4g}"),
+                       T(r.throughput, "{:.4g}"), T(r.predicted_min, "{:.3f}"), T(r.block_s, "{:.2f}"),
+                       IdRanges(r.run_ids));
+  }
+}
+
+void WriteScalingCsv(std::ostream& out, const ScalingTable& t) {
+  out << "variant,preset,build,run_ids,slice,chips,runs,global_batch,step_time_s,throughput,predicted_min,"
+         "parallel_efficiency,published_min,error_pct,block_s,published_block_s,block_error_pct,"
          "mxu_ms,vector_ms,hbm_ms,unsplit_compute_ms,gradients_ms,halo_ms,bn_sync_ms,optimizer_ms,input_ms,"
          "idle_ms\n";
-  for (const ScalingRow& r : rows) {
-    out << CsvField(r.slice) << ',' << r.chips << ',' << r.runs << ','
-        << (r.global_batch ? std::to_string(*r.global_batch) : "") << ',' << C(r.step_time_s)
-        << ',' << C(r.throughput) << ',' << C(r.predicted_min) << ','
-        << C(r.parallel_efficiency) << ',' << C(r.published_min) << ',' << C(r.error_pct) << ','
-        << C(r.block_s) << ',' << C(r.published_block_s) << ',' << C(r.block_error_pct);
-    const std::optional<StepBreakdown>& b = r.per_step;
-    auto ms = [&](double StepBreakdown::*f) { return b ? fmt::format("{}", (*b).*f * 1000) : std::string(); };
-    for (double StepBreakdown::*f :
-         {&StepBreakdown::mxu_s, &StepBreakdown::vector_s, &StepBreakdown::hbm_s, &StepBreakdown::unsplit_compute_s,
-          &StepBreakdown::collectives_s, &StepBreakdown::halo_s, &StepBreakdown::bn_sync_s,
-          &StepBreakdown::optimizer_s, &StepBreakdown::input_s, &StepBreakdown::idle_s}) {
-      out << ',' << ms(f);
+  for (const std::vector<ScalingRow>* part : {&t.rows, &t.others}) {
+    for (const ScalingRow& r : *part) {
+      std::string ids;
+      for (int64_t id : r.run_ids) ids += (ids.empty() ? "" : " ") + std::to_string(id);
+      out << CsvField(r.variant) << ',' << CsvField(r.preset) << ',' << CsvField(r.build) << ',' << ids << ','
+          << CsvField(r.slice) << ',' << r.chips << ',' << r.runs << ','
+          << (r.global_batch ? std::to_string(*r.global_batch) : "") << ',' << C(r.step_time_s) << ','
+          << C(r.throughput) << ',' << C(r.predicted_min) << ',' << C(r.parallel_efficiency) << ','
+          << C(r.published_min) << ',' << C(r.error_pct) << ',' << C(r.block_s) << ',' << C(r.published_block_s)
+          << ',' << C(r.block_error_pct);
+      const std::optional<StepBreakdown>& b = r.per_step;
+      auto ms = [&](double StepBreakdown::*f) { return b ? fmt::format("{}", (*b).*f * 1000) : std::string(); };
+      for (double StepBreakdown::*f :
+           {&StepBreakdown::mxu_s, &StepBreakdown::vector_s, &StepBreakdown::hbm_s,
+            &StepBreakdown::unsplit_compute_s, &StepBreakdown::collectives_s, &StepBreakdown::halo_s,
+            &StepBreakdown::bn_sync_s, &StepBreakdown::optimizer_s, &StepBreakdown::input_s,
+            &StepBreakdown::idle_s}) {
+        out << ',' << ms(f);
+      }
+      out << '\n';
     }
-    out << '\n';
   }
 }
 

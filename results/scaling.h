@@ -18,6 +18,12 @@ namespace podbench::results {
 struct ScalingRow {
   std::string slice;
   int64_t chips = 0;
+  std::string preset;                 // the runs' preset ("" = none)
+  // "" for a row of the table proper (plain runs, run_variant.h); else what
+  // sets the row's runs apart, e.g. "set allreduce=ring" or "build 0123abcd45".
+  std::string variant;
+  std::string build;                  // ShortBuild() of the runs' git hash
+  std::vector<int64_t> run_ids;       // the runs behind the row, ascending
   int64_t runs = 0;                   // complete projected runs used
   std::optional<int64_t> global_batch;  // of the latest run
   std::optional<double> step_time_s;    // median over runs
@@ -42,21 +48,41 @@ struct ScalingOptions {
   std::string preset;  // non-empty: only runs of this preset, and list every published slice
 };
 
-// Rows ordered by chips. `runs` are the workload's runs (any mode; only
-// complete projected ones are used); `evals` holds their evaluations by run
-// id (a run without an entry gives no block time); `breakdowns` their step
-// breakdowns (a slice without any gives no per_step).
-std::vector<ScalingRow> BuildScalingTable(const std::string& workload,
-                                          const std::vector<RunRecord>& runs,
-                                          const std::map<int64_t, std::vector<EvalRecord>>& evals,
-                                          const ScalingOptions& options,
-                                          const std::map<int64_t, StepBreakdown>& breakdowns = {});
+// A workload's scaling table and the runs kept out of it.
+struct ScalingTable {
+  std::string workload;
+  std::string preset;  // ScalingOptions::preset
+  // One row per slice (and preset, without one): the slice's PLAIN runs
+  // (run_variant.h: no --set, the built-in system) of one build, the build
+  // of the newest of them; with a preset, also every slice Google published
+  // without runs. Ordered by chips. Only these carry the published figures
+  // and the parallel efficiency.
+  std::vector<ScalingRow> rows;
+  // Every other group of the selected runs, one row per (slice, preset,
+  // variant), `variant` naming what differs: overrides, another system, an
+  // older build. Ordered by variant, then chips.
+  std::vector<ScalingRow> others;
+  // What the rows are made of, in one sentence, for the text output.
+  std::string RowsAre() const;
+};
+
+// `runs` are the workload's runs (any mode; only complete, compliant
+// projected ones are used); `evals` holds their evaluations by run id (a run
+// without an entry gives no block time); `breakdowns` their step breakdowns
+// (a row without any gives no per_step).
+ScalingTable BuildScalingTable(const std::string& workload, const std::vector<RunRecord>& runs,
+                               const std::map<int64_t, std::vector<EvalRecord>>& evals,
+                               const ScalingOptions& options,
+                               const std::map<int64_t, StepBreakdown>& breakdowns = {});
 
 // BuildScalingTable over the store: the workload's runs (only those in
 // `only_ids` when it is non-empty), their evaluations and step breakdowns.
-Result<std::vector<ScalingRow>> ScalingFromStore(ResultsStore& store, const std::string& workload,
-                                                 const ScalingOptions& options,
-                                                 const std::vector<int64_t>& only_ids = {});
+Result<ScalingTable> ScalingFromStore(ResultsStore& store, const std::string& workload,
+                                      const ScalingOptions& options,
+                                      const std::vector<int64_t>& only_ids = {});
+
+// "1-5,7,9-10": ascending ids with runs of consecutive ones collapsed.
+std::string IdRanges(const std::vector<int64_t>& ids);
 
 // How far predictions are from the published values, over rows that have both.
 struct ErrorSummary {
@@ -86,9 +112,14 @@ std::optional<double> MedianEvalGapS(const std::vector<EvalRecord>& evals);
 // slowest. nullopt when no score can be formed.
 std::optional<double> OlympicMeanMinutes(const std::vector<std::optional<double>>& ttt_s);
 
-nlohmann::json ScalingToJson(const std::vector<ScalingRow>& rows);
-void WriteScalingText(std::ostream& out, const std::string& workload,
-                      const std::vector<ScalingRow>& rows);
-void WriteScalingCsv(std::ostream& out, const std::vector<ScalingRow>& rows);
+// One row as JSON (run_ids included); the table as one object:
+// {workload, preset, rows_are, rows: [...], other_rows: [...]}.
+nlohmann::json ScalingRowToJson(const ScalingRow& r);
+nlohmann::json ScalingToJson(const ScalingTable& t);
+// The table, what its rows are made of, the step by category, then the
+// other rows under their own heading.
+void WriteScalingText(std::ostream& out, const ScalingTable& t);
+// One CSV table: the rows, then the other rows (a non-empty `variant`).
+void WriteScalingCsv(std::ostream& out, const ScalingTable& t);
 
 }  // namespace podbench::results

@@ -7,6 +7,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "base/hash.h"
+
 namespace podbench::topology {
 
 // Defined in the generated builtin_system.cc (see CMakeLists.txt).
@@ -230,6 +232,10 @@ Result<LoadedSystem> LoadSystemOrDefault(const std::filesystem::path& path) {
 }
 
 std::string_view DefaultSystemYaml() { return kBuiltinTpuV3Yaml; }
+
+std::string LoadedSystem::Fingerprint() const {
+  return yaml == DefaultSystemYaml() ? std::string("builtin") : FingerprintOf(yaml);
+}
 
 const SystemSpec& DefaultSystem() {
   static const SystemSpec spec = [] {

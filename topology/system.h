@@ -99,6 +99,10 @@ struct LoadedSystem {
   std::string yaml;                        // the text `spec` was parsed from
   // For messages: the file's path, or "<builtin tpu-v3.yaml>".
   const std::string& source() const { return spec->source; }
+  // What a run records to say which system priced it: "builtin" for the
+  // built-in text (also when a file holds exactly that text), else
+  // FingerprintOf(yaml) (base/hash.h). Equal fingerprints, equal figures.
+  std::string Fingerprint() const;
 };
 
 // What a `--system FILE` option means. An empty `path` is the built-in

@@ -272,10 +272,16 @@ class Reproduction {
       const std::string& w = t.registration->name();
       results::ScalingOptions so;
       so.preset = kPreset;
-      PODBENCH_ASSIGN_OR_RETURN(std::vector<results::ScalingRow> rows,
-                                results::ScalingFromStore(*store_, w, so, ids_[w]));
+      PODBENCH_ASSIGN_OR_RETURN(results::ScalingTable table, results::ScalingFromStore(*store_, w, so, ids_[w]));
+      // This invocation's scored sets are plain runs of this build: every one
+      // is in `table.rows`. Other rows would mean a set that is not the
+      // preset's, which the fidelity table must not hold.
+      if (!table.others.empty()) {
+        return Status::Internal(w + ": run " + results::IdRanges(table.others.front().run_ids) + " (" +
+                                table.others.front().variant + ") is not a plain " + kPreset + " run");
+      }
       std::vector<results::ScalingRow> mine;
-      for (const auto& r : rows) {
+      for (const auto& r : table.rows) {
         if (r.runs > 0) mine.push_back(r);
       }
       nlohmann::json slices = nlohmann::json::array();
@@ -289,7 +295,7 @@ class Reproduction {
                               Txt(r.block_error_pct, "{:+.1f}"),
                               pl ? fmt::format("{}/{} ok", pl->pass, pl->logs) : "-",
                               pl ? Txt(pl->score_min, "{:.2f}") : "-");
-        nlohmann::json j = results::ScalingToJson({r})[0];
+        nlohmann::json j = results::ScalingRowToJson(r);
         j["set"] = set_json_[{w, r.slice}];
         j["published_logs"] = pl ? nlohmann::json{{"logs", pl->logs},
                                                   {"pass", pl->pass},

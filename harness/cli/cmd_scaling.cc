@@ -22,18 +22,20 @@ void AddScalingCommand(CLI::App& app, CliContext& ctx) {
   auto opt = std::make_shared<ScalingCliOptions>();
   sub->add_option("workload", opt->workload, "Workload name")->required();
   sub->add_option("--preset", opt->scaling.preset,
-                  "Only runs made with this preset (e.g. google-v0.6); lists every published slice");
+                  "Only runs made with this preset (e.g. google-v0.6); lists every published slice. "
+                  "Rows hold plain runs (no --set, the built-in system) of one build; other runs get their "
+                  "own labelled rows");
   sub->add_option("--db", opt->db, "Results database (SQLite; default podbench.db)");
   AddFormatOption(sub, &opt->format, true);
   sub->callback([opt, &ctx] {
     auto store = OpenExistingStore(opt->db, ctx, "scaling");
     if (!store) return;
-    auto rows = results::ScalingFromStore(*store, opt->workload, opt->scaling);
-    if (!rows.ok()) return Fail(ctx, "scaling", rows.status());
+    auto table = results::ScalingFromStore(*store, opt->workload, opt->scaling);
+    if (!table.ok()) return Fail(ctx, "scaling", table.status());
     switch (opt->format) {
-      case OutputFormat::kText: results::WriteScalingText(ctx.out, opt->workload, *rows); break;
-      case OutputFormat::kCsv: results::WriteScalingCsv(ctx.out, *rows); break;
-      case OutputFormat::kJson: ctx.out << results::ScalingToJson(*rows).dump(2) << "\n"; break;
+      case OutputFormat::kText: results::WriteScalingText(ctx.out, *table); break;
+      case OutputFormat::kCsv: results::WriteScalingCsv(ctx.out, *table); break;
+      case OutputFormat::kJson: ctx.out << results::ScalingToJson(*table).dump(2) << "\n"; break;
     }
   });
 }

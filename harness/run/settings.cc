@@ -44,6 +44,8 @@ std::string EffectiveRunSettings::FlagsJson() const {
   j["log"] = request.log;
   j["log_format"] = request.log_format;
   j["label"] = request.label;
+  j["system"] = request.system;
+  j["system_fingerprint"] = system_fingerprint;
   return j.dump();
 }
 
@@ -111,6 +113,7 @@ Result<EffectiveRunSettings> Normalize(const RunRequest& req) {
     return Status::InvalidArgument(req.workload + " has no " + req.mode + " mode");
   }
   PODBENCH_ASSIGN_OR_RETURN(topology::LoadedSystem sys, topology::LoadSystemOrDefault(req.system));
+  s.system_fingerprint = sys.Fingerprint();
   s.system = std::move(sys.spec);
   PODBENCH_ASSIGN_OR_RETURN(s.slice, ParseSlice(req.slice, *s.system));
   if (req.log_format == "mll") {

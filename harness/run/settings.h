@@ -42,6 +42,7 @@ struct EffectiveRunSettings {
   std::shared_ptr<const workloads::Workload> workload;
   workloads::SliceInfo slice;
   std::shared_ptr<const topology::SystemSpec> system;
+  std::string system_fingerprint;  // topology::LoadedSystem::Fingerprint(): "builtin" or the file's
   workloads::Mode mode = workloads::Mode::kFunctional;
   workloads::Hyperparameters hp;
   workloads::WorkloadDescription description;
@@ -52,7 +53,8 @@ struct EffectiveRunSettings {
   // Log path of run `index` (0-based): the --log path itself for a single
   // run, else "<stem>_<index><ext>" beside it; empty when no --log.
   std::string LogPath(int index) const;
-  // The request (flags) and the hyperparameters, as JSON objects.
+  // The request (flags, with `system_fingerprint`) and the hyperparameters,
+  // as JSON objects. results/run_variant.h reads the flags back.
   std::string FlagsJson() const;
   std::string HyperparametersJson() const;
 };

@@ -110,8 +110,10 @@ TEST_F(RunE2eTest, RunStoreShowScalingCompare) {
        "--db r.db --format json");
   Json("run toy --mode projected --slice tpu-v3-128 --set global_batch_size=1024 --runs 3 "
        "--seed 1 --db r.db --format json");
-  nlohmann::json sc = Json("scaling toy --db r.db --format json");
-  ASSERT_TRUE(sc.is_array());
+  nlohmann::json table = Json("scaling toy --db r.db --format json");
+  ASSERT_TRUE(table["rows"].is_array());
+  EXPECT_TRUE(table["other_rows"].empty());  // without --preset every configuration is a row
+  const nlohmann::json& sc = table["rows"];
   ASSERT_EQ(sc.size(), 2u);
   EXPECT_EQ(sc[0]["slice"], "tpu-v3-32");
   EXPECT_EQ(sc[1]["chips"], 64);
@@ -119,6 +121,7 @@ TEST_F(RunE2eTest, RunStoreShowScalingCompare) {
   EXPECT_TRUE(sc[1]["published_min"].is_null());
   EXPECT_TRUE(sc[1]["error_pct"].is_null());
   EXPECT_GT(sc[1]["parallel_efficiency"].get<double>(), 0);
+  EXPECT_EQ(sc[1]["variant"], "set global_batch_size=1024");
 }
 
 // ResNet's layout follows its hyperparameters, and `show` prints it.
@@ -162,7 +165,7 @@ TEST_F(RunE2eTest, ScalingListsPublishedSlicesForThePreset) {
   int rc = 0;
   Podbench("run toy --runs 1 --seed 1 --db r.db", &rc);
   ASSERT_EQ(rc, 0);
-  nlohmann::json sc = Json("scaling resnet --preset google-v0.6 --db r.db --format json");
+  const nlohmann::json sc = Json("scaling resnet --preset google-v0.6 --db r.db --format json")["rows"];
   ASSERT_EQ(sc.size(), 6u);
   EXPECT_EQ(sc[0]["slice"], "tpu-v3-32");
   EXPECT_EQ(sc[0]["published_min"], 42.19);

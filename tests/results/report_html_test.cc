@@ -40,8 +40,11 @@ class ReportTest : public ::testing::Test {
   int64_t AddRun(const std::string& workload, const std::string& slice, int64_t chips,
                  const std::string& mode, const std::string& preset, const std::string& hp,
                  const std::string& label, double step_s, double ttt_s, std::vector<double> accuracy,
-                 double gap) {
+                 double gap, const std::vector<std::string>& sets = {}) {
     NewRun r;
+    // As `run` stores them (harness/run/settings.h FlagsJson): the --set
+    // overrides and the built-in system.
+    r.flags_json = nlohmann::json{{"set", sets}, {"system", ""}, {"system_fingerprint", "builtin"}}.dump();
     r.workload = workload;
     r.slice = slice;
     r.cores = chips * 2;
@@ -91,7 +94,8 @@ class ReportTest : public ::testing::Test {
       AddRun("resnet", "tpu-v3-2048", 1024, "projected", "google-v0.6", kPresetHp, "", 0.027, 78 + i,
              {0.5, 0.7}, 4);
       AddRun("resnet", "tpu-v3-2048", 1024, "projected", "google-v0.6",
-             R"({"allreduce": "ring", "global_batch_size": 32768})", "", 0.029, 82 + i, {0.5, 0.7}, 4.2);
+             R"({"allreduce": "ring", "global_batch_size": 32768})", "", 0.029, 82 + i, {0.5, 0.7}, 4.2,
+             {"allreduce=ring"});
     }
     for (int i = 0; i < 4; ++i) {
       AddRun("toy", "tpu-v3-8", 4, "functional", "", "{}", "base", 0.01, 100 + i, {0.5, 0.8, 0.93}, 10);
@@ -145,6 +149,11 @@ TEST_F(ReportTest, GathersEveryKindOfDataFromTheStore) {
   EXPECT_DOUBLE_EQ(*a.baseline_step_s, 0.027);
   EXPECT_DOUBLE_EQ(*a.ablation_step_s, 0.029);
   EXPECT_DOUBLE_EQ(*a.ablation_score_min, 83.0 / 60);
+  // ... and the scaling table lists them in their own row, with their ids.
+  ASSERT_EQ(rn.scaling_others.size(), 1u);
+  EXPECT_EQ(rn.scaling_others[0].variant, "set allreduce=ring");
+  EXPECT_THAT(rn.scaling_others[0].run_ids, ::testing::ElementsAre(3, 6, 9));
+  EXPECT_THAT(rn.scaling.back().run_ids, ::testing::ElementsAre(2, 5, 8));
   EXPECT_TRUE(rn.accuracy.empty());
   EXPECT_TRUE(rn.comparisons.empty());
 
@@ -160,6 +169,54 @@ TEST_F(ReportTest, GathersEveryKindOfDataFromTheStore) {
   EXPECT_EQ(toy.comparisons[0].base_label, "base");
   EXPECT_EQ(toy.comparisons[0].cand_label, "slow");
   EXPECT_TRUE(toy.comparisons[0].comparison.regression());  // twice the time to train
+}
+
+// Runs with the preset's hyperparameters but another system file, or from
+// another build, are not the preset's: never in its scaling row.
+TEST_F(ReportTest, AnotherSystemOrAnotherBuildIsNotInThePresetRow) {
+  FillStore();
+  // Same hyperparameters, another system file.
+  NewRun r;
+  r.workload = "resnet";
+  r.slice = "tpu-v3-2048";
+  r.chips = 1024;
+  r.cores = 2048;
+  r.mode = "projected";
+  r.preset = "google-v0.6";
+  r.hyperparameters_json = kPresetHp;
+  r.git_hash = "abc";
+  r.flags_json = R"({"set": [], "system": "slow.yaml", "system_fingerprint": "fnv1a64:00000000000000ff"})";
+  RunOutcome o;
+  o.status = "success";
+  o.ttt_emulated_s = 300;
+  o.step_time_s = 0.1;
+  auto a = store_->BeginRun(r);
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(store_->FinishRun(*a, o).ok());
+  ReportData d = Build();
+  const WorkloadReportData& rn = d.workloads[0];
+  EXPECT_EQ(rn.scaling.back().runs, 3);
+  ASSERT_EQ(rn.scaling_others.size(), 2u);
+  EXPECT_EQ(rn.scaling_others[1].variant, "system slow.yaml (fnv1a64:00000000000000ff)");
+  bool named = false;
+  for (const AblationRow& row : rn.ablations) named = named || row.name == rn.scaling_others[1].variant;
+  EXPECT_TRUE(named) << "the other system is an ablation by name";
+
+  // A plain run of another build, stored last: the newest plain run, so
+  // its build makes the row.
+  r.flags_json = R"({"set": [], "system": "", "system_fingerprint": "builtin"})";
+  r.git_hash = "def";
+  auto b = store_->BeginRun(r);
+  ASSERT_TRUE(b.ok());
+  ASSERT_TRUE(store_->FinishRun(*b, o).ok());
+  d = Build();
+  const WorkloadReportData& rn2 = d.workloads[0];
+  // The newest plain run's build (def) makes the 2048 row; abc's three are another build's.
+  EXPECT_EQ(rn2.scaling.back().runs, 1);
+  EXPECT_THAT(rn2.scaling.back().run_ids, ::testing::ElementsAre(*b));
+  bool older = false;
+  for (const ScalingRow& row : rn2.scaling_others) older = older || row.variant == "build abc";
+  EXPECT_TRUE(older);
 }
 
 TEST_F(ReportTest, PageHasAFigureWithATableForEveryPlotAndNothingExternal) {

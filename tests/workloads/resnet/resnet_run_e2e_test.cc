@@ -61,7 +61,7 @@ TEST(ResNetRunE2eTest, ProjectedRunsPassTheRulesAndMatchPublishedScores) {
   EXPECT_THAT(show, HasSubstr("evals         modelled, not computed: epochs to 0.759"));
   std::string json = Podbench("scaling resnet --preset google-v0.6 --format json --db " + db, &rc);
   ASSERT_EQ(rc, 0) << json;
-  auto rows = nlohmann::json::parse(json);
+  auto rows = nlohmann::json::parse(json)["rows"];
   int checked = 0;
   for (const auto& row : rows) {
     ASSERT_FALSE(row["predicted_min"].is_null()) << row.dump();

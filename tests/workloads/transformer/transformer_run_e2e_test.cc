@@ -112,7 +112,8 @@ TEST(TransformerRunE2eTest, ProjectedRunsPassBothRuleSetsAndMatchPublished) {
   std::string json = Podbench("scaling transformer --preset google-v0.6 --format json --db " + db, &rc);
   ASSERT_EQ(rc, 0) << json;
   int checked = 0;
-  for (const auto& row : nlohmann::json::parse(json)) {
+  const nlohmann::json rows = nlohmann::json::parse(json)["rows"];
+  for (const auto& row : rows) {
     ASSERT_FALSE(row["predicted_min"].is_null()) << row.dump();
     ASSERT_FALSE(row["block_s"].is_null()) << row.dump();
     EXPECT_LT(std::abs(row["error_pct"].get<double>()), 15.0) << row.dump();
