@@ -53,7 +53,7 @@ struct ReproduceOptions {
   std::string out = "reproduce";
   std::string published;          // empty = kDefaultPublished when it exists
   uint64_t seed = 1;
-  std::string claims = "all";     // "all", "none", or comma-separated claim ids
+  std::string claims = "all";     // "all", "none", "projected", or comma-separated claim ids
   OutputFormat format = OutputFormat::kText;
 };
 
@@ -476,6 +476,13 @@ class Reproduction {
     }
     if (opt_.claims == "all") return all;
     if (opt_.claims == "none") return std::vector<const workloads::ClaimSpec*>{};
+    if (opt_.claims == "projected") {  // both arms projected: seconds, no training
+      std::vector<const workloads::ClaimSpec*> projected;
+      for (const workloads::ClaimSpec* c : all) {
+        if (c->base.mode == "projected" && c->variant.mode == "projected") projected.push_back(c);
+      }
+      return projected;
+    }
     std::vector<const workloads::ClaimSpec*> chosen;
     for (const std::string& id : SplitList(opt_.claims)) {
       auto it = std::find_if(all.begin(), all.end(), [&](const auto* c) { return c->id == id; });
@@ -633,8 +640,9 @@ void AddReproduceCommand(CLI::App& app, CliContext& ctx) {
                               "default: ") + kDefaultPublished + " when present)");
   sub->add_option("--seed", opt->seed, "Base seed; run i of each set uses seed+i (default 1)");
   sub->add_option("--claims", opt->claims,
-                  "The seed papers' claims to test by paired runs: all (default), none, or comma-separated "
-                  "claim ids (the chosen workloads' registrations declare them)");
+                  "The seed papers' claims to test by paired runs: all (default), none, projected (those "
+                  "whose two arms are projected runs: seconds, no training), or comma-separated claim ids "
+                  "(the chosen workloads' registrations declare them)");
   AddFormatOption(sub, &opt->format);
   sub->callback([opt, &ctx] { Execute(*opt, ctx); });
 }
