@@ -11,18 +11,25 @@
 
 namespace podbench::cli {
 
-void AddFormatOption(CLI::App* sub, OutputFormat* format, bool allow_csv) {
+void AddFormatOption(CLI::App* sub, OutputFormat* format, bool allow_csv, bool* json_lines) {
   std::vector<std::string> names{"text", "json"};
   if (allow_csv) names.emplace_back("csv");
+  if (json_lines != nullptr) names.emplace_back("jsonl");
+  std::string help = "Output format: ";
+  for (size_t i = 0; i < names.size(); ++i) {
+    help += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  }
+  help += " (default: text)";
+  if (json_lines != nullptr) help += "; jsonl: JSON Lines, one document a line";
   sub->add_option_function<std::string>(
          "--format",
-         [format](const std::string& name) {
-           *format = name == "json"  ? OutputFormat::kJson
-                     : name == "csv" ? OutputFormat::kCsv
-                                     : OutputFormat::kText;
+         [format, json_lines](const std::string& name) {
+           *format = name == "json" || name == "jsonl" ? OutputFormat::kJson
+                     : name == "csv"                   ? OutputFormat::kCsv
+                                                       : OutputFormat::kText;
+           if (json_lines != nullptr) *json_lines = name == "jsonl";
          },
-         allow_csv ? "Output format: text, json or csv (default: text)"
-                   : "Output format: text or json (default: text)")
+         help)
       ->check(CLI::IsMember(names));
 }
 

@@ -264,7 +264,9 @@ TEST_F(RunE2eTest, ScoreScoresRunsOwnLogsAsRunScoredThem) {
     int rc = 0;
     std::string out = Podbench("score --format json " + folder, &rc);
     ASSERT_EQ(rc, 0) << out;
-    nlohmann::json score = nlohmann::json::parse(out);
+    const nlohmann::json doc = nlohmann::json::parse(out);
+    ASSERT_EQ(doc["scores"].size(), 1u) << out;
+    const nlohmann::json& score = doc["scores"][0];
     EXPECT_EQ(score["org"], "podbench");
     EXPECT_EQ(score["platform"], "tpu-v3-8");
     EXPECT_EQ(score["benchmark"], "toy");
@@ -274,7 +276,7 @@ TEST_F(RunE2eTest, ScoreScoresRunsOwnLogsAsRunScoredThem) {
     // One log file alone scores as its run.
     out = Podbench("score --format json " + folder + "/toy_0.log", &rc);
     ASSERT_EQ(rc, 0) << out;
-    EXPECT_NEAR(nlohmann::json::parse(out)["score_minutes"].get<double>(),
+    EXPECT_NEAR(nlohmann::json::parse(out)["scores"][0]["score_minutes"].get<double>(),
                 run["runs"][0]["ttt_emulated_min"].get<double>(), 1e-4);
   }
   std::filesystem::create_directories(dir_ / "empty");
