@@ -291,7 +291,7 @@ TEST_F(RunE2eTest, ARunThatDoesNotConvergeExitsOne) {
   int rc = 0;
   std::string out = Podbench("run toy --runs 1 --seed 1 --set max_epochs=1 --db r.db", &rc);
   EXPECT_EQ(rc, 1) << out;
-  EXPECT_THAT(out, HasSubstr("aborted after 1 epochs"));
+  EXPECT_THAT(out, HasSubstr("aborted after 1 epoch,"));
   nlohmann::json runs = Json("runs --db r.db --format json");
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0]["state"], "aborted");
