@@ -44,7 +44,9 @@ void Execute(const RunCliOptions& opt, CliContext& ctx) {
                                        : fmt::format("seeds {}..{}", s.base_seed, last_seed));
   }
   harness::ScoredSetOptions options;
-  if (text && isatty(STDERR_FILENO) == 1) options.progress = &ctx.err;
+  // The bar goes to standard error, and only to a terminal (in either format:
+  // standard output keeps the text or the one JSON document).
+  if (isatty(STDERR_FILENO) == 1) options.progress = &ctx.err;
   nlohmann::json runs_json = nlohmann::json::array();
   std::string check_note;
   options.on_run = [&](const harness::CompletedRun& run) {
