@@ -80,7 +80,7 @@ struct ProgressView {
   int64_t step = 0, steps_per_epoch = 0;
   // Training steps a host second over the run so far (its evaluations
   // included); unknown before two steps are seen.
-  std::optional<double> steps_per_s;
+  std::optional<double> steps_per_s = std::nullopt;
   int64_t examples_per_step = 0;  // the global batch; 0: not shown
 };
 

@@ -18,15 +18,8 @@ using ::testing::Not;
 using ::testing::StartsWith;
 
 TEST(ProgressText, StepsRateAndTimeLeft) {
-  ProgressView v;
-  v.run = 0;
-  v.runs = 5;
-  v.epoch = 33;
-  v.max_epochs = 81;
-  v.step = 225;
-  v.steps_per_epoch = 450;
-  v.steps_per_s = 12.5;
-  v.examples_per_step = 128;
+  const ProgressView v{.run = 0, .runs = 5, .epoch = 33, .max_epochs = 81, .step = 225, .steps_per_epoch = 450,
+                       .steps_per_s = 12.5, .examples_per_step = 128};
   // 32.5 of 81 epochs: 12 of 30 marks. Left: 48 * 450 + 225 = 21825 steps
   // at 12.5 a second = 1746 s.
   EXPECT_EQ(ProgressText("[1/2] ssd tpu-v3-8 ", v),
@@ -35,21 +28,12 @@ TEST(ProgressText, StepsRateAndTimeLeft) {
 }
 
 TEST(ProgressText, LeavesOutWhatIsNotKnown) {
-  ProgressView v;
-  v.run = 1;
-  v.runs = 2;
-  v.epoch = 1;
-  v.max_epochs = 10;
-  v.step = 1;
-  v.steps_per_epoch = 100;
   // No rate yet: neither rate nor time left.
-  EXPECT_EQ(ProgressText("", v), "run 2/2 [                              ] epoch 1/10 step 1/100");
+  const ProgressView first{.run = 1, .runs = 2, .epoch = 1, .max_epochs = 10, .step = 1, .steps_per_epoch = 100};
+  EXPECT_EQ(ProgressText("", first), "run 2/2 [                              ] epoch 1/10 step 1/100");
   // Projected mode: whole epochs, no steps.
-  ProgressView p;
-  p.epoch = 5;
-  p.max_epochs = 10;
-  p.steps_per_s = 3.0;
-  EXPECT_EQ(ProgressText("", p), "run 1/1 [###############               ] epoch 5/10, 3 steps/s");
+  const ProgressView projected{.epoch = 5, .max_epochs = 10, .steps_per_s = 3.0};
+  EXPECT_EQ(ProgressText("", projected), "run 1/1 [###############               ] epoch 5/10, 3 steps/s");
 }
 
 TEST(ShortDuration, ReadsAsAPersonWould) {
