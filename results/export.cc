@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "base/text.h"
+
 namespace podbench::results {
 namespace {
 
@@ -187,7 +189,7 @@ void WriteRunDetailText(std::ostream& out, const RunDetail& d) {
   if (d.breakdown && d.breakdown->total_s() > 0) {
     const StepBreakdown& b = *d.breakdown;
     double t = b.total_s();
-    out << fmt::format("  breakdown     {} steps, {:.4g} s emulated:\n", b.steps, t);
+    out << fmt::format("  breakdown     {}, {:.4g} s emulated:\n", Plural(b.steps, "step"), t);
     auto row = [&](const char* name, double v) {
       out << fmt::format("    {:<12} {:>10.4g} s {:>6.1f}%\n", name, v, 100 * v / t);
     };

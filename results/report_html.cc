@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "base/text.h"
 #include "results/export.h"
 #include "results/report_svg.h"
 
@@ -92,8 +93,8 @@ std::string Pct(const std::optional<double>& v) { return Num(v, "{:+.1f}"); }
 
 std::string ErrorSummaryText(const char* what, const ErrorSummary& e) {
   if (e.n == 0) return fmt::format("{}: no slice with both a prediction and a published value", what);
-  return fmt::format("{}: median |error| {:.1f}%, worst {:+.1f}% over {} slice{}", what,
-                     *e.median_abs_pct, *e.worst_pct, e.n, e.n == 1 ? "" : "s");
+  return fmt::format("{}: median |error| {:.1f}%, worst {:+.1f}% over {}", what, *e.median_abs_pct,
+                     *e.worst_pct, Plural(e.n, "slice"));
 }
 
 // ------------------------------------------------------------- scaling
@@ -472,11 +473,11 @@ std::string RenderHtmlReport(const ReportData& data, const HtmlReportOptions& op
   s += "<header>\n<h1>" + Escape(options.title) + "</h1>\n";
   if (!options.preamble.empty()) s += "<p class=\"note\">" + Escape(options.preamble) + "</p>\n";
   s += fmt::format(
-      "<p class=\"note\">Database <code>{}</code>: {} run{}. Written by {}. Every plotted number "
+      "<p class=\"note\">Database <code>{}</code>: {}. Written by {}. Every plotted number "
       "comes from the database; the published values are Google's MLPerf v0.6 results. Emulated "
       "times are modelled (projected mode prices the full-size model with podbench's TPU-v3 cost "
       "model).</p>\n",
-      Escape(data.db_path), data.runs, data.runs == 1 ? "" : "s",
+      Escape(data.db_path), Plural(data.runs, "run"),
       Escape(options.generator.empty() ? "podbench" : options.generator));
   s += "<nav><ul>";
   if (!data.claims.empty()) s += "<li><a href=\"#claims\">claims</a></li>";

@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 
+#include "base/text.h"
 #include "rules/mllog/reader.h"
 
 namespace podbench::rules {
@@ -186,7 +187,8 @@ Result<ScoreReport> ScorePaths(const std::vector<std::filesystem::path>& paths, 
   for (auto& [k, g] : groups) {
     g.score_minutes = OlympicMean(g.runs, policy);
     if (static_cast<int>(g.runs.size()) != g.required_runs) {
-      g.note = std::to_string(g.runs.size()) + " runs (v0.6 requires " + std::to_string(g.required_runs) + ")";
+      g.note = Plural(static_cast<int64_t>(g.runs.size()), "run") + " (v0.6 requires " +
+               std::to_string(g.required_runs) + ")";
     }
     if (!g.score_minutes) {
       g.note += std::string(g.note.empty() ? "" : "; ") +
@@ -196,6 +198,11 @@ Result<ScoreReport> ScorePaths(const std::vector<std::filesystem::path>& paths, 
     }
     report.scores.push_back(std::move(g));
   }
+  std::stable_sort(report.scores.begin(), report.scores.end(), [](const BenchmarkScore& a, const BenchmarkScore& b) {
+    if (a.org != b.org) return NaturalLess(a.org, b.org);
+    if (a.platform != b.platform) return NaturalLess(a.platform, b.platform);
+    return NaturalLess(a.benchmark, b.benchmark);
+  });
   return report;
 }
 

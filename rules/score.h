@@ -66,12 +66,14 @@ std::optional<double> OlympicMean(const std::vector<RunTime>& runs, AbortPolicy 
 
 // The result of scoring files and folders.
 struct ScoreReport {
-  std::vector<BenchmarkScore> scores;  // by (org, platform, benchmark)
+  // By org, platform and benchmark; names that hold numbers in numeric order
+  // (NaturalLess: tpu-v3-8, tpu-v3-32, tpu-v3-128, tpu-v3-1024).
+  std::vector<BenchmarkScore> scores;
   int64_t skipped_files = 0;           // files in the folders without MLPerf log lines
 };
 
 // Scores every log in `paths` (files, and folders searched recursively),
-// grouped by (org, platform, benchmark), sorted. NotFound for a path that
+// grouped by (org, platform, benchmark), sorted as ScoreReport::scores says. NotFound for a path that
 // does not exist or a folder with no log in it; InvalidArgument for a file
 // given by name that is not an MLPerf log.
 Result<ScoreReport> ScorePaths(const std::vector<std::filesystem::path>& paths,

@@ -374,6 +374,15 @@ struct EvalResult {
   std::vector<WorkloadEvent> events;      // logged after its eval_accuracy
 };
 
+// A training step done, reported as it ends (RunContext::on_step): the
+// epoch it belongs to (1-based), the steps of that epoch done so far
+// (1-based) and how many the epoch has.
+struct StepDone {
+  int64_t epoch = 0;
+  int64_t step = 0;
+  int64_t steps_per_epoch = 0;
+};
+
 // One run of a workload. Calls come from one thread, in order:
 // Initialize, then TrainBlock/Evaluate alternating per the cadence (also
 // when evaluation runs beside training: Evaluate(e) sees the model as
@@ -399,6 +408,11 @@ struct RunContext {
   uint64_t seed = 0;
   Hyperparameters hp;
   WorkloadDescription description;
+  // A functional session calls this after every training step, from
+  // TrainBlock's thread, so the harness can show progress between
+  // evaluations; it only reports (nothing of the run depends on it). Never
+  // empty: a no-op unless the harness sets it.
+  std::function<void(const StepDone&)> on_step = [](const StepDone&) {};
 };
 
 class Workload {

@@ -1,7 +1,9 @@
+#include <algorithm>
 #include <exception>
 #include <new>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "base/utf8.h"
 #include "base/version.h"
@@ -9,18 +11,25 @@
 
 namespace podbench::cli {
 
-void AddFormatOption(CLI::App* sub, OutputFormat* format, bool allow_csv) {
+void AddFormatOption(CLI::App* sub, OutputFormat* format, bool allow_csv, bool* json_lines) {
   std::vector<std::string> names{"text", "json"};
   if (allow_csv) names.emplace_back("csv");
+  if (json_lines != nullptr) names.emplace_back("jsonl");
+  std::string help = "Output format: ";
+  for (size_t i = 0; i < names.size(); ++i) {
+    help += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  }
+  help += " (default: text)";
+  if (json_lines != nullptr) help += "; jsonl: JSON Lines, one document a line";
   sub->add_option_function<std::string>(
          "--format",
-         [format](const std::string& name) {
-           *format = name == "json"  ? OutputFormat::kJson
-                     : name == "csv" ? OutputFormat::kCsv
-                                     : OutputFormat::kText;
+         [format, json_lines](const std::string& name) {
+           *format = name == "json" || name == "jsonl" ? OutputFormat::kJson
+                     : name == "csv"                   ? OutputFormat::kCsv
+                                                       : OutputFormat::kText;
+           if (json_lines != nullptr) *json_lines = name == "jsonl";
          },
-         allow_csv ? "Output format: text, json or csv (default: text)"
-                   : "Output format: text or json (default: text)")
+         help)
       ->check(CLI::IsMember(names));
 }
 
@@ -64,6 +73,27 @@ std::string CommandLine(int argc, char** argv) {
   return line;
 }
 
+// "bench, calibrate, check, ...": every subcommand's name, in alphabetical order.
+std::string KnownSubcommands(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    names.push_back(sub->get_name());
+  }
+  std::sort(names.begin(), names.end());
+  std::string known;
+  for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+  return known;
+}
+
+// The first argument that is not a flag: what the user meant as the
+// subcommand. Null when every argument is a flag.
+const char* FirstWord(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (argv[i][0] != '-') return argv[i];
+  }
+  return nullptr;
+}
+
 // "podbench run" when a subcommand was parsed, else "podbench".
 std::string Who(const CLI::App& app) {
   std::string who = "podbench";
@@ -80,6 +110,22 @@ int Main(int argc, char** argv, std::ostream& out, std::ostream& err) {
     BuildApp(app, ctx);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    // No subcommand: name the word that is not one, or say one is needed,
+    // and list them (CLI11 says only "A subcommand is required").
+    const bool help_or_version = e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success);
+    if (!help_or_version && app.get_subcommands().empty()) {
+      const char* word = FirstWord(argc, argv);
+      if (word != nullptr) {
+        err << "podbench: unknown subcommand " << QuoteForMessage(word) << "; known: " << KnownSubcommands(app)
+            << " (podbench --help says what each does)\n";
+        return kExitUsage;
+      }
+      if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
+        err << "podbench: a subcommand is required; known: " << KnownSubcommands(app)
+            << " (podbench --help says what each does)\n";
+        return kExitUsage;
+      }
+    }
     int rc = app.exit(e, out, err);
     // CLI11 returns 0 for --help/--version; any real parse error is a usage error.
     return rc == 0 ? kExitOk : kExitUsage;

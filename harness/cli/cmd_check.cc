@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/text.h"
 #include "harness/cli/command.h"
 #include "rules/checker.h"
 #include "rules/mllog/reader.h"
@@ -27,6 +28,7 @@ struct CheckCmdOptions {
   int jobs = 2;
   std::vector<std::string> paths;
   OutputFormat format = OutputFormat::kText;
+  bool json_lines = false;  // --format jsonl: one log a line, no summary
 };
 
 // Log files named on the command line: files as given, folders searched
@@ -68,11 +70,13 @@ void PrintText(const rules::CheckResult& r, bool quiet, std::ostream& out) {
     for (const auto& m : r.warnings) out << "  WARNING [" << m.key << "] " << m.text << "\n";
   }
   out << (r.pass ? "PASS" : "FAIL") << "  " << r.log;
-  if (!r.pass) out << "  (" << r.errors.size() << " error" << (r.errors.size() == 1 ? "" : "s") << ")";
+  if (!r.pass) out << "  (" << Plural(static_cast<int64_t>(r.errors.size()), "error") << ")";
   out << "\n";
 }
 
-void PrintJson(const rules::CheckResult& r, std::ostream& out) {
+// One log's verdict as JSON: {"log", "verdict": "PASS" or "FAIL", "error_keys",
+// "errors", "warning_keys"}.
+nlohmann::json LogJson(const rules::CheckResult& r) {
   nlohmann::json j;
   j["log"] = r.log;
   j["verdict"] = r.pass ? "PASS" : "FAIL";
@@ -81,7 +85,17 @@ void PrintJson(const rules::CheckResult& r, std::ostream& out) {
   for (const auto& m : r.errors) errors.push_back(m.text);
   j["errors"] = errors;
   j["warning_keys"] = r.warning_keys;
-  out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  return j;
+}
+
+// A log that could not be checked (unreadable): verdict "ERROR" and why.
+nlohmann::json UncheckedLogJson(const fs::path& log, const Status& why) {
+  return {{"log", log.string()}, {"verdict", "ERROR"}, {"error_keys", nlohmann::json::array()},
+          {"errors", {why.message()}}, {"warning_keys", nlohmann::json::array()}};
+}
+
+std::string Dump(const nlohmann::json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 int RunCheck(const CheckCmdOptions& opt, CliContext& ctx) {
@@ -144,20 +158,39 @@ int RunCheck(const CheckCmdOptions& opt, CliContext& ctx) {
   for (auto& t : pool) t.join();
 
   bool io_error = false, any_fail = false;
-  size_t passed = 0;
+  size_t passed = 0, failed = 0, unchecked = 0;
+  const bool json = opt.format == OutputFormat::kJson;
+  nlohmann::json logs_json = nlohmann::json::array();
   for (size_t i = 0; i < logs.size(); ++i) {
     if (!results[i].ok()) {
       ctx.err << "podbench check: " << logs[i].string() << ": " << results[i].status().message() << "\n";
       io_error = true;
+      ++unchecked;
+      if (json) logs_json.push_back(UncheckedLogJson(logs[i], results[i].status()));
+      if (json && opt.json_lines) ctx.out << Dump(logs_json.back(), -1) << "\n";
       continue;
     }
     const auto& r = *results[i];
-    if (r.pass) ++passed;
-    else any_fail = true;
-    if (opt.format == OutputFormat::kJson) PrintJson(r, ctx.out);
-    else PrintText(r, opt.quiet, ctx.out);
+    if (r.pass) {
+      ++passed;
+    } else {
+      ++failed;
+      any_fail = true;
+    }
+    if (!json) {
+      PrintText(r, opt.quiet, ctx.out);
+      continue;
+    }
+    logs_json.push_back(LogJson(r));
+    if (opt.json_lines) ctx.out << Dump(logs_json.back(), -1) << "\n";
   }
-  if (opt.format != OutputFormat::kJson && !opt.quiet && logs.size() > 1) {
+  if (json && !opt.json_lines) {
+    nlohmann::json doc;
+    doc["logs"] = std::move(logs_json);
+    doc["summary"] = {{"logs", logs.size()}, {"pass", passed}, {"fail", failed}, {"unchecked", unchecked}};
+    ctx.out << Dump(doc, 2) << "\n";
+  }
+  if (!json && !opt.quiet && logs.size() > 1) {
     ctx.out << passed << " of " << logs.size() << " logs pass\n";
   }
   if (io_error) return kExitUsage;
@@ -178,7 +211,7 @@ void AddCheckCommand(CLI::App& app, CliContext& ctx) {
   sub->add_flag("--quiet", opt->quiet, "Print only the verdicts");
   sub->add_option("-j,--jobs", opt->jobs, "Logs checked in parallel (default 2)")->check(CLI::Range(1, 64));
   sub->add_option("logs", opt->paths, "Log files or folders (searched recursively)")->required();
-  AddFormatOption(sub, &opt->format);
+  AddFormatOption(sub, &opt->format, false, &opt->json_lines);
   sub->callback([opt, &ctx] { ctx.exit_code = RunCheck(*opt, ctx); });
 }
 

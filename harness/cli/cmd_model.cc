@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/text.h"
 #include "harness/cli/command.h"
 #include "topology/slice.h"
 #include "topology/system.h"
@@ -172,11 +173,11 @@ int Run(const ModelOptions& opt, CliContext& ctx) {
   o << fmt::format("slice {} ({} chips, {} cores), preset {}{}, system {}\n", slice->name(), slice->num_chips(),
                    slice->num_cores(), preset, opt.set.empty() ? "" : " with --set", loaded->source());
   o << fmt::format(
-      "layout: {} replicas of {} core(s) (split {}), bn_group {}, weight-update sharding {}, {} gradients over {}; "
-      "optimizer {}; {} examples a replica per step ({} global), {} per evaluation step\n",
-      l.replicas, l.cores_per_replica, projection::SplitDimName(l.split), l.bn_group,
+      "layout: {} of {} (split {}), bn_group {}, weight-update sharding {}, {} gradients over {}; "
+      "optimizer {}; {} a replica per step ({} global), {} per evaluation step\n",
+      Plural(l.replicas, "replica"), Plural(l.cores_per_replica, "core"), projection::SplitDimName(l.split), l.bn_group,
       l.weight_update_sharding ? "on" : "off", projection::DTypeName(l.gradient_dtype), l.allreduce,
-      projection::OptimizerName(config->optimizer), config->per_replica_batch, train->global_examples,
+      projection::OptimizerName(config->optimizer), Plural(config->per_replica_batch, "example"), train->global_examples,
       config->eval_per_replica_batch);
   o << "(modelled: emulated TPU-v3 times from the cost model, not measurements; fwd/bwd are wall time on a "
        "replica, GFLOP the replica's step; * = fused)\n\n";

@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/version.h"
+#include "base/text.h"
 #include "harness/cli/command.h"
 #include "harness/cli/html_report.h"
 #include "harness/cli/store_util.h"
@@ -178,10 +179,10 @@ std::string Txt(const std::optional<double>& v, const char* spec) {
 }
 
 std::string FidelityLine(const std::string& what, const results::Fidelity& f) {
-  return fmt::format("  {:<12} time to train: median |err| {}%, worst {}% ({} slices); block: "
+  return fmt::format("  {:<12} time to train: median |err| {}%, worst {}% ({}); block: "
                      "median |err| {}%, worst {}%\n",
                      what, Txt(f.score.median_abs_pct, "{:.1f}"), Txt(f.score.worst_pct, "{:+.1f}"),
-                     f.score.n, Txt(f.block.median_abs_pct, "{:.1f}"), Txt(f.block.worst_pct, "{:+.1f}"));
+                     Plural(f.score.n, "slice"), Txt(f.block.median_abs_pct, "{:.1f}"), Txt(f.block.worst_pct, "{:+.1f}"));
 }
 
 double SecondsSince(std::chrono::steady_clock::time_point t) {
@@ -223,8 +224,9 @@ class Reproduction {
     if (text_) {
       ctx_.out << fmt::format(
           "podbench reproduce: Google's MLPerf v0.6 submission on the emulated TPU-v3 pod "
-          "(projected mode, preset {}, base seed {}): {} workload{}, {} scored sets\n",
-          kPreset, opt_.seed, plan_.size(), plan_.size() == 1 ? "" : "s", total);
+          "(projected mode, preset {}, base seed {}): {}, {}\n",
+          kPreset, opt_.seed, Plural(static_cast<int64_t>(plan_.size()), "workload"),
+          Plural(static_cast<int64_t>(total), "scored set"));
     }
     for (const Target& t : plan_) {
       const std::string& w = t.registration->name();
@@ -404,8 +406,8 @@ class Reproduction {
   Status TestClaims() {
     if (claims_.empty()) return Status::Ok();
     if (text_) {
-      ctx_.out << fmt::format("\nthe seed papers' claims: {} claim{}, each by paired runs (logs in {})\n",
-                              claims_.size(), claims_.size() == 1 ? "" : "s", (log_dir_ / "claims").string());
+      ctx_.out << fmt::format("\nthe seed papers' claims: {}, each by paired runs (logs in {})\n",
+                              Plural(static_cast<int64_t>(claims_.size()), "claim"), (log_dir_ / "claims").string());
     }
     std::error_code ec;
     fs::create_directories(log_dir_ / "claims", ec);
@@ -455,9 +457,10 @@ class Reproduction {
     any_failed_ = any_failed_ || set.any_failed();
     set_json_[{w, slice}] = {{"runs", runs}, {"logs_pass", pass}, {"host_s", host_s}};
     if (!text_) return;
-    ctx_.out << fmt::format("  [{}/{}] {:<12} {:<12} {} runs, {} of {} logs pass the v0.6 rules, "
+    ctx_.out << fmt::format("  [{}/{}] {:<12} {:<12} {}, {} of {} pass the v0.6 rules, "
                             "score {} min ({:.2f} s host)\n",
-                            done, total, w, slice, set.runs.size(), pass, set.runs.size(),
+                            done, total, w, slice, Plural(static_cast<int64_t>(set.runs.size()), "run"), pass,
+                            Plural(static_cast<int64_t>(set.runs.size()), "log"),
                             Txt(set.score_min, "{:.3f}"), host_s);
     for (const harness::CompletedRun& r : set.runs) {
       if (r.status != "success") ctx_.out << "    run " << r.id << ": " << r.status << ", " << r.log_check << "\n";

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/text.h"
 #include "harness/cli/command.h"
 #include "harness/cli/store_util.h"
 #include "harness/run/scored_runs.h"
@@ -36,13 +37,16 @@ void Execute(const RunCliOptions& opt, CliContext& ctx) {
 
   const bool text = opt.format == OutputFormat::kText;
   if (text) {
-    ctx.out << fmt::format("podbench run {} on {} ({} chips), {} mode, {} run{}, seeds {}..{}\n",
-                           s.request.workload, s.slice.name, s.slice.chips,
-                           workloads::ModeName(s.mode), s.runs, s.runs == 1 ? "" : "s",
-                           s.base_seed, s.base_seed + static_cast<uint64_t>(s.runs) - 1);
+    const uint64_t last_seed = s.base_seed + static_cast<uint64_t>(s.runs) - 1;
+    ctx.out << fmt::format("podbench run {} on {} ({} chips), {} mode, {}, {}\n", s.request.workload,
+                           s.slice.name, s.slice.chips, workloads::ModeName(s.mode), Plural(s.runs, "run"),
+                           s.runs == 1 ? fmt::format("seed {}", s.base_seed)
+                                       : fmt::format("seeds {}..{}", s.base_seed, last_seed));
   }
   harness::ScoredSetOptions options;
-  if (text && isatty(STDERR_FILENO) == 1) options.progress = &ctx.err;
+  // The bar goes to standard error, and only to a terminal (in either format:
+  // standard output keeps the text or the one JSON document).
+  if (isatty(STDERR_FILENO) == 1) options.progress = &ctx.err;
   nlohmann::json runs_json = nlohmann::json::array();
   std::string check_note;
   options.on_run = [&](const harness::CompletedRun& run) {
@@ -50,9 +54,9 @@ void Execute(const RunCliOptions& opt, CliContext& ctx) {
     if (!run.not_checked_note.empty()) check_note = run.not_checked_note;
     if (text) {
       ctx.out << fmt::format(
-          "  run {} (id {}, seed {}): {} after {} epochs, {:.3f} min emulated ({:.3f} s host), "
+          "  run {} (id {}, seed {}): {} after {}, {:.3f} min emulated ({:.3f} s host), "
           "step {:.4g} s, log {} ({})\n",
-          run.index + 1, run.id, run.seed, run.status, sum.epochs, sum.ttt_emulated_s / 60,
+          run.index + 1, run.id, run.seed, run.status, Plural(sum.epochs, "epoch"), sum.ttt_emulated_s / 60,
           sum.ttt_host_s, sum.step_time_s, run.log_path.empty() ? "in memory" : run.log_path,
           run.log_check);
     }
@@ -76,8 +80,8 @@ void Execute(const RunCliOptions& opt, CliContext& ctx) {
     const std::optional<double>& score = set->score_min;
     const int scored = static_cast<int>(set->runs.size()) - set->noncompliant;
     if (score) {
-      ctx.out << fmt::format("score: {:.3f} min ({} of {} scored runs, {})\n", *score,
-                             scored >= 3 ? scored - 2 : scored, scored,
+      ctx.out << fmt::format("score: {:.3f} min ({} of {} scored {}, {})\n", *score,
+                             scored >= 3 ? scored - 2 : scored, scored, PluralNoun(scored, "run"),
                              scored >= 3 ? "fastest and slowest dropped" : "plain mean");
     } else {
       ctx.out << "score: none (" << (scored == 0 ? "no compliant run" : "aborted runs") << ")\n";

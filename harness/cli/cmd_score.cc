@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/text.h"
 #include "harness/cli/command.h"
 #include "rules/score.h"
 
@@ -45,6 +46,7 @@ int RunScore(const ScoreCmdOptions& opt, CliContext& ctx) {
   const std::vector<rules::BenchmarkScore>* scores = &report->scores;
   switch (opt.format) {
     case OutputFormat::kJson: {
+      nlohmann::json all = nlohmann::json::array();
       for (const auto& s : *scores) {
         nlohmann::json j;
         j["org"] = s.org;
@@ -61,8 +63,12 @@ int RunScore(const ScoreCmdOptions& opt, CliContext& ctx) {
         }
         j["runs"] = runs;
         j["note"] = s.note;
-        ctx.out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+        all.push_back(std::move(j));
       }
+      nlohmann::json doc;
+      doc["scores"] = std::move(all);
+      doc["skipped_files"] = report->skipped_files;
+      ctx.out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
       break;
     }
     case OutputFormat::kCsv:
@@ -101,7 +107,7 @@ int RunScore(const ScoreCmdOptions& opt, CliContext& ctx) {
         }
       }
       if (opt.format == OutputFormat::kText && report->skipped_files > 0) {
-        ctx.out << "(" << report->skipped_files << " files without :::MLL or :::MLLOG lines skipped)\n";
+        ctx.out << "(" << Plural(report->skipped_files, "file") << " without :::MLL or :::MLLOG lines skipped)\n";
       }
       break;
     }

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/text.h"
 #include "harness/cli/command.h"
 #include "topology/collectives.h"
 #include "topology/slice.h"
@@ -145,14 +146,14 @@ int Run(const TopologyOptions& opt, CliContext& ctx) {
   o << fmt::format("  grid       {} x {} chips, wraparound X {}, Y {}; {} cores a chip = {} cores\n", t.chips_x(),
                    t.chips_y(), t.wrap_x() ? "yes" : "no", t.wrap_y() ? "yes" : "no", t.cores_per_chip(),
                    t.num_cores());
-  o << fmt::format("  hosts      {} hosts ({} chips a host), input {:.2f} GB/s of device-ready examples\n",
-                   slice->num_hosts(), sys.host.chips_per_host, slice->num_hosts() * sys.host.input_bytes_per_s / 1e9);
+  o << fmt::format("  hosts      {} ({} a host), input {:.2f} GB/s of device-ready examples\n",
+                   Plural(slice->num_hosts(), "host"), Plural(sys.host.chips_per_host, "chip"), slice->num_hosts() * sys.host.input_bytes_per_s / 1e9);
   o << fmt::format("  peak       {:.1f} PFLOP/s bf16\n", slice->peak_flops() / 1e15);
   o << fmt::format("  links      {} ICI links (one direction each), {:g} GB/s and {:g} us a hop; "
                    "core-to-core {:g} GB/s\n",
                    t.NumIciLinks(), t.ici().bandwidth_bytes_per_s / 1e9, t.ici().latency_s * 1e6,
                    t.core_link().bandwidth_bytes_per_s / 1e9);
-  o << fmt::format("  bisection  {} links = {:.2f} TB/s each way ({:.2f} TB/s both)\n\n", t.BisectionLinks(),
+  o << fmt::format("  bisection  {} = {:.2f} TB/s each way ({:.2f} TB/s both)\n\n", Plural(t.BisectionLinks(), "link"),
                    t.BisectionBandwidth() / 1e12, 2 * t.BisectionBandwidth() / 1e12);
   o << "Collective time per algorithm (analytic alpha-beta, no contention), payload per core,\n"
        "all cores of the slice. Last columns: how many times faster the 2-D torus all-reduce is\n"

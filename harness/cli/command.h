@@ -29,10 +29,14 @@ struct CliContext {
 };
 
 // The result formats: `--format text|json` for every subcommand that prints results.
+// With json, standard output is exactly one JSON document (what else the
+// subcommand says, progress, notes and warnings, goes to standard error).
 enum class OutputFormat { kText, kJson, kCsv };
 
 // Adds `--format` to `sub`. `allow_csv` adds csv to the accepted values.
-void AddFormatOption(CLI::App* sub, OutputFormat* format, bool allow_csv = false);
+// `json_lines` non-null adds jsonl (JSON Lines: one JSON document a line, for
+// tools that stream), which sets *format to kJson and *json_lines to true.
+void AddFormatOption(CLI::App* sub, OutputFormat* format, bool allow_csv = false, bool* json_lines = nullptr);
 
 // Marks `sub` as not available yet: running it prints which issue brings it and
 // exits kExitUnavailable.

@@ -210,6 +210,15 @@ Result<RunSummary> RunOnce(const EffectiveRunSettings& s, int index,
   const bool beside = d.cadence.beside_training;
   const std::string& workload = s.request.workload;
   workloads::RunContext ctx{s.slice, s.system, s.mode, s.base_seed + static_cast<uint64_t>(index), s.hp, d};
+  // Steps reach the observers with the host clock of the emitter below,
+  // which exists before the first TrainBlock.
+  const Emitter* clock = nullptr;
+  int64_t steps_done = 0;
+  ctx.on_step = [&observers, &clock, &steps_done, &d](const workloads::StepDone& step) {
+    const TrainProgress p{step, d.cadence.max_epochs, ++steps_done, d.global_batch,
+                          clock != nullptr ? clock->host_s() : 0.0};
+    for (RunObserver* o : observers) o->OnTrainStep(p);
+  };
   PODBENCH_ASSIGN_OR_RETURN(std::unique_ptr<workloads::Session> session, s.workload->Start(ctx));
 
   // Millisecond origin, so :::MLL timestamps read like real ones.
@@ -217,6 +226,7 @@ Result<RunSummary> RunOnce(const EffectiveRunSettings& s, int index,
       std::floor(std::chrono::duration<double>(
                      std::chrono::system_clock::now().time_since_epoch()).count() * 1000) / 1000;
   Emitter em(observers, origin);
+  clock = &em;
   RunSummary sum;
   // A workload event, checked, and written at `now` through Emit.
   auto emit_event = [&](const WorkloadEvent& e) -> Status {

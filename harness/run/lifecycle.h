@@ -66,6 +66,16 @@ struct RunSummary {
   double evaluation_s = 0;  // emulated seconds of every evaluation (beside training or not)
 };
 
+// Training progress between evaluations: a step a functional session
+// finished (workloads::RunContext::on_step), with the harness's host clock.
+struct TrainProgress {
+  workloads::StepDone step;  // epoch, step in the epoch, steps in the epoch
+  int64_t max_epochs = 0;
+  int64_t steps_done = 0;          // the run's training steps so far, this one included
+  int64_t examples_per_step = 0;   // the global batch
+  double host_s = 0;               // host seconds since the run began
+};
+
 // Receives the run as it happens: the log writer, the results store, the
 // progress bar. A non-OK Status aborts the run with that error.
 class RunObserver {
@@ -73,6 +83,9 @@ class RunObserver {
   virtual ~RunObserver() = default;
   virtual Status OnEvent(const RunEvent& e) = 0;
   virtual Status OnEval(const EvalPoint&) { return Status::Ok(); }
+  // After each training step of a functional run (projected sessions report
+  // none). For display only: it cannot fail the run.
+  virtual void OnTrainStep(const TrainProgress&) {}
   // After each block (a natural point to flush).
   virtual Status OnBlockDone(int64_t last_epoch, int64_t max_epochs) {
     (void)last_epoch;

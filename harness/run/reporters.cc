@@ -1,6 +1,7 @@
 #include "harness/run/reporters.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -106,19 +107,85 @@ results::RunOutcome RunOutcomeOf(const RunSummary& s, std::string status) {
   return o;
 }
 
-Status ProgressReporter::OnBlockDone(int64_t last_epoch, int64_t max_epochs) {
+std::string ShortDuration(double seconds) {
+  const int64_t s = static_cast<int64_t>(std::llround(std::max(0.0, seconds)));
+  if (s < 60) return fmt::format("{}s", s);
+  if (s < 3600) return fmt::format("{}m{:02}s", s / 60, s % 60);
+  return fmt::format("{}h{:02}m", s / 3600, s % 3600 / 60);
+}
+
+namespace {
+
+// A rate as it reads best: whole numbers from 100 up, else 3 digits.
+std::string Rate(double v) { return v >= 100 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g}", v); }
+
+}  // namespace
+
+std::string ProgressText(const std::string& prefix, const ProgressView& v) {
   constexpr int kWidth = 30;
-  int filled = static_cast<int>(kWidth * std::min<int64_t>(last_epoch, max_epochs) /
-                                std::max<int64_t>(1, max_epochs));
-  out_ << fmt::format("\r  {}run {}/{} [{}{}] epoch {}/{}", prefix_, run_ + 1, runs_,
-                      std::string(filled, '#'),
-                      std::string(kWidth - filled, ' '), last_epoch, max_epochs)
-       << std::flush;
+  const bool steps = v.steps_per_epoch > 0;
+  const double max_epochs = static_cast<double>(std::max<int64_t>(1, v.max_epochs));
+  const double done = steps ? static_cast<double>(v.epoch - 1) +
+                                  static_cast<double>(v.step) / static_cast<double>(v.steps_per_epoch)
+                            : static_cast<double>(v.epoch);
+  const int filled = static_cast<int>(kWidth * std::clamp(done / max_epochs, 0.0, 1.0));
+  std::string line = fmt::format("{}run {}/{} [{}{}] epoch {}/{}", prefix, v.run + 1, v.runs,
+                                 std::string(static_cast<size_t>(filled), '#'),
+                                 std::string(static_cast<size_t>(kWidth - filled), ' '), v.epoch, v.max_epochs);
+  if (steps) line += fmt::format(" step {}/{}", v.step, v.steps_per_epoch);
+  if (v.steps_per_s && *v.steps_per_s > 0) {
+    line += fmt::format(", {} steps/s", Rate(*v.steps_per_s));
+    if (v.examples_per_step > 0) {
+      line += fmt::format(", {} examples/s", Rate(*v.steps_per_s * static_cast<double>(v.examples_per_step)));
+    }
+    if (steps) {
+      const int64_t left = std::max<int64_t>(0, v.max_epochs - v.epoch) * v.steps_per_epoch +
+                           std::max<int64_t>(0, v.steps_per_epoch - v.step);
+      line += ", at most " + ShortDuration(static_cast<double>(left) / *v.steps_per_s) + " left";
+    }
+  }
+  return line;
+}
+
+void ProgressReporter::OnTrainStep(const TrainProgress& p) {
+  if (!first_) first_ = p;
+  view_.epoch = p.step.epoch;
+  view_.max_epochs = p.max_epochs;
+  view_.step = p.step.step;
+  view_.steps_per_epoch = p.step.steps_per_epoch;
+  view_.examples_per_step = p.examples_per_step;
+  const double dt = p.host_s - first_->host_s;
+  if (p.steps_done > first_->steps_done && dt > 0) {
+    view_.steps_per_s = static_cast<double>(p.steps_done - first_->steps_done) / dt;
+  }
+  const bool epoch_end = p.step.step >= p.step.steps_per_epoch;
+  if (drawn_at_s_ && !epoch_end && p.host_s - *drawn_at_s_ < kRedrawS) return;
+  drawn_at_s_ = p.host_s;
+  Draw();
+}
+
+Status ProgressReporter::OnBlockDone(int64_t last_epoch, int64_t max_epochs) {
+  // Steps reported: the bar is where the last step left it. Otherwise
+  // (projected mode) it moves by whole epochs.
+  if (view_.steps_per_epoch == 0) {
+    view_.epoch = last_epoch;
+    view_.max_epochs = max_epochs;
+  }
+  Draw();
   return Status::Ok();
 }
 
+void ProgressReporter::Draw() {
+  const std::string line = "  " + ProgressText(prefix_, view_);
+  // Blank what a longer line before left on screen.
+  const size_t pad = drawn_width_ > line.size() ? drawn_width_ - line.size() : 0;
+  out_ << "\r" << line << std::string(pad, ' ') << std::flush;
+  drawn_width_ = line.size();
+}
+
 Status ProgressReporter::OnFinish(const RunSummary&) {
-  out_ << "\r" << std::string(70 + prefix_.size(), ' ') << "\r" << std::flush;
+  out_ << "\r" << std::string(drawn_width_, ' ') << "\r" << std::flush;
+  drawn_width_ = 0;
   return Status::Ok();
 }
 

@@ -29,11 +29,27 @@ TEST(CliTest, EverySubcommandHasHelp) {
   }
 }
 
-TEST(CliTest, NoSubcommandIsAUsageError) {
+constexpr const char* kKnown =
+    "known: bench, calibrate, check, compare, model, report, reproduce, run, runs, scaling, score, show, topology";
+
+TEST(CliTest, NoSubcommandIsAUsageErrorListingThem) {
   int rc = 0;
-  std::string out = Podbench("", &rc);
+  std::string err;
+  std::string out = PodbenchStdout("", &rc, &err);
   EXPECT_EQ(rc, 2);
-  EXPECT_THAT(out, HasSubstr("subcommand"));
+  EXPECT_EQ(out, "");
+  EXPECT_THAT(err, HasSubstr("podbench: a subcommand is required; "));
+  EXPECT_THAT(err, HasSubstr(kKnown));
+}
+
+TEST(CliTest, UnknownSubcommandIsNamedAndTheKnownOnesListed) {
+  int rc = 0;
+  std::string err;
+  std::string out = PodbenchStdout("frobnicate --format json", &rc, &err);
+  EXPECT_EQ(rc, 2);
+  EXPECT_EQ(out, "");
+  EXPECT_EQ(err, std::string("podbench: unknown subcommand 'frobnicate'; ") + kKnown +
+                     " (podbench --help says what each does)\n");
 }
 
 TEST(CliTest, UnknownFlagIsAUsageError) {

@@ -267,7 +267,9 @@ TEST_F(RunE2eTest, ScoreScoresRunsOwnLogsAsRunScoredThem) {
     int rc = 0;
     std::string out = Podbench("score --format json " + folder, &rc);
     ASSERT_EQ(rc, 0) << out;
-    nlohmann::json score = nlohmann::json::parse(out);
+    const nlohmann::json doc = nlohmann::json::parse(out);
+    ASSERT_EQ(doc["scores"].size(), 1u) << out;
+    const nlohmann::json& score = doc["scores"][0];
     EXPECT_EQ(score["org"], "podbench");
     EXPECT_EQ(score["platform"], "tpu-v3-8");
     EXPECT_EQ(score["benchmark"], "toy");
@@ -277,7 +279,7 @@ TEST_F(RunE2eTest, ScoreScoresRunsOwnLogsAsRunScoredThem) {
     // One log file alone scores as its run.
     out = Podbench("score --format json " + folder + "/toy_0.log", &rc);
     ASSERT_EQ(rc, 0) << out;
-    EXPECT_NEAR(nlohmann::json::parse(out)["score_minutes"].get<double>(),
+    EXPECT_NEAR(nlohmann::json::parse(out)["scores"][0]["score_minutes"].get<double>(),
                 run["runs"][0]["ttt_emulated_min"].get<double>(), 1e-4);
   }
   std::filesystem::create_directories(dir_ / "empty");
@@ -292,7 +294,7 @@ TEST_F(RunE2eTest, ARunThatDoesNotConvergeExitsOne) {
   int rc = 0;
   std::string out = Podbench("run toy --runs 1 --seed 1 --set max_epochs=1 --db r.db", &rc);
   EXPECT_EQ(rc, 1) << out;
-  EXPECT_THAT(out, HasSubstr("aborted after 1 epochs"));
+  EXPECT_THAT(out, HasSubstr("aborted after 1 epoch,"));
   nlohmann::json runs = Json("runs --db r.db --format json");
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0]["state"], "aborted");

@@ -118,12 +118,13 @@ TEST(ScorePaths, GroupsFilesOfAnyLayoutByTheirOwnSubmissionKeys) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_EQ(r->scores.size(), 2u);
   EXPECT_EQ(r->skipped_files, 1);
-  EXPECT_EQ(r->scores[0].platform, "tpu-v3-128");
-  EXPECT_DOUBLE_EQ(*r->scores[0].score_minutes, 0.5);
-  EXPECT_EQ(r->scores[1].platform, "tpu-v3-32");
-  EXPECT_EQ(r->scores[1].org, "podbench");
-  EXPECT_EQ(r->scores[1].runs.size(), 5u);
-  EXPECT_DOUBLE_EQ(*r->scores[1].score_minutes, 3.0);  // drop 1 and 5 min: mean(2, 3, 4)
+  // Slices by core count: tpu-v3-32 before tpu-v3-128.
+  EXPECT_EQ(r->scores[0].platform, "tpu-v3-32");
+  EXPECT_EQ(r->scores[0].org, "podbench");
+  EXPECT_EQ(r->scores[0].runs.size(), 5u);
+  EXPECT_DOUBLE_EQ(*r->scores[0].score_minutes, 3.0);  // drop 1 and 5 min: mean(2, 3, 4)
+  EXPECT_EQ(r->scores[1].platform, "tpu-v3-128");
+  EXPECT_DOUBLE_EQ(*r->scores[1].score_minutes, 0.5);
 
   // Files given one by one score as their folder does; a lone run is its own
   // plain mean, and says so.

@@ -7,6 +7,8 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 
 namespace podbench::testing {
@@ -37,6 +39,21 @@ std::string Podbench(const std::string& args, int* rc) {
   std::string out;
   *rc = RunCommand(PodbenchBinary().string() + " " + args, &out);
   return out;
+}
+
+std::string PodbenchStdout(const std::string& args, int* rc, std::string* err) {
+  TempDir dir;
+  const std::filesystem::path out_file = dir / "stdout", err_file = dir / "stderr";
+  std::string ignored;
+  *rc = RunCommand("(" + PodbenchBinary().string() + " " + args + " >" + out_file.string() + " 2>" +
+                       err_file.string() + ")",
+                   &ignored);
+  auto read = [](const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  if (err != nullptr) *err = read(err_file);
+  return read(out_file);
 }
 
 }  // namespace podbench::testing

@@ -28,4 +28,8 @@ int RunCommand(const std::string& command, std::string* output);
 // its stdout and stderr together and sets *rc to its exit status.
 std::string Podbench(const std::string& args, int* rc);
 
+// As Podbench, with the two streams kept apart: returns stdout alone (what a
+// tool parses) and, when `err` is not null, fills it with stderr.
+std::string PodbenchStdout(const std::string& args, int* rc, std::string* err = nullptr);
+
 }  // namespace podbench::testing

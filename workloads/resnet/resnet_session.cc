@@ -89,7 +89,7 @@ class FunctionalSession : public workloads::Session {
     return ProjectedPlanInit();
   }
 
-  Result<BlockResult> TrainBlock(int64_t, int64_t epochs) override {
+  Result<BlockResult> TrainBlock(int64_t first_epoch, int64_t epochs) override {
     BlockResult r;
     OptimizerStep st;
     st.optimizer = sgd_ ? kernels::Optimizer::kSgdMomentum : kernels::Optimizer::kLars;
@@ -118,6 +118,7 @@ class FunctionalSession : public workloads::Session {
         loss_sum += loss;
         st.lr = static_cast<float>(lr_.At(step_count_++));
         PODBENCH_RETURN_IF_ERROR(net_->Update(st));
+        ctx_.on_step({first_epoch + e, s + 1, data_->steps_per_epoch()});
       }
     }
     r.time = TimeBreakdown::Of(pricing_.step.time, static_cast<double>(r.steps));

@@ -249,7 +249,7 @@ class SsdSession : public Session {
     return ssd::SsdInitLine().At(ctx_.slice.chips);
   }
 
-  Result<BlockResult> TrainBlock(int64_t, int64_t epochs) override {
+  Result<BlockResult> TrainBlock(int64_t first_epoch, int64_t epochs) override {
     BlockResult r;
     ssd::DetectionBatch batch;
     std::vector<int64_t> idx(static_cast<size_t>(batch_));
@@ -268,6 +268,7 @@ class SsdSession : public Session {
         st.weight_decay = static_cast<float>(ctx_.hp.Float("opt_weight_decay"));
         net_->Update(st);
         ++r.steps;
+        ctx_.on_step({first_epoch + e, s + 1, steps_per_epoch_});
       }
     }
     const double steps = static_cast<double>(r.steps);

@@ -60,13 +60,12 @@ class ToySession : public Session {
   }
 
   Result<BlockResult> TrainBlock(int64_t first_epoch, int64_t epochs) override {
-    (void)first_epoch;
     BlockResult r;
     const int64_t steps_per_epoch = std::max<int64_t>(1, train_n_ / batch_);
     int64_t trained = epochs;
     if (ctx_.mode == Mode::kFunctional) {
       for (int64_t e = 0; e < epochs; ++e) {
-        TrainEpoch(steps_per_epoch);
+        TrainEpoch(first_epoch + e, steps_per_epoch);
         if (!std::all_of(weights_.begin(), weights_.end(), [](double w) { return std::isfinite(w); })) {
           r.diverged = true;
           trained = e + 1;
@@ -170,7 +169,7 @@ class ToySession : public Session {
     return z;
   }
 
-  void TrainEpoch(int64_t steps) {
+  void TrainEpoch(int64_t epoch, int64_t steps) {
     std::shuffle(order_.begin(), order_.end(), rng_);
     std::vector<double> grad(kFeatures + 1);
     for (int64_t s = 0; s < steps; ++s) {
@@ -187,6 +186,7 @@ class ToySession : public Session {
       for (size_t f = 0; f < grad.size(); ++f) {
         weights_[f] -= lr_ * grad[f] / static_cast<double>(batch_);
       }
+      ctx_.on_step({epoch, s + 1, steps});
     }
   }
 

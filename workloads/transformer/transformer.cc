@@ -208,6 +208,7 @@ class TransformerSession : public Session {
           break;
         }
         PODBENCH_RETURN_IF_ERROR(model_->Update(schedule_.At(model_->steps())));
+        ctx_.on_step({first_epoch + e, s + 1, steps_per_epoch});
       }
       if (r.diverged) break;
     }
