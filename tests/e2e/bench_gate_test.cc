@@ -239,6 +239,10 @@ TEST_F(BenchGateTest, BenchKeepsEveryRepetitionUnderItsLabel) {
   std::string out = Run("bench --min-time 0.01 --repetitions 3 --label base --db k.db --filter " + filter, &rc);
   ASSERT_EQ(rc, 0) << out;
   EXPECT_THAT(out, HasSubstr("(median of 3)"));
+  // Fewer than the U test needs: said, and saved all the same.
+  EXPECT_THAT(out, HasSubstr("--repetitions 3 under --label base: `podbench compare` needs 4 a side for its U test "
+                             "at alpha 0.05"));
+  EXPECT_THAT(out, HasSubstr("saved 1 result to k.db under label base"));
   auto store = results::ResultsStore::Open(dir_ / "k.db");
   ASSERT_TRUE(store.ok());
   results::RunFilter f;
@@ -260,6 +264,26 @@ TEST_F(BenchGateTest, BenchKeepsEveryRepetitionUnderItsLabel) {
   out = Run("bench --label x --filter " + filter, &rc);
   EXPECT_EQ(rc, 2);
   EXPECT_THAT(out, HasSubstr("give --db too"));
+}
+
+TEST_F(BenchGateTest, LabelWithoutRepetitionsRepeatsEnoughForTheTest) {
+  int rc = 0;
+  std::string out = Run("bench --min-time 0.001 --label l --db k.db --filter 'relu/.*/podbench:relu/'", &rc);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_THAT(out, HasSubstr("(median of 10)"));
+  EXPECT_THAT(out, ::testing::Not(HasSubstr("needs 4 a side")));
+  auto store = results::ResultsStore::Open(dir_ / "k.db");
+  ASSERT_TRUE(store.ok());
+  results::RunFilter f;
+  f.label = "l";
+  auto benches = (*store)->KernelBenches(f);
+  ASSERT_TRUE(benches.ok());
+  ASSERT_EQ(benches->size(), 1u);
+  EXPECT_EQ((*benches)[0].repetitions.size(), 10u);
+  // Without --label, one repetition as before.
+  out = Run("bench --min-time 0.001 --db k.db --filter 'relu/.*/podbench:relu/'", &rc);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_THAT(out, HasSubstr("(median of 1)"));
 }
 #endif
 
