@@ -162,7 +162,9 @@ void AddCompareCommand(CLI::App& app, CliContext& ctx) {
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--alpha", opt->compare.alpha,
                   "Significance level of the U test, above 0 and below 1 (default 0.05; the test "
-                  "then needs at least 4 runs a side)");
+                  "then needs at least " +
+                      std::to_string(results::MinimumRunsPerSide(results::CompareOptions{}.alpha)) +
+                      " runs a side)");
   sub->add_option("--untested", opt->untested,
                   "A row over the threshold with too few runs for the U test to reach alpha: "
                   "'fail' fails the gate (default), 'pass' lets it pass; either way its verdict "
