@@ -51,6 +51,17 @@ class BenchGateTest : public ::testing::Test {
     k.median_ns = ns[ns.size() / 2];
     ASSERT_TRUE((*store)->AddKernelBench(k).ok());
   }
+  // The benchmarks stored under `label` in `db`, a file in the test's folder.
+  std::vector<results::KernelBenchRecord> Stored(const std::string& db, const std::string& label) {
+    auto store = results::ResultsStore::Open(dir_ / db);
+    EXPECT_TRUE(store.ok()) << store.status().ToString();
+    if (!store.ok()) return {};
+    results::RunFilter f;
+    f.label = label;
+    auto benches = (*store)->KernelBenches(f);
+    EXPECT_TRUE(benches.ok()) << benches.status().ToString();
+    return benches.ok() ? std::move(benches).value() : std::vector<results::KernelBenchRecord>{};
+  }
   // A Google Benchmark JSON report with every repetition and the aggregates.
   void WriteJson(const std::string& file, const std::vector<std::pair<std::string, double>>& benches) {
     nlohmann::json j;
@@ -243,18 +254,13 @@ TEST_F(BenchGateTest, BenchKeepsEveryRepetitionUnderItsLabel) {
   EXPECT_THAT(out, HasSubstr("--repetitions 3 under --label base: `podbench compare` needs 4 a side for its U test "
                              "at alpha 0.05"));
   EXPECT_THAT(out, HasSubstr("saved 1 result to k.db under label base"));
-  auto store = results::ResultsStore::Open(dir_ / "k.db");
-  ASSERT_TRUE(store.ok());
-  results::RunFilter f;
-  f.label = "base";
-  auto benches = (*store)->KernelBenches(f);
-  ASSERT_TRUE(benches.ok());
-  ASSERT_EQ(benches->size(), 1u);
+  const auto benches = Stored("k.db", "base");
+  ASSERT_EQ(benches.size(), 1u);
   // The name without how it was measured (min_time, repeats): sets measured
   // with other settings still match.
-  EXPECT_EQ((*benches)[0].name, "gemm_f32/m512n512k512/podbench:f32_gemm__avx2_fma_6x16/threads:1/real_time");
-  EXPECT_EQ((*benches)[0].repetitions.size(), 3u);
-  for (const auto& r : (*benches)[0].repetitions) EXPECT_GT(r.real_time_ns, 0);
+  EXPECT_EQ(benches[0].name, "gemm_f32/m512n512k512/podbench:f32_gemm__avx2_fma_6x16/threads:1/real_time");
+  EXPECT_EQ(benches[0].repetitions.size(), 3u);
+  for (const auto& r : benches[0].repetitions) EXPECT_GT(r.real_time_ns, 0);
   out = Run("bench --min-time 0.02 --repetitions 4 --label cand --db k.db --filter " + filter, &rc);
   ASSERT_EQ(rc, 0) << out;
   // Timings decide nothing here: any difference is within 1000%.
@@ -272,14 +278,9 @@ TEST_F(BenchGateTest, LabelWithoutRepetitionsRepeatsEnoughForTheTest) {
   ASSERT_EQ(rc, 0) << out;
   EXPECT_THAT(out, HasSubstr("(median of 10)"));
   EXPECT_THAT(out, ::testing::Not(HasSubstr("needs 4 a side")));
-  auto store = results::ResultsStore::Open(dir_ / "k.db");
-  ASSERT_TRUE(store.ok());
-  results::RunFilter f;
-  f.label = "l";
-  auto benches = (*store)->KernelBenches(f);
-  ASSERT_TRUE(benches.ok());
-  ASSERT_EQ(benches->size(), 1u);
-  EXPECT_EQ((*benches)[0].repetitions.size(), 10u);
+  const auto benches = Stored("k.db", "l");
+  ASSERT_EQ(benches.size(), 1u);
+  EXPECT_EQ(benches[0].repetitions.size(), 10u);
   // Without --label, one repetition as before.
   out = Run("bench --min-time 0.001 --db k.db --filter 'relu/.*/podbench:relu/'", &rc);
   ASSERT_EQ(rc, 0) << out;
