@@ -22,9 +22,13 @@ struct BenchRequest {
   // that a shared machine's drift falls on every contender alike instead of
   // on whichever ran during it. False: each benchmark's repetitions back to back.
   bool interleave = true;
+  // Print the full names of the benchmarks `filter` selects (what it is
+  // matched against), one a line, and measure nothing.
+  bool list = false;
 };
 
-// Returns a process exit code (0 ok, 2 bad request).
+// Returns a process exit code: 0 ok; 2 bad request (an invalid regex, or a
+// filter that selects no benchmark), with the message on `err`.
 using BenchRunner = int (*)(const BenchRequest& request, std::ostream& out, std::ostream& err);
 
 void SetBenchRunner(BenchRunner runner);

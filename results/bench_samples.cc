@@ -1,5 +1,6 @@
 #include "results/bench_samples.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -44,8 +45,9 @@ BenchSamples& Entry(std::vector<BenchSamples>& out, std::map<std::string, size_t
 
 }  // namespace
 
-Result<std::vector<BenchSamples>> ParseGoogleBenchmarkJson(std::string_view text,
-                                                           const std::string& source) {
+Result<std::vector<BenchSamples>> ParseGoogleBenchmarkJson(
+    std::string_view text, const std::string& source,
+    std::vector<std::pair<std::string, std::string>>* errored) {
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object() || !j.contains("benchmarks") ||
       !j["benchmarks"].is_array()) {
@@ -57,9 +59,15 @@ Result<std::vector<BenchSamples>> ParseGoogleBenchmarkJson(std::string_view text
   std::map<std::string, BenchRepetition> medians;  // run name -> the median aggregate
   for (const nlohmann::json& b : j["benchmarks"]) {
     if (!b.is_object()) continue;
-    if (b.value("error_occurred", false)) continue;
     const std::string name =
         WithoutMeasurementSettings(b.value("run_name", b.value("name", std::string())));
+    if (b.value("error_occurred", false)) {
+      if (errored != nullptr && std::none_of(errored->begin(), errored->end(),
+                                             [&](const auto& e) { return e.first == name; })) {
+        errored->emplace_back(name, b.value("error_message", std::string()));
+      }
+      continue;
+    }
     const std::string unit = b.value("time_unit", std::string("ns"));
     const double scale = NsPer(unit);
     if (name.empty() || scale == 0 || !b.contains("real_time") || !b["real_time"].is_number()) {

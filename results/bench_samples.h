@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -29,10 +30,13 @@ struct BenchSamples {
 // appearance: every repetition (run_type "iteration", or no run_type as in
 // old versions) of each run name, times converted from `time_unit` to ns.
 // Aggregates are skipped unless a benchmark has only a median aggregate.
-// Runs that report error_occurred are left out. InvalidArgument naming
-// `source` when the text is not such a report.
-Result<std::vector<BenchSamples>> ParseGoogleBenchmarkJson(std::string_view text,
-                                                           const std::string& source);
+// Runs that report error_occurred are left out; when `errored` is given, it
+// receives each such run name once (in the same form as BenchSamples::name)
+// with its error_message, even when the result is an error. InvalidArgument
+// naming `source` when the text is not such a report, or holds no result.
+Result<std::vector<BenchSamples>> ParseGoogleBenchmarkJson(
+    std::string_view text, const std::string& source,
+    std::vector<std::pair<std::string, std::string>>* errored = nullptr);
 
 // Stored benchmarks grouped by KernelBenchRecord::Key(), in order of first
 // appearance; repetitions of several invocations are pooled. A row without

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
+#include "base/text.h"
 #include "base/stats.h"
 
 namespace podbench::results {
@@ -55,10 +58,109 @@ Result<MetricDef> FindMetric(const std::string& name) {
   return Status::NotFound("unknown metric '" + name + "' (known: " + known + ")");
 }
 
+const char* RowVerdictText(RowVerdict v) {
+  switch (v) {
+    case RowVerdict::kNoData: return "no data";
+    case RowVerdict::kOk: return "ok";
+    case RowVerdict::kImproved: return "improved";
+    case RowVerdict::kRegression: return "REGRESSION";
+    case RowVerdict::kOverThresholdUntested: return "over threshold, not tested";
+    case RowVerdict::kWithinThresholdUntested: return "within threshold, not tested";
+  }
+  return "?";
+}
+
+const char* GateVerdictText(GateVerdict v) {
+  switch (v) {
+    case GateVerdict::kPass: return "PASS";
+    case GateVerdict::kFailSignificant: return "FAIL: significant regression";
+    case GateVerdict::kFailUntested: return "FAIL: over threshold, not tested";
+  }
+  return "?";
+}
+
 bool Comparison::regression() const {
-  auto regressed = [](const MetricComparison& m) { return m.regression; };
+  auto regressed = [](const MetricComparison& m) { return m.verdict == RowVerdict::kRegression; };
   return std::any_of(metrics.begin(), metrics.end(), regressed) ||
          std::any_of(benchmarks.begin(), benchmarks.end(), regressed);
+}
+
+int Comparison::untested_over_threshold() const {
+  auto untested = [](const MetricComparison& m) { return m.verdict == RowVerdict::kOverThresholdUntested; };
+  return static_cast<int>(std::count_if(metrics.begin(), metrics.end(), untested) +
+                          std::count_if(benchmarks.begin(), benchmarks.end(), untested));
+}
+
+GateVerdict Comparison::verdict() const {
+  if (regression()) return GateVerdict::kFailSignificant;
+  auto fails = [](const MetricComparison& m) { return m.fails_gate; };
+  return std::any_of(metrics.begin(), metrics.end(), fails) ||
+                 std::any_of(benchmarks.begin(), benchmarks.end(), fails)
+             ? GateVerdict::kFailUntested
+             : GateVerdict::kPass;
+}
+
+namespace {
+
+// "; the U test needs 4 a side at alpha 0.05" (and ", or 8 against 2" when
+// `fewer`, the smaller side of a row, is below that).
+std::string Needs(double alpha, int fewer = 0) {
+  const int need = MinimumRunsPerSide(alpha);
+  if (need == 0) return fmt::format("; the U test cannot reach alpha {:g} at any size", alpha);
+  std::string out = fmt::format("; the U test needs {} a side at alpha {:g}", need, alpha);
+  if (fewer > 0 && fewer < need) {
+    if (const int other = MinimumOtherSide(fewer, alpha); other != 0) {
+      out += fmt::format(", or {} against {}", other, fewer);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string UntestedReason(int n1, int n2, double alpha) {
+  if (n1 == n2) return Plural(n1, "run") + " a side" + Needs(alpha);
+  return fmt::format("{} against {}", n1, Plural(n2, "run")) + Needs(alpha, std::min(n1, n2));
+}
+
+std::string GateSummary(const Comparison& c, const CompareOptions& options) {
+  const GateVerdict verdict = c.verdict();
+  const int untested = c.untested_over_threshold();
+  // Why the untested rows over the threshold were not tested: their sizes.
+  std::string why;
+  if (untested > 0) {
+    std::vector<std::pair<int, int>> sizes;
+    for (const auto* rows : {&c.metrics, &c.benchmarks}) {
+      for (const MetricComparison& m : *rows) {
+        if (m.verdict == RowVerdict::kOverThresholdUntested) {
+          sizes.emplace_back(static_cast<int>(m.base.size()), static_cast<int>(m.cand.size()));
+        }
+      }
+    }
+    if (std::all_of(sizes.begin(), sizes.end(), [&](const auto& s) { return s == sizes.front(); })) {
+      why = UntestedReason(sizes.front().first, sizes.front().second, options.alpha);
+    } else {
+      int lo = sizes.front().first, hi = lo;
+      for (const auto& [a, b] : sizes) {
+        lo = std::min({lo, a, b});
+        hi = std::max({hi, a, b});
+      }
+      why = fmt::format("{} to {} runs a side", lo, hi) + Needs(options.alpha);
+    }
+  }
+  const std::string settings =
+      fmt::format("threshold {:g}% worse, alpha {:g}", options.max_regression_pct, options.alpha);
+  if (verdict == GateVerdict::kFailUntested) {
+    return fmt::format("{} ({}; threshold {:g}% worse)", GateVerdictText(verdict), why,
+                       options.max_regression_pct);
+  }
+  std::string line = fmt::format("{} ({})", GateVerdictText(verdict), settings);
+  if (untested == 0) return line;
+  const std::string rows = Plural(untested, "row") + " over threshold, not tested";
+  if (options.untested == UntestedPolicy::kPass) {
+    return line + fmt::format("; {}, {} under --untested pass ({})", rows, untested == 1 ? "passes" : "pass", why);
+  }
+  return line + fmt::format("; also {} ({})", rows, why);
 }
 
 MetricComparison CompareSamples(const MetricDef& metric, std::vector<double> base,
@@ -79,23 +181,39 @@ MetricComparison CompareSamples(const MetricDef& metric, std::vector<double> bas
   mc.worse_pct = metric.lower_is_better ? delta : -delta;
   const bool beyond = mc.worse_pct > options.max_regression_pct;
   const int n1 = static_cast<int>(mc.base.size()), n2 = static_cast<int>(mc.cand.size());
-  if (MinimumExactPValue(n1, n2) >= options.alpha) {
-    mc.note = "too few repetitions for a significance test (" + std::to_string(n1) + " vs " +
-              std::to_string(n2) + "); the threshold alone decides";
-    mc.regression = beyond;
-  } else {
-    mc.utest = MannWhitneyU(mc.base, mc.cand);
-    mc.significant = mc.utest->p_value < options.alpha;
-    mc.regression = beyond && mc.significant;
+  if (MinimumPValue(n1, n2) >= options.alpha) {
+    mc.note = UntestedReason(n1, n2, options.alpha);
+    mc.verdict = beyond ? RowVerdict::kOverThresholdUntested : RowVerdict::kWithinThresholdUntested;
+    mc.fails_gate = beyond && options.untested == UntestedPolicy::kFail;
+    return mc;
   }
+  mc.utest = MannWhitneyU(mc.base, mc.cand);
+  mc.significant = mc.utest->p_value < options.alpha;
+  mc.verdict = beyond && mc.significant                 ? RowVerdict::kRegression
+               : mc.worse_pct < 0 && mc.significant     ? RowVerdict::kImproved
+                                                        : RowVerdict::kOk;
+  mc.fails_gate = mc.verdict == RowVerdict::kRegression;
   return mc;
 }
 
-Result<Comparison> Compare(const std::vector<RunRecord>& base, const std::vector<RunRecord>& cand,
-                           const CompareOptions& options) {
+namespace {
+
+Status CheckOptions(const CompareOptions& options) {
   if (!(options.max_regression_pct >= 0)) {
     return Status::InvalidArgument("--max-regression must be a percentage >= 0");
   }
+  if (!(options.alpha > 0 && options.alpha < 1)) {
+    return Status::InvalidArgument(fmt::format("--alpha {:g}: the significance level must be above 0 and below 1",
+                                               options.alpha));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Comparison> Compare(const std::vector<RunRecord>& base, const std::vector<RunRecord>& cand,
+                           const CompareOptions& options) {
+  PODBENCH_RETURN_IF_ERROR(CheckOptions(options));
   Comparison out;
   for (const std::string& name : options.metrics) {
     PODBENCH_ASSIGN_OR_RETURN(MetricDef def, FindMetric(name));
@@ -107,9 +225,7 @@ Result<Comparison> Compare(const std::vector<RunRecord>& base, const std::vector
 Result<Comparison> CompareBenchmarks(const std::vector<BenchSamples>& base,
                                      const std::vector<BenchSamples>& cand,
                                      const CompareOptions& options) {
-  if (!(options.max_regression_pct >= 0)) {
-    return Status::InvalidArgument("--max-regression must be a percentage >= 0");
-  }
+  PODBENCH_RETURN_IF_ERROR(CheckOptions(options));
   auto real_times = [](const BenchSamples& b) {
     std::vector<double> v;
     for (const BenchRepetition& r : b.repetitions) v.push_back(Significant(r.real_time_ns));

@@ -228,10 +228,13 @@ nlohmann::json RowToJson(const MetricComparison& m) {
   e["cand_median"] = m.cand.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.cand_median);
   e["worse_pct"] = m.base.empty() || m.cand.empty() ? nlohmann::json(nullptr)
                                                     : nlohmann::json(m.worse_pct);
+  e["tested"] = m.tested();
   e["p_value"] = m.utest ? nlohmann::json(m.utest->p_value) : nlohmann::json(nullptr);
   e["exact"] = m.utest ? nlohmann::json(m.utest->exact) : nlohmann::json(nullptr);
   e["significant"] = m.significant;
-  e["regression"] = m.regression;
+  e["verdict"] = RowVerdictText(m.verdict);
+  e["regression"] = m.verdict == RowVerdict::kRegression;
+  e["fails_gate"] = m.fails_gate;
   e["note"] = m.note;
   return e;
 }
@@ -245,7 +248,7 @@ void WriteRowsText(std::ostream& out, const char* title, const std::vector<Metri
     out << fmt::format("{:<{}} {:>5} {:>5} {:>12.5g} {:>12.5g} {:>+9.2f} {:>9}  {}{}\n",
                        m.metric.name, width, m.base.size(), m.cand.size(), m.base_median,
                        m.cand_median, m.worse_pct,
-                       m.utest ? fmt::format("{:.4f}", m.utest->p_value) : "-", Verdict(m),
+                       m.utest ? fmt::format("{:.4f}", m.utest->p_value) : "-", RowVerdictText(m.verdict),
                        m.note.empty() ? "" : " (" + m.note + ")");
   }
 }
@@ -255,24 +258,24 @@ void WriteRowsCsv(std::ostream& out, const char* kind, const std::vector<MetricC
     out << kind << ',' << CsvField(m.metric.name) << ',' << m.base.size() << ',' << m.cand.size()
         << ',' << m.base_median << ',' << m.cand_median << ',' << m.worse_pct << ','
         << (m.utest ? fmt::format("{}", m.utest->p_value) : "") << ',' << m.significant << ','
-        << m.regression << ',' << CsvField(m.note) << '\n';
+        << (m.verdict == RowVerdict::kRegression) << ',' << m.tested() << ','
+        << CsvField(RowVerdictText(m.verdict)) << ',' << m.fails_gate << ',' << CsvField(m.note) << '\n';
   }
 }
 
 }  // namespace
 
-std::string Verdict(const MetricComparison& m) {
-  return m.regression                         ? "REGRESSION"
-         : m.base.empty() || m.cand.empty()   ? "no data"
-         : m.worse_pct < 0 && m.significant   ? "improved"
-                                              : "ok";
-}
-
 nlohmann::json ComparisonToJson(const Comparison& c, const CompareOptions& o) {
   nlohmann::json j;
   j["max_regression_pct"] = o.max_regression_pct;
   j["alpha"] = o.alpha;
+  j["untested"] = o.untested == UntestedPolicy::kFail ? "fail" : "pass";
+  j["min_runs_per_side"] = MinimumRunsPerSide(o.alpha);
+  j["verdict"] = GateVerdictText(c.verdict());
+  j["pass"] = c.pass();
   j["regression"] = c.regression();
+  j["untested_over_threshold"] = c.untested_over_threshold();
+  j["summary"] = GateSummary(c, o);
   j["metrics"] = nlohmann::json::array();
   for (const MetricComparison& m : c.metrics) j["metrics"].push_back(RowToJson(m));
   j["benchmarks"] = nlohmann::json::array();
@@ -286,14 +289,12 @@ void WriteComparisonText(std::ostream& out, const Comparison& c, const CompareOp
     if (!c.metrics.empty()) out << "\n";
     WriteRowsText(out, "benchmark (real time, ns)", c.benchmarks);
   }
-  out << fmt::format("{} (threshold {}% worse, alpha {})\n",
-                     c.regression() ? "FAIL: significant regression" : "PASS", o.max_regression_pct,
-                     o.alpha);
+  out << GateSummary(c, o) << "\n";
 }
 
 void WriteComparisonCsv(std::ostream& out, const Comparison& c) {
   out << "kind,metric,n_base,n_cand,base_median,cand_median,worse_pct,p_value,significant,"
-         "regression,note\n";
+         "regression,tested,verdict,fails_gate,note\n";
   WriteRowsCsv(out, "run", c.metrics);
   WriteRowsCsv(out, "benchmark", c.benchmarks);
 }

@@ -40,16 +40,24 @@ struct RunDetail {
 nlohmann::json RunDetailToJson(const RunDetail& d);
 void WriteRunDetailText(std::ostream& out, const RunDetail& d);
 
-// The verdict of one compared metric or benchmark: "REGRESSION", "improved"
-// (significantly better), "ok", or "no data".
-std::string Verdict(const MetricComparison& m);
-// {"max_regression_pct", "alpha", "regression", "metrics": [...], "benchmarks": [...]};
-// every row: metric (the benchmark's name for benchmarks), unit, lower_is_better,
-// base, cand, base_median, cand_median, worse_pct, p_value, exact, significant,
-// regression, note.
+// One JSON document: {"max_regression_pct", "alpha", "untested" ("fail" or
+// "pass": CompareOptions::untested), "min_runs_per_side" (MinimumRunsPerSide
+// at alpha; 0: none), "verdict" (GateVerdictText), "pass" (bool: the gate's
+// outcome), "regression" (bool: some row is a REGRESSION), "untested_over_threshold"
+// (count of rows), "summary" (GateSummary, the text's last line), "metrics": [...],
+// "benchmarks": [...]}; every row: metric (the benchmark's name for
+// benchmarks), unit, lower_is_better, base, cand, base_median, cand_median,
+// worse_pct, tested (bool), p_value (null when not tested), exact (null when
+// not tested), significant, verdict (RowVerdictText), regression (verdict is
+// REGRESSION), fails_gate, note.
 nlohmann::json ComparisonToJson(const Comparison& c, const CompareOptions& o);
+// One row per metric or benchmark (n_b, n_c, medians, worse%, p or "-" when
+// not tested, verdict and note), then GateSummary.
 void WriteComparisonText(std::ostream& out, const Comparison& c, const CompareOptions& o);
 // CSV rows of both kinds; the first column says which: run or benchmark.
+// Columns: kind, metric, n_base, n_cand, base_median, cand_median, worse_pct,
+// p_value (empty when not tested), significant, regression, tested, verdict,
+// fails_gate, note.
 void WriteComparisonCsv(std::ostream& out, const Comparison& c);
 
 // Quotes `field` for CSV when needed.

@@ -442,7 +442,7 @@ std::string ComparisonSection(const WorkloadReportData& w, const CompareOptions&
           std::find(metrics.begin(), metrics.end(), m.metric.name) - metrics.begin());
       const bool data = !m.base.empty() && !m.cand.empty();
       if (data) values[i] = m.worse_pct;
-      const std::string verdict = Verdict(m);
+      const std::string verdict = RowVerdictText(m.verdict);
       table += "<tr>" + TdText(lc.slice + " (" + lc.mode + ")") +
                TdText(lc.base_label + " (" + std::to_string(m.base.size()) + ")") +
                TdText(lc.cand_label + " (" + std::to_string(m.cand.size()) + ")") +
@@ -450,7 +450,9 @@ std::string ComparisonSection(const WorkloadReportData& w, const CompareOptions&
                Td(data ? Num(m.base_median) : "&ndash;") + Td(data ? Num(m.cand_median) : "&ndash;") +
                Td(data ? Pct(m.worse_pct) : "&ndash;") +
                Td(m.utest ? Num(m.utest->p_value, "{:.3g}") : "&ndash;") +
-               Td(Escape(verdict), verdict == "REGRESSION" ? "bad" : verdict == "improved" ? "good" : nullptr) +
+               Td(Escape(verdict), m.fails_gate                               ? "bad"
+                                  : m.verdict == RowVerdict::kImproved ? "good"
+                                                                       : nullptr) +
                "</tr>";
     }
     plot.values.push_back(std::move(values));
@@ -460,8 +462,13 @@ std::string ComparisonSection(const WorkloadReportData& w, const CompareOptions&
                     fmt::format("Each labelled set against the first label recorded on its slice, "
                                 "as <code>podbench compare</code> gates them: a metric regresses "
                                 "when it is more than {:g}% worse and the Mann-Whitney U test gives "
-                                "p &lt; {:g} (with fewer than 4 runs a side, the threshold alone).",
-                                o.max_regression_pct, o.alpha));
+                                "p &lt; {:g}; with fewer than {} runs a side the test cannot reach "
+                                "that, and a metric more than {:g}% worse is over threshold, not "
+                                "tested ({}).",
+                                o.max_regression_pct, o.alpha, MinimumRunsPerSide(o.alpha),
+                                o.max_regression_pct,
+                                o.untested == UntestedPolicy::kFail ? "it fails the gate"
+                                                                    : "passed, as --untested pass asks"));
 }
 
 }  // namespace

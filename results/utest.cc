@@ -37,6 +37,41 @@ double MinimumExactPValue(int n1, int n2) {
   return std::min(1.0, 2.0 / c);
 }
 
+double MinimumPValue(int n1, int n2) {
+  if (n1 <= 8 || n2 <= 8) return MinimumExactPValue(std::min(n1, n2), std::max(n1, n2));
+  // MannWhitneyU's normal approximation at the most extreme U, without ties.
+  const double dn1 = n1, dn2 = n2;
+  const double z = (dn1 * dn2 / 2 - 0.5) / std::sqrt(dn1 * dn2 * (dn1 + dn2 + 1) / 12);
+  return std::min(1.0, std::erfc(z / std::sqrt(2.0)));
+}
+
+namespace {
+
+// The smallest n in [1, kMaxTestRuns] with p(k) < alpha for every k >= n,
+// given that p decreases with k apart from one step up from 8 to 9 (where
+// MannWhitneyU changes method); 0 when there is none.
+template <typename P>
+int FewestFrom(double alpha, P p) {
+  for (int n = 1; n <= kMaxTestRuns; ++n) {
+    bool holds = true;
+    for (int k = n; k <= std::max(n, 9) && holds; ++k) holds = p(k) < alpha;
+    if (holds) return n;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int MinimumRunsPerSide(double alpha) {
+  assert(alpha > 0);
+  return FewestFrom(alpha, [](int k) { return MinimumPValue(k, k); });
+}
+
+int MinimumOtherSide(int n, double alpha) {
+  assert(n >= 1 && alpha > 0);
+  return FewestFrom(alpha, [n](int k) { return MinimumPValue(n, k); });
+}
+
 UTestResult MannWhitneyU(const std::vector<double>& x, const std::vector<double>& y) {
   assert(!x.empty() && !y.empty());
   const size_t n1 = x.size(), n2 = y.size(), n = n1 + n2;

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/text.h"
 #include "base/stats.h"
 #include "base/version.h"
 #include "harness/cli/command.h"
@@ -22,19 +23,30 @@
 namespace podbench::cli {
 namespace {
 
+// Repetitions of `bench --label` without --repetitions: well above the 4 a
+// side that the U test of `podbench compare` needs at its default alpha 0.05
+// (results::MinimumRunsPerSide), so that the stored set can be tested at all,
+// with a margin for the test to see a few percent through a shared machine's
+// noise (10 a side: the smallest p is about 2e-4).
+constexpr int kLabelledRepetitions = 10;
+
 struct BenchOptions {
   kernels::BenchRequest request;
+  bool repetitions_given = false;  // --repetitions on the command line
   std::string db;  // empty: not saved
   std::string label;  // the benchmark set, for `podbench compare`
   OutputFormat format = OutputFormat::kText;
 };
 
 // One KernelBenchRecord per benchmark of a Google Benchmark JSON report, with
-// every repetition. Names are "<family>/<shape>/<kernel>/...".
-Result<std::vector<results::KernelBenchRecord>> RecordsFromJson(const std::string& json,
-                                                                const std::string& label) {
+// every repetition. Names are "<family>/<shape>/<kernel>/...". `errored`
+// receives the benchmarks that reported an error (a skip: "skipped: needs
+// ..."), by name, with the message.
+Result<std::vector<results::KernelBenchRecord>> RecordsFromJson(
+    const std::string& json, const std::string& label,
+    std::vector<std::pair<std::string, std::string>>* errored) {
   PODBENCH_ASSIGN_OR_RETURN(std::vector<results::BenchSamples> samples,
-                            results::ParseGoogleBenchmarkJson(json, "the benchmark report"));
+                            results::ParseGoogleBenchmarkJson(json, "the benchmark report", errored));
   char host[256] = "unknown";
   gethostname(host, sizeof host - 1);
   std::vector<results::KernelBenchRecord> out;
@@ -79,9 +91,21 @@ int Run(BenchOptions& opt, CliContext& ctx) {
     Fail(ctx, "bench", st);
     return kExitUsage;
   }
+  if (opt.request.list) return runner(opt.request, ctx.out, ctx.err);
   if (opt.db.empty() && !opt.label.empty()) {
     ctx.err << "podbench bench: --label " << opt.label << " names a set in the results store: give --db too\n";
     return kExitUsage;
+  }
+  if (!opt.label.empty()) {
+    const double alpha = results::CompareOptions{}.alpha;
+    const int needed = results::MinimumRunsPerSide(alpha);
+    if (!opt.repetitions_given) {
+      opt.request.repetitions = std::max(kLabelledRepetitions, needed);
+    } else if (opt.request.repetitions < needed) {
+      ctx.err << "podbench bench: --repetitions " << opt.request.repetitions << " under --label " << opt.label
+              << ": `podbench compare` needs " << needed << " a side for its U test at alpha " << alpha
+              << "; with fewer, a row worse than the threshold is 'over threshold, not tested'\n";
+    }
   }
   if (opt.db.empty()) {
     opt.request.json = opt.format == OutputFormat::kJson;
@@ -97,8 +121,10 @@ int Run(BenchOptions& opt, CliContext& ctx) {
   opt.request.json = true;
   int rc = runner(opt.request, json, ctx.err);
   if (rc != 0) return rc;
-  auto records = RecordsFromJson(json.str(), opt.label);
+  std::vector<std::pair<std::string, std::string>> skipped;
+  auto records = RecordsFromJson(json.str(), opt.label, &skipped);
   if (!records.ok()) {
+    for (const auto& [name, why] : skipped) ctx.err << name << "  " << why << "\n";
     Fail(ctx, "bench", records.status());
     return kExitUsage;
   }
@@ -116,8 +142,10 @@ int Run(BenchOptions& opt, CliContext& ctx) {
       ctx.out << r.shape << "  " << r.kernel << "  " << r.median_ns / 1e6 << " ms (median of "
               << std::max<size_t>(1, r.repetitions.size()) << ")\n";
     }
+    for (const auto& [name, why] : skipped) ctx.out << name << "  " << why << "\n";
   }
-  ctx.err << "podbench bench: saved " << records->size() << " results to " << opt.db << "\n";
+  ctx.err << "podbench bench: saved " << Plural(static_cast<long long>(records->size()), "result") << " to "
+          << opt.db << (opt.label.empty() ? "" : " under label " + opt.label) << "\n";
   return kExitOk;
 }
 
@@ -126,11 +154,17 @@ int Run(BenchOptions& opt, CliContext& ctx) {
 void AddBenchCommand(CLI::App& app, CliContext& ctx) {
   auto* sub = app.add_subcommand("bench", "Benchmark the kernels and their dispatch at workload shapes, beside oneDNN and OpenBLAS");
   auto opt = std::make_shared<BenchOptions>();
-  sub->add_option("--filter", opt->request.filter, "Only benchmarks matching this regex (default: all)");
-  sub->add_option("--repetitions", opt->request.repetitions,
-                  "Repetitions of each benchmark; above 1 the table shows median, mean and stddev, "
-                  "JSON and --db keep every repetition too (default: 1)")
-      ->check(CLI::Range(1, 1000));
+  sub->add_option("--filter", opt->request.filter,
+                  "Only benchmarks whose full name (as --list prints it) matches this regex anywhere "
+                  "(default: all); one that matches none exits 2");
+  sub->add_flag("--list", opt->request.list,
+                "List the full names of the benchmarks --filter selects, and measure nothing");
+  auto* reps = sub->add_option("--repetitions", opt->request.repetitions,
+                               "Repetitions of each benchmark; above 1 the table shows median, mean and "
+                               "stddev, JSON and --db keep every repetition too (default: 1; with --label, " +
+                                   std::to_string(kLabelledRepetitions) +
+                                   ", so that `podbench compare` can test the set)")
+                   ->check(CLI::Range(1, 1000));
   sub->add_option("--min-time", opt->request.min_time_s,
                   "Minimum seconds measured per benchmark and repetition (default: 0.2)")
       ->check(CLI::Range(0.001, 100.0));
@@ -141,9 +175,13 @@ void AddBenchCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("--db", opt->db,
                   "Also save the results (every repetition, and the median) to this results database");
   sub->add_option("--label", opt->label,
-                  "Tag the saved results (a benchmark set for `podbench compare`; needs --db)");
+                  "Tag the saved results (a benchmark set for `podbench compare`; needs --db; "
+                  "repetitions default to " + std::to_string(kLabelledRepetitions) + ")");
   AddFormatOption(sub, &opt->format);
-  sub->callback([opt, &ctx] { ctx.exit_code = Run(*opt, ctx); });
+  sub->callback([opt, reps, &ctx] {
+    opt->repetitions_given = reps->count() > 0;
+    ctx.exit_code = Run(*opt, ctx);
+  });
 }
 
 }  // namespace podbench::cli

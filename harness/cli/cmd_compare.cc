@@ -7,6 +7,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "base/text.h"
 #include "harness/cli/command.h"
 #include "harness/cli/store_util.h"
 #include "results/bench_samples.h"
@@ -20,6 +21,7 @@ namespace {
 struct CompareCliOptions {
   std::string db = "podbench.db";
   std::string base, cand, workload, metrics, only;
+  std::string untested = "fail";  // --untested
   results::CompareOptions compare;
   OutputFormat format = OutputFormat::kText;
 };
@@ -52,7 +54,7 @@ void Emit(const results::Comparison& c, const CompareCliOptions& opt, CliContext
       ctx.out << results::ComparisonToJson(c, opt.compare).dump(2) << "\n";
       break;
   }
-  ctx.exit_code = c.regression() ? kExitVerdict : kExitOk;
+  ctx.exit_code = c.pass() ? kExitOk : kExitVerdict;
 }
 
 // BASE and CAND as Google Benchmark JSON files, as compare.py reads them.
@@ -78,8 +80,9 @@ Status BothOrNeither(size_t base, size_t cand, const CompareCliOptions& opt, con
   if ((base == 0) == (cand == 0)) return Status::Ok();
   const std::string& empty = base == 0 ? opt.base : opt.cand;
   const std::string& full = base == 0 ? opt.cand : opt.base;
-  return Status::NotFound(opt.db + ": set '" + full + "' has " + std::to_string(base + cand) + " " +
-                          kind + " but '" + empty + "' has none (--only runs|benchmarks gates one kind)");
+  return Status::NotFound(opt.db + ": set '" + full + "' has " +
+                          Plural(static_cast<long long>(base + cand), kind) + " but '" + empty +
+                          "' has none (--only runs|benchmarks gates one kind)");
 }
 
 void CompareStored(const CompareCliOptions& opt, CliContext& ctx) {
@@ -118,10 +121,10 @@ void CompareStored(const CompareCliOptions& opt, CliContext& ctx) {
     return Fail(ctx, "compare",
                 Status::NotFound(opt.db + ": set '" + opt.base + "' matches no " + what));
   }
-  if (Status st = BothOrNeither(base.size(), cand.size(), opt, "runs"); !st.ok()) {
+  if (Status st = BothOrNeither(base.size(), cand.size(), opt, "run"); !st.ok()) {
     return Fail(ctx, "compare", st);
   }
-  if (Status st = BothOrNeither(base_bench.size(), cand_bench.size(), opt, "benchmarks"); !st.ok()) {
+  if (Status st = BothOrNeither(base_bench.size(), cand_bench.size(), opt, "benchmark"); !st.ok()) {
     return Fail(ctx, "compare", st);
   }
   results::Comparison all;
@@ -144,7 +147,9 @@ void CompareStored(const CompareCliOptions& opt, CliContext& ctx) {
 void AddCompareCommand(CLI::App& app, CliContext& ctx) {
   auto* sub = app.add_subcommand(
       "compare",
-      "Compare two run sets or benchmark sets (Mann-Whitney U); exit 1 on a significant regression");
+      "Compare two run sets or benchmark sets (medians and the Mann-Whitney U test); exit 1 on a "
+      "significant regression, or on a row over the threshold with too few runs to test "
+      "(--untested)");
   auto opt = std::make_shared<CompareCliOptions>();
   sub->add_option("base", opt->base,
                   "Baseline set: ids (3,4,5 or 3-7), label:NAME (or NAME), git:PREFIX; or a Google "
@@ -155,8 +160,16 @@ void AddCompareCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("--max-regression", opt->compare.max_regression_pct,
                   "Allowed regression of a median, in percent (default 5)")
       ->check(CLI::NonNegativeNumber);
-  sub->add_option("--alpha", opt->compare.alpha, "Significance level of the U test (default 0.05)")
-      ->check(CLI::Range(0.0, 1.0));
+  sub->add_option("--alpha", opt->compare.alpha,
+                  "Significance level of the U test, above 0 and below 1 (default 0.05; the test "
+                  "then needs at least " +
+                      std::to_string(results::MinimumRunsPerSide(results::CompareOptions{}.alpha)) +
+                      " runs a side)");
+  sub->add_option("--untested", opt->untested,
+                  "A row over the threshold with too few runs for the U test to reach alpha: "
+                  "'fail' fails the gate (default), 'pass' lets it pass; either way its verdict "
+                  "reads 'over threshold, not tested'")
+      ->check(CLI::IsMember({"fail", "pass"}));
   sub->add_option("--metrics", opt->metrics,
                   "Comma-separated run metrics to gate on (default time_to_train,step_time,throughput;"
                   " also host_time)");
@@ -167,6 +180,8 @@ void AddCompareCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("--db", opt->db, "Results database (SQLite; default podbench.db)");
   AddFormatOption(sub, &opt->format, true);
   sub->callback([opt, &ctx] {
+    opt->compare.untested =
+        opt->untested == "pass" ? results::UntestedPolicy::kPass : results::UntestedPolicy::kFail;
     if (!opt->metrics.empty()) opt->compare.metrics = SplitCommas(opt->metrics);
     for (const auto& m : opt->compare.metrics) {
       if (auto def = results::FindMetric(m); !def.ok()) return Fail(ctx, "compare", def.status());

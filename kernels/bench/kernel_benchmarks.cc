@@ -24,10 +24,14 @@
 #include <memory>
 #include <ostream>
 #include <regex>
+#include <set>
+#include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
+#include "base/text.h"
 #include "kernels/bench/peak.h"
 #include "kernels/bench/peers.h"
 #include "kernels/bench_hook.h"
@@ -149,7 +153,22 @@ std::vector<T> Filled(int64_t n) {
   return v;
 }
 
-void Skip(benchmark::State& state, const std::string& why) { state.SkipWithError(("skipped: " + why).c_str()); }
+// The start of the error message of a benchmark that cannot run here (Google
+// Benchmark 1.7 has no skip without an error); the text table shows such rows
+// as skipped, with the reason, not as errors.
+constexpr std::string_view kSkipped = "skipped: ";
+
+void Skip(benchmark::State& state, const std::string& why) {
+  state.SkipWithError((std::string(kSkipped) + why).c_str());
+}
+
+// Why code compiled for `isa` cannot run in this process.
+std::string NeedsIsa(Isa isa) {
+  if (DetectedCpuFeatures().capped) {
+    return fmt::format("needs {} (PODBENCH_CPU_ISA caps this run at {})", IsaName(isa), IsaName(MaxSupportedIsa()));
+  }
+  return fmt::format("needs {}, which this CPU lacks", IsaName(isa));
+}
 
 // `ours` paired against oneDNN's bf16 primitive, or its fp32 one where it has
 // none (the label says which): prepare(bf16, &why) builds the primitive.
@@ -236,11 +255,10 @@ void AddGemmCases(std::vector<Case>& cases, const std::vector<int>& thread_count
           if (v.dtype != d || (v.reference() && !small)) continue;  // the references are too slow for the rest
           cases.push_back({fmt::format("{}/{}/podbench:{}/threads:{}", op, shape, v.name, t),
                            [s, t, flops, &v, f32](benchmark::State& state) {
+                             if (!CpuSupports(v.isa)) return Skip(state, NeedsIsa(v.isa));
                              GemmOperands o(s.m, s.n, s.k, f32);
                              if (!v.Runs(o.p, t)) {
-                               Skip(state, fmt::format("{} cannot run here (needs {}{})", v.name, IsaName(v.isa),
-                                                       v.supports ? ", or oneDNN has no implementation" : ""));
-                               return;
+                               return Skip(state, fmt::format("{} has no implementation of this problem", v.name));
                              }
                              const Isa isa = v.RunsOn(o.p, t);
                              state.SetLabel(IsaName(isa));
@@ -345,9 +363,9 @@ void AddConvCases(std::vector<Case>& cases, const std::vector<int>& thread_count
             if (v.isa == Isa::kScalar) continue;  // the reference lowering is far too slow here
             cases.push_back({fmt::format("{}/{}/podbench:{}/threads:{}", op, shape, v.name, t),
                              [cs, t, flops, &v, pass, bf16](benchmark::State& state) {
-                               if (!CpuSupports(v.isa) || !v.supports(v, pass, cs, t)) {
-                                 Skip(state, fmt::format("{} cannot run here", v.name));
-                                 return;
+                               if (!CpuSupports(v.isa)) return Skip(state, NeedsIsa(v.isa));
+                               if (!v.supports(v, pass, cs, t)) {
+                                 return Skip(state, fmt::format("{} does not support this pass and shape", v.name));
                                }
                                ConvOperands o(pass, cs, bf16);
                                const Isa isa = v.runs_on(v, pass, cs, t);
@@ -500,11 +518,39 @@ std::vector<std::string> Split(const std::string& s) {
 
 // Collects every row's GFLOP/s (medians when repeated) and label while the
 // console reporter prints, then prints the ratio, target and dispatch tables.
+//
+// Also the text podbench shows around Google Benchmark's table: a benchmark
+// skipped because it cannot run here (Skip) prints once as "<name> skipped:
+// <why>" rather than as Google Benchmark's "ERROR OCCURRED" line per
+// repetition; and Google Benchmark's "Library was built as DEBUG" warning is
+// replaced by kDebugLibraryNote, which says what it does and does not concern.
 class RatioCollector : public benchmark::ConsoleReporter {
  public:
   explicit RatioCollector(bool repeated) : ConsoleReporter(OO_Tabular), repeated_(repeated) {}
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
+
+  bool ReportContext(const Context& context) override {
+    std::ostream& err = GetErrorStream();
+    std::ostringstream google;
+    SetErrorStream(&google);
+    const bool ok = ConsoleReporter::ReportContext(context);
+    SetErrorStream(&err);
+    std::istringstream lines(google.str());
+    for (std::string line; std::getline(lines, line);) {
+      err << (line.find("Library was built as DEBUG") != std::string::npos ? kDebugLibraryNote : line) << "\n";
+    }
+    return ok;
+  }
+
+  void ReportRuns(const std::vector<Run>& all) override {
+    std::vector<Run> runs;
+    for (const Run& r : all) {
+      if (!r.error_occurred || r.error_message.rfind(kSkipped, 0) != 0) {
+        runs.push_back(r);
+      } else if (skipped_.insert(r.benchmark_name()).second) {  // once, not once per repetition
+        GetOutputStream() << fmt::format("{:<{}} {}\n", r.benchmark_name(), name_field_width_, r.error_message);
+      }
+    }
+    if (!runs.empty()) ConsoleReporter::ReportRuns(runs);
     for (const Run& r : runs) {
       if (r.error_occurred) continue;
       if (repeated_ && !(r.run_type == Run::RT_Aggregate && r.aggregate_name == "median")) continue;
@@ -616,19 +662,22 @@ class RatioCollector : public benchmark::ConsoleReporter {
           paired("paired:dispatched_f32_inputs_vs_f32", nullptr, false));
     }
     if (rows == 0 && paired_rows.empty() && onednn_rows.empty()) return;
-    out << fmt::format("Targets met: {} of {} rows (those with their oneDNN peer) at >= 0.9x oneDNN.", met, rows);
+    out << fmt::format("Targets met: {} of {} (those with their oneDNN peer) at >= 0.9x oneDNN.", met,
+                       Plural(rows, "row"));
     if (!onednn_rows.empty()) {
       std::sort(onednn_rows.begin(), onednn_rows.end());
       const auto at_target = std::count_if(onednn_rows.begin(), onednn_rows.end(),
                                            [](const auto& r) { return r.first >= 0.9; });
-      out << fmt::format(" Paired against oneDNN: {} of {} rows at >= 0.9x (median of the pairs), lowest {:.2f} ({}).",
-                         at_target, onednn_rows.size(), onednn_rows.front().first, onednn_rows.front().second);
+      out << fmt::format(" Paired against oneDNN: {} of {} at >= 0.9x (median of the pairs), lowest {:.2f} ({}).",
+                         at_target, Plural(static_cast<long long>(onednn_rows.size()), "row"),
+                         onednn_rows.front().first, onednn_rows.front().second);
     }
     if (!paired_rows.empty()) {
       std::sort(paired_rows.begin(), paired_rows.end());
-      out << fmt::format(" bf16 against fp32, paired, {} rows: median {:.2f}, lowest {:.2f} ({}); slower than fp32 "
+      out << fmt::format(" bf16 against fp32, paired, {}: median {:.2f}, lowest {:.2f} ({}); slower than fp32 "
                          "(upper quartile below 1.00): {}",
-                         paired_rows.size(), paired_rows[paired_rows.size() / 2].first, paired_rows.front().first,
+                         Plural(static_cast<long long>(paired_rows.size()), "row"),
+                         paired_rows[paired_rows.size() / 2].first, paired_rows.front().first,
                          paired_rows.front().second, slower.empty() ? std::string("none") : fmt::format("{}", fmt::join(slower, ", ")));
     }
     out << "\n";
@@ -660,7 +709,17 @@ class RatioCollector : public benchmark::ConsoleReporter {
   struct Paired {
     double median, low, high;  // MeasurePaired's counters
   };
+  // Google Benchmark prints this warning when its library was compiled
+  // without NDEBUG (Debian's libbenchmark is); the context's podbench_build
+  // line says how podbench's own code was built.
+  static constexpr const char* kDebugLibraryNote =
+      "note: Google Benchmark's \"Library was built as DEBUG\" concerns libbenchmark itself (this one was "
+      "compiled without NDEBUG, its assertions on). Its code starts and stops the timers around each batch of "
+      "iterations and is not in the timed loop; the timed loops and the kernels are podbench's code, built as "
+      "podbench_build above says.";
+
   bool repeated_;
+  std::set<std::string> skipped_;  // benchmarks already shown as skipped
   std::map<std::string, Paired> paired_;
   std::map<std::string, double> gflops_, cpu_gflops_;
   std::map<std::string, std::string> label_;
@@ -687,6 +746,36 @@ void PrintDispatch(std::ostream& out) {
   }
 }
 
+// Sets Google Benchmark's flags that it reads only from its command line:
+// list the selected benchmarks instead of running them, and random
+// interleaving of the repetitions.
+void SetGoogleBenchmarkFlags(bool list, bool interleaved) {
+  static std::string prog = "podbench bench";  // Google Benchmark keeps argv[0] for its context
+  std::string list_flag = std::string("--benchmark_list_tests=") + (list ? "true" : "false");
+  std::string interleave_flag =
+      std::string("--benchmark_enable_random_interleaving=") + (interleaved ? "true" : "false");
+  char* argv[] = {prog.data(), list_flag.data(), interleave_flag.data(), nullptr};
+  int argc = 3;
+  benchmark::Initialize(&argc, argv);
+}
+
+// The full names (with Google Benchmark's min_time, repeats and real_time
+// parts, as the filter sees them) of the registered benchmarks `filter` selects.
+std::vector<std::string> Selected(const std::string& filter) {
+  SetGoogleBenchmarkFlags(true, false);
+  std::ostringstream names, errors;  // errors: "Failed to match any benchmarks", said better by the caller
+  benchmark::ConsoleReporter lister;
+  lister.SetOutputStream(&names);
+  lister.SetErrorStream(&errors);
+  benchmark::RunSpecifiedBenchmarks(&lister, filter);
+  std::vector<std::string> out;
+  std::istringstream lines(names.str());
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty()) out.push_back(line);
+  }
+  return out;
+}
+
 int RunBenchmarks(const BenchRequest& req, std::ostream& out, std::ostream& err) {
   try {
     std::regex check(req.filter);
@@ -694,26 +783,8 @@ int RunBenchmarks(const BenchRequest& req, std::ostream& out, std::ostream& err)
     err << "podbench bench: --filter '" << req.filter << "' is not a valid regex: " << e.what() << "\n";
     return 2;
   }
-  // This run reports its own measurements (and refreshes the cache with them).
-  dispatch::Dispatcher::Global().IgnoreCachedRankings();
   std::vector<int> thread_counts{1};
   if (HardwareThreads() > 1) thread_counts.push_back(HardwareThreads());
-  for (Isa isa : kIsas) {
-    g_peak[isa].assign(std::size_t(HardwareThreads() + 1), 0.0);
-    for (int t : thread_counts) {  // 1 first: the multi-thread peaks are retried against it
-      g_peak[isa][std::size_t(t)] = BestWhileShared(
-          [&] { return MeasurePeakGflops(isa, t); },
-          [] { std::this_thread::sleep_for(std::chrono::milliseconds(100)); }, Peak(isa, 1), t, 10);
-    }
-  }
-  if (!OpenBlasAvailable()) {
-    err << "podbench bench: OpenBLAS (" << PODBENCH_OPENBLAS_SO
-        << " or libopenblas.so.0) could not be loaded; its rows are skipped (apt-get install libopenblas0)\n";
-  }
-  if (!onednn::Available()) {
-    err << "podbench bench: oneDNN is unavailable (" << onednn::UnavailableReason()
-        << "); its rows are skipped and it takes no part in dispatch\n";
-  }
   static std::vector<Case> cases;  // registered once per process
   if (cases.empty()) {
     AddGemmCases(cases, thread_counts);
@@ -730,20 +801,45 @@ int RunBenchmarks(const BenchRequest& req, std::ostream& out, std::ostream& err)
           ->ReportAggregatesOnly(req.repetitions > 1 && !req.json);
     }
   }
-  // Google Benchmark reads random interleaving only from its command-line flag.
-  const bool interleaved = req.interleave && req.repetitions > 1;
-  {
-    std::string prog = "podbench bench";
-    std::string flag = std::string("--benchmark_enable_random_interleaving=") + (interleaved ? "true" : "false");
-    char* argv[] = {prog.data(), flag.data(), nullptr};
-    int argc = 2;
-    benchmark::Initialize(&argc, argv);
+  // Before minutes of measuring peaks: a filter that selects nothing is a mistake.
+  const std::vector<std::string> selected = Selected(req.filter);
+  if (selected.empty()) {
+    err << "podbench bench: --filter '" << req.filter << "' selects no benchmark (it is matched anywhere in the "
+        << "full names); `podbench bench --list` prints them all, `--list --filter REGEX` those a regex selects\n";
+    return 2;
   }
+  if (req.list) {
+    for (const std::string& name : selected) out << name << "\n";
+    return 0;
+  }
+  // This run reports its own measurements (and refreshes the cache with them).
+  dispatch::Dispatcher::Global().IgnoreCachedRankings();
+  for (Isa isa : kIsas) {
+    g_peak[isa].assign(std::size_t(HardwareThreads() + 1), 0.0);
+    for (int t : thread_counts) {  // 1 first: the multi-thread peaks are retried against it
+      g_peak[isa][std::size_t(t)] = BestWhileShared(
+          [&] { return MeasurePeakGflops(isa, t); },
+          [] { std::this_thread::sleep_for(std::chrono::milliseconds(100)); }, Peak(isa, 1), t, 10);
+    }
+  }
+  if (!OpenBlasAvailable()) {
+    err << "podbench bench: OpenBLAS (" << PODBENCH_OPENBLAS_SO
+        << " or libopenblas.so.0) could not be loaded; its rows are skipped (apt-get install libopenblas0)\n";
+  }
+  if (!onednn::Available()) {
+    err << "podbench bench: oneDNN is unavailable (" << onednn::UnavailableReason()
+        << "); its rows are skipped and it takes no part in dispatch\n";
+  }
+  const bool interleaved = req.interleave && req.repetitions > 1;
+  SetGoogleBenchmarkFlags(false, interleaved);
   const CpuFeatures& cpu = DetectedCpuFeatures();
   benchmark::AddCustomContext("repetition_order", interleaved ? "interleaved" : "in sequence");
   benchmark::AddCustomContext("cpu_model", cpu.model);
   benchmark::AddCustomContext("cpu_isa", cpu.flags);
   benchmark::AddCustomContext("onednn", onednn::Available() ? onednn::VersionString() : "unavailable");
+  benchmark::AddCustomContext("podbench_build", fmt::format("{} ({}; kernel sources add their ISA's flags, the "
+                                                            "packing and vector op loops -O3)",
+                                                            PODBENCH_BUILD_TYPE, PODBENCH_BUILD_FLAGS));
   if (onednn::Available()) benchmark::AddCustomContext("openmp_wait", onednn::OpenMpWaitSetting());
   for (Isa isa : kIsas) {
     for (int t : thread_counts) {
@@ -773,13 +869,14 @@ int RunBenchmarks(const BenchRequest& req, std::ostream& out, std::ostream& err)
       << "\n";
   for (Isa isa : kIsas) {
     for (int t : thread_counts) {
-      std::string note = CpuSupports(isa) ? "" : " (not on this CPU)";
+      std::string note = CpuSupports(isa) ? "" : cpu.capped ? " (above the PODBENCH_CPU_ISA cap)" : " (not on this CPU)";
       if (PeakLooksShared(Peak(isa, t), Peak(isa, 1), t)) {
         note = fmt::format(" (below {} x {} x the 1-thread peak after retries: its threads shared a core while "
                            "measured, so this ISA's {}-thread %peak reads high)",
                            kSharedPeakFraction, t, t);
       }
-      out << fmt::format("Measured peak {:<11} {} thread(s): {:8.1f} GFLOP/s{}\n", IsaName(isa), t, Peak(isa, t), note);
+      out << fmt::format("Measured peak {:<11} {:<11} {:8.1f} GFLOP/s{}\n", IsaName(isa), Plural(t, "thread") + ":",
+                         Peak(isa, t), note);
     }
   }
   benchmark::RunSpecifiedBenchmarks(&reporter, req.filter);

@@ -4,6 +4,7 @@
 // compare.py reads them. A candidate 10% slower exits 1; an equal one 0.
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -49,6 +50,17 @@ class BenchGateTest : public ::testing::Test {
     for (double t : ns) k.repetitions.push_back({t, t, 100});
     k.median_ns = ns[ns.size() / 2];
     ASSERT_TRUE((*store)->AddKernelBench(k).ok());
+  }
+  // The benchmarks stored under `label` in `db`, a file in the test's folder.
+  std::vector<results::KernelBenchRecord> Stored(const std::string& db, const std::string& label) {
+    auto store = results::ResultsStore::Open(dir_ / db);
+    EXPECT_TRUE(store.ok()) << store.status().ToString();
+    if (!store.ok()) return {};
+    results::RunFilter f;
+    f.label = label;
+    auto benches = (*store)->KernelBenches(f);
+    EXPECT_TRUE(benches.ok()) << benches.status().ToString();
+    return benches.ok() ? std::move(benches).value() : std::vector<results::KernelBenchRecord>{};
   }
   // A Google Benchmark JSON report with every repetition and the aggregates.
   void WriteJson(const std::string& file, const std::vector<std::pair<std::string, double>>& benches) {
@@ -146,6 +158,91 @@ TEST_F(BenchGateTest, GoogleBenchmarkJsonFilesAsComparePyReadsThem) {
   EXPECT_THAT(out, HasSubstr("bad.json: not a Google Benchmark JSON report"));
 }
 
+// `n` values around `ns`, spread +-2% by a fixed pseudo-random sequence.
+std::vector<double> Noisy(int n, double ns, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i) v.push_back(ns * (1 + 0.02 * (2.0 * double(gen()) / double(gen.max()) - 1)));
+  return v;
+}
+
+// The user's report: two sets of 3 repetitions, one row over the threshold.
+// With 3 a side the U test cannot reach 0.05, so the verdict says "not
+// tested", never "significant"; it fails the gate unless --untested pass.
+// 5 and 10 a side are tested: the same distribution passes, 20% slower is a
+// significant regression.
+TEST_F(BenchGateTest, VerdictFollowsTheEvidenceAtThreeFiveAndTenASide) {
+  for (int n : {3, 5, 10}) {
+    const std::string base = "base" + std::to_string(n), same = "same" + std::to_string(n),
+                      slow = "slow" + std::to_string(n);
+    Store(base, kGemm, Noisy(n, 1e6, 1));
+    Store(same, kGemm, Noisy(n, 1e6, 2));
+    Store(slow, kGemm, Noisy(n, 1.2e6, 2));
+  }
+  int rc = 0;
+  std::string out = Run("compare base3 slow3 --db g.db", &rc);
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_THAT(out, ::testing::ContainsRegex(std::string(kGemm) + " +3 +3 .* - +over threshold, not tested \\(3 runs "
+                                                                   "a side; the U test needs 4 a side at alpha 0.05\\)"));
+  EXPECT_THAT(out, HasSubstr("FAIL: over threshold, not tested (3 runs a side; the U test needs 4 a side at alpha "
+                             "0.05; threshold 5% worse)\n"));
+  EXPECT_THAT(out, ::testing::Not(HasSubstr("significant")));
+  out = Run("compare base3 slow3 --db g.db --untested pass", &rc);
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_THAT(out, HasSubstr("PASS (threshold 5% worse, alpha 0.05); 1 row over threshold, not tested, passes under "
+                             "--untested pass (3 runs a side; the U test needs 4 a side at alpha 0.05)\n"));
+  out = Run("compare base3 same3 --db g.db", &rc);
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_THAT(out, HasSubstr("within threshold, not tested"));
+  EXPECT_THAT(out, HasSubstr("PASS (threshold 5% worse, alpha 0.05)\n"));
+  for (const char* n : {"5", "10"}) {
+    out = Run(std::string("compare base") + n + " same" + n + " --db g.db", &rc);
+    EXPECT_EQ(rc, 0) << out;
+    EXPECT_THAT(out, ::testing::ContainsRegex(std::string(kGemm) + " +" + n + " +" + n + " .* 0\\.[0-9]{4}  ok\n"));
+    out = Run(std::string("compare base") + n + " slow" + n + " --db g.db", &rc);
+    EXPECT_EQ(rc, 1) << out;
+    EXPECT_THAT(out, ::testing::ContainsRegex(std::string(kGemm) + " +" + n + " +" + n + " .* 0\\.[0-9]{4}  REGRESSION\n"));
+    EXPECT_THAT(out, HasSubstr("FAIL: significant regression (threshold 5% worse, alpha 0.05)\n"));
+  }
+  // One JSON document with the row's tested flag, p and verdict, and the gate's.
+  const auto untested = nlohmann::json::parse(Run("compare base3 slow3 --db g.db --format json", &rc));
+  EXPECT_EQ(rc, 1);
+  EXPECT_EQ(untested["verdict"], "FAIL: over threshold, not tested");
+  EXPECT_EQ(untested["pass"], false);
+  EXPECT_EQ(untested["regression"], false);
+  EXPECT_EQ(untested["untested"], "fail");
+  EXPECT_EQ(untested["min_runs_per_side"], 4);
+  EXPECT_EQ(untested["benchmarks"][0]["tested"], false);
+  EXPECT_TRUE(untested["benchmarks"][0]["p_value"].is_null());
+  EXPECT_EQ(untested["benchmarks"][0]["verdict"], "over threshold, not tested");
+  EXPECT_EQ(untested["benchmarks"][0]["fails_gate"], true);
+  const auto tested = nlohmann::json::parse(Run("compare base10 slow10 --db g.db --format json", &rc));
+  EXPECT_EQ(rc, 1);
+  EXPECT_EQ(tested["verdict"], "FAIL: significant regression");
+  EXPECT_EQ(tested["benchmarks"][0]["tested"], true);
+  EXPECT_LT(tested["benchmarks"][0]["p_value"].get<double>(), 0.001);
+  EXPECT_EQ(tested["benchmarks"][0]["verdict"], "REGRESSION");
+  // CSV says the same per row.
+  out = Run("compare base3 slow3 --db g.db --format csv", &rc);
+  EXPECT_EQ(rc, 1);
+  EXPECT_THAT(out, HasSubstr(",tested,verdict,fails_gate,note\n"));
+  // significant, regression, tested, verdict (quoted: it holds a comma), fails_gate, note.
+  EXPECT_THAT(out, HasSubstr(",0,0,0,\"over threshold, not tested\",1,3 runs a side; the U test needs 4 a side at "
+                             "alpha 0.05\n"));
+}
+
+TEST_F(BenchGateTest, AlphaMustBeBetweenZeroAndOne) {
+  Store("a", kGemm, Reps(1e6));
+  Store("b", kGemm, Reps(1e6));
+  int rc = 0;
+  std::string out = Run("compare a b --db g.db --alpha 0", &rc);
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_THAT(out, HasSubstr("--alpha 0: the significance level must be above 0 and below 1"));
+  out = Run("compare a b --db g.db --untested maybe", &rc);
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_THAT(out, HasSubstr("--untested"));
+}
+
 #if PODBENCH_HAVE_BENCHMARKS
 TEST_F(BenchGateTest, BenchKeepsEveryRepetitionUnderItsLabel) {
   const std::string filter = "'gemm_f32/m512n512k512/podbench:f32_gemm__avx2_fma_6x16/threads:1'";
@@ -153,18 +250,17 @@ TEST_F(BenchGateTest, BenchKeepsEveryRepetitionUnderItsLabel) {
   std::string out = Run("bench --min-time 0.01 --repetitions 3 --label base --db k.db --filter " + filter, &rc);
   ASSERT_EQ(rc, 0) << out;
   EXPECT_THAT(out, HasSubstr("(median of 3)"));
-  auto store = results::ResultsStore::Open(dir_ / "k.db");
-  ASSERT_TRUE(store.ok());
-  results::RunFilter f;
-  f.label = "base";
-  auto benches = (*store)->KernelBenches(f);
-  ASSERT_TRUE(benches.ok());
-  ASSERT_EQ(benches->size(), 1u);
+  // Fewer than the U test needs: said, and saved all the same.
+  EXPECT_THAT(out, HasSubstr("--repetitions 3 under --label base: `podbench compare` needs 4 a side for its U test "
+                             "at alpha 0.05"));
+  EXPECT_THAT(out, HasSubstr("saved 1 result to k.db under label base"));
+  const auto benches = Stored("k.db", "base");
+  ASSERT_EQ(benches.size(), 1u);
   // The name without how it was measured (min_time, repeats): sets measured
   // with other settings still match.
-  EXPECT_EQ((*benches)[0].name, "gemm_f32/m512n512k512/podbench:f32_gemm__avx2_fma_6x16/threads:1/real_time");
-  EXPECT_EQ((*benches)[0].repetitions.size(), 3u);
-  for (const auto& r : (*benches)[0].repetitions) EXPECT_GT(r.real_time_ns, 0);
+  EXPECT_EQ(benches[0].name, "gemm_f32/m512n512k512/podbench:f32_gemm__avx2_fma_6x16/threads:1/real_time");
+  EXPECT_EQ(benches[0].repetitions.size(), 3u);
+  for (const auto& r : benches[0].repetitions) EXPECT_GT(r.real_time_ns, 0);
   out = Run("bench --min-time 0.02 --repetitions 4 --label cand --db k.db --filter " + filter, &rc);
   ASSERT_EQ(rc, 0) << out;
   // Timings decide nothing here: any difference is within 1000%.
@@ -174,6 +270,21 @@ TEST_F(BenchGateTest, BenchKeepsEveryRepetitionUnderItsLabel) {
   out = Run("bench --label x --filter " + filter, &rc);
   EXPECT_EQ(rc, 2);
   EXPECT_THAT(out, HasSubstr("give --db too"));
+}
+
+TEST_F(BenchGateTest, LabelWithoutRepetitionsRepeatsEnoughForTheTest) {
+  int rc = 0;
+  std::string out = Run("bench --min-time 0.001 --label l --db k.db --filter 'relu/.*/podbench:relu/'", &rc);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_THAT(out, HasSubstr("(median of 10)"));
+  EXPECT_THAT(out, ::testing::Not(HasSubstr("needs 4 a side")));
+  const auto benches = Stored("k.db", "l");
+  ASSERT_EQ(benches.size(), 1u);
+  EXPECT_EQ(benches[0].repetitions.size(), 10u);
+  // Without --label, one repetition as before.
+  out = Run("bench --min-time 0.001 --db k.db --filter 'relu/.*/podbench:relu/'", &rc);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_THAT(out, HasSubstr("(median of 1)"));
 }
 #endif
 

@@ -62,7 +62,7 @@ TEST(BenchCliTest, TextEndsWithRatioTable) {
   const int rc = RunCommand(PodbenchBinary().string() + " bench --min-time 0.01 --filter " + kFilter, &out);
   ASSERT_EQ(rc, 0) << out;
   EXPECT_THAT(out, HasSubstr("CPU: "));
-  EXPECT_THAT(out, ::testing::ContainsRegex("Measured peak avx2_fma +1 thread\\(s\\): +[0-9.]+ GFLOP/s"));
+  EXPECT_THAT(out, ::testing::ContainsRegex("Measured peak avx2_fma +1 thread: +[0-9.]+ GFLOP/s"));
   EXPECT_THAT(out, HasSubstr("Ratio to peers"));
   EXPECT_THAT(out, ::testing::ContainsRegex("gemm_f32/m512n512k512/f32_gemm__avx2_fma_6x16/threads:1 +[0-9.]+ "
                                            "openblas:sgemm +[0-9.]+ +[0-9.]+"));
@@ -95,7 +95,7 @@ TEST(BenchCliTest, PairedRowFillsTheTargetsTableAndItsSummary) {
   // ...and the targets table shows them as "median (q1-q3)" beside the fp32 row's figure.
   EXPECT_THAT(out, ::testing::ContainsRegex("gemm_bf16/m512n512k512 +1 +[0-9.]+ bf16_gemm__.* [0-9]+\\.[0-9]{2} "
                                            "\\([0-9]+\\.[0-9]{2}-[0-9]+\\.[0-9]{2}\\)"));
-  EXPECT_THAT(out, ::testing::ContainsRegex("Targets met: [01] of 1 rows .*bf16 against fp32, paired, 1 rows: median "
+  EXPECT_THAT(out, ::testing::ContainsRegex("Targets met: [01] of 1 row .*bf16 against fp32, paired, 1 row: median "
                                            "[0-9.]+, lowest [0-9.]+ \\(gemm_bf16/m512n512k512 1t\\)"));
   // The row paired against oneDNN fills the column after the separate rows'
   // ratio (then the cpu ratio), and the summary counts it.
@@ -103,7 +103,7 @@ TEST(BenchCliTest, PairedRowFillsTheTargetsTableAndItsSummary) {
                                            "[0-9.]+ +[0-9.]+"));
   EXPECT_THAT(out, ::testing::ContainsRegex("gemm_bf16/m512n512k512 +1 .* [0-9]+\\.[0-9]{2} +[0-9]+\\.[0-9]{2} "
                                            "\\([0-9]+\\.[0-9]{2}-[0-9]+\\.[0-9]{2}\\) +[0-9]+\\.[0-9]{2} "));
-  EXPECT_THAT(out, ::testing::ContainsRegex("Paired against oneDNN: [01] of 1 rows at >= 0.9x \\(median of the "
+  EXPECT_THAT(out, ::testing::ContainsRegex("Paired against oneDNN: [01] of 1 row at >= 0.9x \\(median of the "
                                            "pairs\\), lowest [0-9.]+ \\(gemm_bf16/m512n512k512 1t\\)"));
 }
 
@@ -152,6 +152,86 @@ TEST(BenchCliTest, BadRegexIsAUsageError) {
   std::string out;
   EXPECT_EQ(RunCommand(PodbenchBinary().string() + " bench --filter '('", &out), 2);
   EXPECT_THAT(out, HasSubstr("not a valid regex"));
+}
+
+TEST(BenchCliTest, FilterThatSelectsNothingIsAUsageErrorSayingHowToList) {
+  std::string out;
+  EXPECT_EQ(RunCommand(PodbenchBinary().string() + " bench --filter nothingmatches", &out), 2);
+  EXPECT_THAT(out, HasSubstr("podbench bench: --filter 'nothingmatches' selects no benchmark"));
+  EXPECT_THAT(out, HasSubstr("`podbench bench --list` prints them all"));
+  EXPECT_THAT(out, ::testing::Not(HasSubstr("Measured peak")));  // refused before measuring anything
+}
+
+TEST(BenchCliTest, ListPrintsTheNamesTheFilterSeesAndMeasuresNothing) {
+  std::string out;
+  ASSERT_EQ(RunCommand("(" + PodbenchBinary().string() + " bench --list --filter 'gemm_f32/m512n512k512/' 2>&1)", &out),
+            0)
+      << out;
+  EXPECT_THAT(out, HasSubstr("gemm_f32/m512n512k512/podbench:f32_gemm__avx2_fma_6x16/threads:1/min_time:0.200/"
+                             "repeats:1/real_time\n"));
+  EXPECT_THAT(out, HasSubstr("gemm_f32/m512n512k512/openblas:sgemm/threads:1/"));
+  EXPECT_THAT(out, ::testing::Not(HasSubstr("Measured peak")));
+  EXPECT_THAT(out, ::testing::Not(HasSubstr("conv_")));
+}
+
+// Under a PODBENCH_CPU_ISA cap, the variants above it are shown once each as
+// skipped, with what they need, not as Google Benchmark's "ERROR OCCURRED"
+// once per repetition; and Google Benchmark's DEBUG-library warning is
+// replaced by a note on what it concerns.
+TEST(BenchCliTest, VariantsAboveTheIsaCapAreSkippedNotErrors) {
+  std::string out;
+  const int rc = RunCommand("PODBENCH_CPU_ISA=avx2_fma " + PodbenchBinary().string() +
+                                " bench --min-time 0.01 --repetitions 2 --filter "
+                                "'gemm_bf16/m512n512k512/podbench:bf16_gemm__(avx2|avx512).*/threads:1/' 2>&1",
+                            &out);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_THAT(out, ::testing::Not(HasSubstr("ERROR OCCURRED")));
+  const std::string skip = "podbench:bf16_gemm__avx512bf16_14x32/threads:1/min_time:0.010/repeats:2/real_time "
+                           "+skipped: needs avx512bf16 \\(PODBENCH_CPU_ISA caps this run at avx2_fma\\)\n";
+  EXPECT_THAT(out, ::testing::ContainsRegex(skip));
+  EXPECT_THAT(out, ::testing::ContainsRegex("podbench:bf16_gemm__avx512f_14x32/threads:1/.* +skipped: needs avx512f "));
+  size_t count = 0;
+  for (size_t at = out.find("skipped: needs avx512bf16"); at != std::string::npos;
+       at = out.find("skipped: needs avx512bf16", at + 1)) {
+    ++count;
+  }
+  EXPECT_EQ(count, 1u) << "once, not once per repetition";
+  EXPECT_THAT(out, ::testing::ContainsRegex("podbench:bf16_gemm__avx2_fma_6x16/threads:1/.*_median +[0-9.]+ ms"));
+  EXPECT_THAT(out, HasSubstr("Measured peak avx512f     1 thread:        0.0 GFLOP/s (above the PODBENCH_CPU_ISA cap)"));
+  EXPECT_THAT(out, ::testing::Not(HasSubstr("***WARNING*** Library was built as DEBUG")));
+  EXPECT_THAT(out, ::testing::ContainsRegex("podbench_build: [A-Za-z]+ \\("));
+  EXPECT_THAT(out, ::testing::ContainsRegex("Running podbench bench\n"));
+}
+
+// Google Benchmark warns "Library was built as DEBUG" when libbenchmark was
+// compiled without NDEBUG (its JSON context then says library_build_type
+// "debug"); podbench's text says instead what that does and does not concern.
+TEST(BenchCliTest, DebugLibraryWarningIsExplained) {
+  const std::string cmd = PodbenchBinary().string() + " bench --min-time 0.001 --filter 'relu/.*/podbench:relu/' ";
+  std::string json, text;
+  ASSERT_EQ(RunCommand("(" + cmd + "--format json 2>/dev/null)", &json), 0) << json;
+  ASSERT_EQ(RunCommand(cmd + "2>&1", &text), 0) << text;
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("***WARNING*** Library was built as DEBUG")));
+  const bool debug_library = nlohmann::json::parse(json)["context"]["library_build_type"] == "debug";
+  if (debug_library) {
+    EXPECT_THAT(text, HasSubstr("note: Google Benchmark's \"Library was built as DEBUG\" concerns libbenchmark itself"));
+  } else {
+    EXPECT_THAT(text, ::testing::Not(HasSubstr("Library was built as DEBUG")));
+  }
+  EXPECT_THAT(text, ::testing::ContainsRegex("podbench_build: [A-Za-z]+ \\("));
+}
+
+TEST(BenchCliTest, DbListsTheSkippedBesideTheSaved) {
+  TempDir dir;
+  std::string out;
+  const std::string db = (dir / "k.db").string();
+  const int rc = RunCommand("PODBENCH_CPU_ISA=scalar " + PodbenchBinary().string() + " bench --min-time 0.01 --db " + db +
+                                " --filter 'gemm_f32/m512n512k512/podbench:f32_gemm__(scalar|avx2).*/threads:1/' 2>&1",
+                            &out);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_THAT(out, HasSubstr("gemm_f32/m512n512k512/podbench:f32_gemm__avx2_fma_6x16/threads:1/real_time  skipped: "
+                             "needs avx2_fma (PODBENCH_CPU_ISA caps this run at scalar)\n"));
+  EXPECT_THAT(out, HasSubstr("saved 1 result to " + db + "\n"));
 }
 #else
 TEST(BenchCliTest, BuildWithoutBenchmarksSaysSo) {

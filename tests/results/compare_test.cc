@@ -2,10 +2,14 @@
 // and the regression verdict of Compare.
 #include "results/compare.h"
 
+#include <random>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "results/bench_samples.h"
+#include "results/export.h"
 #include "results/run_set.h"
 #include "results/utest.h"
 
@@ -71,6 +75,43 @@ TEST(UTestTest, MinimumExactPValue) {
   EXPECT_NEAR(MinimumExactPValue(4, 4), 2.0 / 70, 1e-12);
 }
 
+TEST(UTestTest, MinimumPValueIsWhatTheTestGivesSeparatedSamples) {
+  // Fully separated, untied samples give the most extreme U; MannWhitneyU
+  // then returns exactly the smallest p it can, by whichever method it uses.
+  for (int n1 : {1, 2, 3, 4, 5, 8, 9, 10, 20}) {
+    for (int n2 : {1, 3, 4, 8, 9, 12}) {
+      std::vector<double> x, y;
+      for (int i = 0; i < n1; ++i) x.push_back(100 + i);
+      for (int i = 0; i < n2; ++i) y.push_back(i);
+      EXPECT_NEAR(MannWhitneyU(x, y).p_value, MinimumPValue(n1, n2), 1e-12) << n1 << " vs " << n2;
+    }
+  }
+  EXPECT_NEAR(MinimumPValue(9, 9), 4.12295e-4, 1e-8);  // the normal approximation
+}
+
+TEST(UTestTest, FewestRunsForTheTestToReachAlpha) {
+  // 3 a side give at best 0.1, 4 a side 0.029 (exact test).
+  EXPECT_EQ(MinimumRunsPerSide(0.05), 4);
+  EXPECT_EQ(MinimumRunsPerSide(0.1), 4);     // 3 a side gives exactly 0.1, not below
+  EXPECT_EQ(MinimumRunsPerSide(0.101), 3);
+  EXPECT_EQ(MinimumRunsPerSide(0.01), 5);    // 2/252 = 0.0079
+  // Unequal sizes at 0.05: 2 / C(n1+n2, n1) < 0.05 needs C > 40.
+  EXPECT_EQ(MinimumOtherSide(1, 0.05), 40);  // 2/41
+  EXPECT_EQ(MinimumOtherSide(2, 0.05), 8);   // 2/45
+  EXPECT_EQ(MinimumOtherSide(3, 0.05), 5);   // 2/56; 3 against 4 gives 2/35 = 0.057
+  EXPECT_EQ(MinimumOtherSide(4, 0.05), 4);
+  EXPECT_EQ(MinimumOtherSide(10, 0.05), 2);  // 2/11 = 0.18 against 1, 2/66 against 2
+}
+
+TEST(UTestTest, FewestRunsSkipTheStepWhereTheMethodChanges) {
+  // 8 a side (exact) reach 1.55e-4, 9 a side (normal approximation) only
+  // 4.12e-4, 10 a side 1.8e-4: at 3e-4 the test needs 10, not 8.
+  ASSERT_LT(MinimumPValue(8, 8), 3e-4);
+  ASSERT_GE(MinimumPValue(9, 9), 3e-4);
+  ASSERT_LT(MinimumPValue(10, 10), 3e-4);
+  EXPECT_EQ(MinimumRunsPerSide(3e-4), 10);
+}
+
 TEST(RunSetTest, ParsesIdsRangesLabelsAndGit) {
   auto f = ParseRunSet("1,3-5,9");
   ASSERT_TRUE(f.ok());
@@ -112,7 +153,7 @@ TEST(CompareTest, SignificantSlowdownBeyondThresholdIsARegression) {
   EXPECT_NEAR(ttt.worse_pct, 20.0, 1e-9);
   ASSERT_TRUE(ttt.utest.has_value());
   EXPECT_TRUE(ttt.significant);
-  EXPECT_TRUE(ttt.regression);
+  EXPECT_EQ(ttt.verdict, RowVerdict::kRegression);
   EXPECT_TRUE(c->regression());
 }
 
@@ -130,7 +171,9 @@ TEST(CompareTest, NoisyOverlapIsNotSignificant) {
   ASSERT_TRUE(c.ok());
   EXPECT_GT(c->metrics[0].worse_pct, 5);
   EXPECT_FALSE(c->metrics[0].significant);
+  EXPECT_EQ(c->metrics[0].verdict, RowVerdict::kOk);  // tested: 5 a side
   EXPECT_FALSE(c->regression());
+  EXPECT_TRUE(c->pass());
 }
 
 TEST(CompareTest, HigherIsBetterMetricsRegressWhenTheyDrop) {
@@ -142,12 +185,56 @@ TEST(CompareTest, HigherIsBetterMetricsRegressWhenTheyDrop) {
   EXPECT_TRUE(c->regression());
 }
 
-TEST(CompareTest, TooFewRepetitionsFallBackToTheThreshold) {
-  auto c = Compare(Runs({100, 100}), Runs({150, 150}), {});
+TEST(CompareTest, TooFewRunsAreOverThresholdNotTestedNeverSignificant) {
+  CompareOptions o;
+  o.metrics = {"time_to_train"};
+  auto c = Compare(Runs({100, 100}), Runs({150, 150}), o);
   ASSERT_TRUE(c.ok());
-  EXPECT_FALSE(c->metrics[0].utest.has_value());
-  EXPECT_THAT(c->metrics[0].note, HasSubstr("too few repetitions"));
-  EXPECT_TRUE(c->regression());
+  const MetricComparison& m = c->metrics[0];
+  EXPECT_FALSE(m.tested());
+  EXPECT_FALSE(m.significant);
+  EXPECT_EQ(m.verdict, RowVerdict::kOverThresholdUntested);
+  EXPECT_STREQ(RowVerdictText(m.verdict), "over threshold, not tested");
+  EXPECT_EQ(m.note, "2 runs a side; the U test needs 4 a side at alpha 0.05");
+  EXPECT_TRUE(m.fails_gate);
+  EXPECT_FALSE(c->regression());
+  EXPECT_EQ(c->verdict(), GateVerdict::kFailUntested);
+  EXPECT_EQ(GateSummary(*c, o),
+            "FAIL: over threshold, not tested (2 runs a side; the U test needs 4 a side at alpha 0.05; "
+            "threshold 5% worse)");
+  // --untested pass: the same row, and the gate passes, saying so.
+  o.untested = UntestedPolicy::kPass;
+  c = Compare(Runs({100, 100}), Runs({150, 150}), o);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->metrics[0].verdict, RowVerdict::kOverThresholdUntested);
+  EXPECT_FALSE(c->metrics[0].fails_gate);
+  EXPECT_TRUE(c->pass());
+  EXPECT_EQ(GateSummary(*c, o),
+            "PASS (threshold 5% worse, alpha 0.05); 1 row over threshold, not tested, passes under "
+            "--untested pass (2 runs a side; the U test needs 4 a side at alpha 0.05)");
+}
+
+TEST(CompareTest, UnequalSizesSayWhatTheOtherSideNeeds) {
+  EXPECT_EQ(UntestedReason(3, 2, 0.05), "3 against 2 runs; the U test needs 4 a side at alpha 0.05, or 8 against 2");
+  EXPECT_EQ(UntestedReason(1, 1, 0.05), "1 run a side; the U test needs 4 a side at alpha 0.05");
+  // 3 against 5 is enough at 0.05: tested.
+  CompareOptions o;
+  o.metrics = {"time_to_train"};
+  auto c = Compare(Runs({100, 101, 99}), Runs({120, 121, 119, 122, 120}), o);
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE(c->metrics[0].tested());
+  EXPECT_EQ(c->metrics[0].verdict, RowVerdict::kRegression);
+  EXPECT_EQ(c->verdict(), GateVerdict::kFailSignificant);
+}
+
+TEST(CompareTest, AlphaOutsideZeroToOneIsRefused) {
+  for (double alpha : {0.0, 1.0, -0.1}) {
+    CompareOptions o;
+    o.alpha = alpha;
+    auto c = Compare(Runs({1, 2, 3, 4}), Runs({1, 2, 3, 4}), o);
+    ASSERT_FALSE(c.ok()) << alpha;
+    EXPECT_THAT(c.status().message(), HasSubstr("--alpha")) << alpha;
+  }
 }
 
 TEST(CompareTest, UnfinishedAndAbortedRunsDoNotCountForTimeToTrain) {
@@ -170,6 +257,90 @@ TEST(CompareTest, UnknownMetricIsRefused) {
   EXPECT_THAT(c.status().message(), HasSubstr("unknown metric 'latency'"));
 }
 
+// ---------------------------------------------------------------- the gate's verdict
+
+// `n` values around `center`, spread +-2% by a fixed pseudo-random sequence
+// (std::mt19937's output is the same on every platform).
+std::vector<double> Noisy(int n, double center, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i) v.push_back(center * (1 + 0.02 * (2.0 * double(gen()) / double(gen.max()) - 1)));
+  return v;
+}
+
+struct GateCase {
+  int n;             // runs a side
+  bool shifted;      // the candidate 20% slower, else the same distribution
+  RowVerdict row;
+  bool tested;
+  GateVerdict gate;
+};
+
+class GateTest : public ::testing::TestWithParam<GateCase> {};
+
+// 3 against 3 cannot be tested at 0.05: a 20% slowdown is "over threshold,
+// not tested" (failing the gate by default), never "significant"; 5 and 10 a
+// side are tested, and the slowdown is a REGRESSION.
+TEST_P(GateTest, VerdictFollowsTheEvidence) {
+  const GateCase& g = GetParam();
+  BenchSamples base{"BM_k", {}, false}, cand{"BM_k", {}, false};
+  for (double t : Noisy(g.n, 1000, 1)) base.repetitions.push_back({t, std::nullopt, 100});
+  for (double t : Noisy(g.n, g.shifted ? 1200 : 1000, 2)) cand.repetitions.push_back({t, std::nullopt, 100});
+  auto c = CompareBenchmarks({base}, {cand}, {});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  const MetricComparison& m = c->benchmarks[0];
+  EXPECT_EQ(m.verdict, g.row) << RowVerdictText(m.verdict) << " (" << m.note << ")";
+  EXPECT_EQ(m.tested(), g.tested);
+  EXPECT_EQ(m.utest.has_value(), g.tested);
+  if (!g.tested) {
+    EXPECT_FALSE(m.significant);
+  }
+  if (g.shifted) {
+    EXPECT_NEAR(m.worse_pct, 20, 4);
+  }
+  EXPECT_EQ(c->verdict(), g.gate);
+  EXPECT_EQ(c->pass(), g.gate == GateVerdict::kPass);
+  const std::string summary = GateSummary(*c, {});
+  EXPECT_THAT(summary, ::testing::StartsWith(GateVerdictText(g.gate)));
+  if (!g.tested) {
+    EXPECT_THAT(summary, ::testing::Not(HasSubstr("significant")));
+  }
+  // The JSON document carries the same.
+  const nlohmann::json j = ComparisonToJson(*c, {});
+  EXPECT_EQ(j["verdict"], GateVerdictText(g.gate));
+  EXPECT_EQ(j["pass"], g.gate == GateVerdict::kPass);
+  EXPECT_EQ(j["benchmarks"][0]["tested"], g.tested);
+  EXPECT_EQ(j["benchmarks"][0]["verdict"], RowVerdictText(g.row));
+  EXPECT_EQ(j["benchmarks"][0]["p_value"].is_null(), !g.tested);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    ThreeFiveTen, GateTest,
+    ::testing::Values(GateCase{3, false, RowVerdict::kWithinThresholdUntested, false, GateVerdict::kPass},
+                      GateCase{3, true, RowVerdict::kOverThresholdUntested, false, GateVerdict::kFailUntested},
+                      GateCase{5, false, RowVerdict::kOk, true, GateVerdict::kPass},
+                      GateCase{5, true, RowVerdict::kRegression, true, GateVerdict::kFailSignificant},
+                      GateCase{10, false, RowVerdict::kOk, true, GateVerdict::kPass},
+                      GateCase{10, true, RowVerdict::kRegression, true, GateVerdict::kFailSignificant}),
+    [](const ::testing::TestParamInfo<GateCase>& param) {
+      return std::to_string(param.param.n) + "a_side_" + (param.param.shifted ? "20pct_slower" : "same");
+    });
+
+TEST(GateSummaryTest, RegressionAndUntestedRowsAreBothNamed) {
+  BenchSamples a{"BM_a", {}, false}, a2{"BM_a", {}, false}, b{"BM_b", {}, false}, b2{"BM_b", {}, false};
+  for (double t : Noisy(5, 1000, 1)) a.repetitions.push_back({t, std::nullopt, 1});
+  for (double t : Noisy(5, 1200, 2)) a2.repetitions.push_back({t, std::nullopt, 1});
+  for (double t : Noisy(3, 1000, 3)) b.repetitions.push_back({t, std::nullopt, 1});
+  for (double t : Noisy(3, 1200, 4)) b2.repetitions.push_back({t, std::nullopt, 1});
+  auto c = CompareBenchmarks({a, b}, {a2, b2}, {});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->verdict(), GateVerdict::kFailSignificant);
+  EXPECT_EQ(c->untested_over_threshold(), 1);
+  EXPECT_EQ(GateSummary(*c, {}),
+            "FAIL: significant regression (threshold 5% worse, alpha 0.05); also 1 row over threshold, not "
+            "tested (3 runs a side; the U test needs 4 a side at alpha 0.05)");
+}
+
 // ---------------------------------------------------------------- benchmark sets
 
 // Ten repetitions around `ns` with a +-1% spread, as real measurements have.
@@ -189,8 +360,8 @@ TEST(CompareBenchmarksTest, TenPercentSlowerRepetitionsRegress) {
   EXPECT_NEAR(c->benchmarks[0].worse_pct, 10, 1e-6);
   ASSERT_TRUE(c->benchmarks[0].utest.has_value());
   EXPECT_LT(c->benchmarks[0].utest->p_value, 0.001);
-  EXPECT_TRUE(c->benchmarks[0].regression);
-  EXPECT_FALSE(c->benchmarks[1].regression);
+  EXPECT_EQ(c->benchmarks[0].verdict, RowVerdict::kRegression);
+  EXPECT_EQ(c->benchmarks[1].verdict, RowVerdict::kOk);
   EXPECT_TRUE(c->regression());
 }
 
