@@ -31,12 +31,16 @@ double Significant(double v) {
   return std::round(v * scale) / scale;
 }
 
-std::vector<double> Values(const std::vector<RunRecord>& runs, const MetricDef& m) {
+// The metric's values of `runs`, and in `ids` the run each came from.
+std::vector<double> Values(const std::vector<RunRecord>& runs, const MetricDef& m, std::vector<int64_t>* ids) {
   std::vector<double> out;
   for (const RunRecord& r : runs) {
     if (!r.complete || r.status == "noncompliant") continue;  // recorded, never scored
     if (m.success_only && r.status != "success") continue;
-    if (auto v = m.get(r); v && std::isfinite(*v)) out.push_back(Significant(*v));
+    if (auto v = m.get(r); v && std::isfinite(*v)) {
+      out.push_back(Significant(*v));
+      ids->push_back(r.id);
+    }
   }
   return out;
 }
@@ -217,7 +221,11 @@ Result<Comparison> Compare(const std::vector<RunRecord>& base, const std::vector
   Comparison out;
   for (const std::string& name : options.metrics) {
     PODBENCH_ASSIGN_OR_RETURN(MetricDef def, FindMetric(name));
-    out.metrics.push_back(CompareSamples(def, Values(base, def), Values(cand, def), options));
+    std::vector<int64_t> base_ids, cand_ids;
+    std::vector<double> b = Values(base, def, &base_ids), c = Values(cand, def, &cand_ids);
+    out.metrics.push_back(CompareSamples(def, std::move(b), std::move(c), options));
+    out.metrics.back().base_run_ids = std::move(base_ids);
+    out.metrics.back().cand_run_ids = std::move(cand_ids);
   }
   return out;
 }

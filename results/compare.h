@@ -71,6 +71,9 @@ const char* RowVerdictText(RowVerdict v);
 struct MetricComparison {
   MetricDef metric;
   std::vector<double> base, cand;
+  // For run sets, the run each value of `base` / `cand` came from (parallel
+  // to them); empty for benchmark sets.
+  std::vector<int64_t> base_run_ids, cand_run_ids;
   double base_median = 0, cand_median = 0;
   // Positive = the candidate is worse, in percent of the baseline median.
   double worse_pct = 0;

@@ -224,6 +224,10 @@ nlohmann::json RowToJson(const MetricComparison& m) {
   e["lower_is_better"] = m.metric.lower_is_better;
   e["base"] = m.base;
   e["cand"] = m.cand;
+  if (!m.base_run_ids.empty() || !m.cand_run_ids.empty()) {
+    e["base_run_ids"] = m.base_run_ids;
+    e["cand_run_ids"] = m.cand_run_ids;
+  }
   e["base_median"] = m.base.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.base_median);
   e["cand_median"] = m.cand.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.cand_median);
   e["worse_pct"] = m.base.empty() || m.cand.empty() ? nlohmann::json(nullptr)

@@ -104,6 +104,8 @@ TEST_F(RunE2eTest, RunStoreShowScalingCompare) {
   EXPECT_EQ(cj["regression"], false);
   EXPECT_EQ(cj["metrics"][0]["metric"], "time_to_train");
   EXPECT_LT(cj["metrics"][0]["p_value"].get<double>(), 0.05);
+  EXPECT_EQ(cj["metrics"][0]["base_run_ids"], nlohmann::json({1, 2, 3, 4, 5}));  // the runs behind each value
+  EXPECT_EQ(cj["metrics"][0]["cand_run_ids"].size(), cj["metrics"][0]["cand"].size());
 
   // Projected runs on two slices make a scaling table.
   Json("run toy --mode projected --slice tpu-v3-32 --set global_batch_size=256 --runs 3 --seed 1 "
