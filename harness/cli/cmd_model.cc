@@ -36,6 +36,11 @@ struct ModelOptions {
 
 std::string Us(double s) { return fmt::format("{:.1f}", s * 1e6); }
 
+// Where an op runs on its replica: "split" over the cores, or "coreN".
+std::string Place(const projection::OpRow& r) {
+  return r.placement == projection::Placement::kSplit ? "split" : "core" + std::to_string(r.pinned_core);
+}
+
 nlohmann::json StepJson(const projection::StepProjection& s, bool train) {
   nlohmann::json j;
   j["step_s"] = s.step_s();
@@ -48,7 +53,7 @@ nlohmann::json StepJson(const projection::StepProjection& s, bool train) {
     nlohmann::json o = {{"name", r.name},
                         {"kind", projection::OpKindName(r.kind)},
                         {"shape", r.shape},
-                        {"placement", r.placement == projection::Placement::kSplit ? "split" : "core0"},
+                        {"placement", Place(r)},
                         {"fused", r.fused},
                         {"params", r.params},
                         {"flops", r.flops},
@@ -69,7 +74,7 @@ void WriteOps(std::ostream& o, const projection::StepProjection& s, bool train) 
     o << fmt::format("{:<30} {:<14} {:<34} {:>10} {:>9.3f} {:>9} {:>9} {:>8} {:>6} {:>5}\n", r.name,
                      std::string(projection::OpKindName(r.kind)) + (r.fused ? "*" : ""), r.shape, r.params,
                      r.flops / 1e9, Us(r.forward_s), train ? Us(r.backward_s) : "", Us(r.halo_s), r.bound,
-                     r.placement == projection::Placement::kSplit ? "split" : "core0");
+                     Place(r));
   }
 }
 

@@ -124,6 +124,7 @@ Result<OpsResult> PriceOps(const Pricing& p, const std::vector<Op>& ops, int64_t
     row.kind = op.kind();
     row.shape = OpShape(op);
     row.placement = op.placement;
+    row.pinned_core = p.k > 0 ? op.pinned_core % p.k : 0;
     row.fused = op.fused;
     for (const std::string& name : op.params) {
       auto it = params.find(name);

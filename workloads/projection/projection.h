@@ -121,6 +121,7 @@ struct OpRow {
   OpKind kind = OpKind::kElementwise;
   std::string shape;            // per example, OpShape
   Placement placement = Placement::kSplit;
+  int64_t pinned_core = 0;      // kPinnedCore0: the replica's core it runs on (Op::pinned_core modulo its cores)
   bool fused = false;
   int64_t params = 0;           // elements of the parameters it reads (a shared one at its first op)
   double flops = 0;             // useful forward FLOPs of the step's examples on the replica (2 x MACs)

@@ -70,6 +70,17 @@ TEST(ModelCliTest, SetChangesTheLayout) {
             base["train"]["categories"]["gradients"].get<double>());
 }
 
+// A pinned op names the core it runs on: Mask R-CNN's heads run on cores 1
+// and 2 of their replica (Google's core_assignment_utils.py), not on core 0.
+TEST(ModelCliTest, PinnedOpsNameTheirCore) {
+  nlohmann::json j = ModelJson("maskrcnn --slice tpu-v3-256");
+  std::vector<std::string> places;
+  for (const auto& op : j["train"]["ops"]) places.push_back(op["placement"]);
+  EXPECT_THAT(places, ::testing::Contains("core1"));
+  EXPECT_THAT(places, ::testing::Contains("core2"));
+  EXPECT_THAT(places, ::testing::Contains("split"));
+}
+
 TEST(ModelCliTest, BadInputExitsTwoNamingIt) {
   struct Case {
     const char* args;
