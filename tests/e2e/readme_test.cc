@@ -21,6 +21,7 @@
 // listed in kSubstitutes with the reason, and a quick variant of each runs
 // in their place. Commands that read ../shared are skipped, with a message,
 // when it is absent.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -220,6 +221,15 @@ const std::map<std::string, Substitute>& Substitutes() {
 // Benchmarks: a build without them answers exit 3, which the test accepts.
 bool IsBench(const std::string& cmd) { return cmd.find("podbench bench") != std::string::npos; }
 
+// The file a command's output goes to ("... > FILE" at its end), if any.
+std::optional<std::string> RedirectTarget(const std::string& cmd) {
+  const size_t at = cmd.rfind('>');
+  if (at == std::string::npos) return std::nullopt;
+  const std::string file = Trim(cmd.substr(at + 1));
+  if (file.empty() || file.find_first_of(" \t;&|") != std::string::npos) return std::nullopt;
+  return file;
+}
+
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);
@@ -269,6 +279,8 @@ TEST(ReadmeTest, ParsesCommandsQuotedLinesAndOutputBlocks) {
   EXPECT_THAT(c[2].block, ::testing::ElementsAre("out 1", "...", "out 2"));
   EXPECT_TRUE(c[1].block.empty());
   EXPECT_TRUE(LineMatches("a b ...", "a b c d"));
+  EXPECT_EQ(RedirectTarget("podbench bench --format json > base.json"), "base.json");
+  EXPECT_FALSE(RedirectTarget("podbench bench --filter x").has_value());
   EXPECT_FALSE(LineMatches("a b", "a b c"));
 }
 
@@ -303,6 +315,7 @@ TEST(ReadmeTest, EveryExampleRunsAndPrintsWhatTheReadmeQuotes) {
                           (root / "cache").string() + "' && ";
 
   int ran = 0, substituted = 0, skipped = 0;
+  std::vector<std::string> unwritten;  // files skipped commands would have written
   for (const Command& c : commands) {
     const auto found = Substitutes().find(c.text);
     const Substitute* sub = found == Substitutes().end() ? nullptr : &found->second;
@@ -314,10 +327,21 @@ TEST(ReadmeTest, EveryExampleRunsAndPrintsWhatTheReadmeQuotes) {
       ++skipped;
       continue;
     }
+    // A command that reads what a skipped one would have written is skipped too.
+    const auto missing = std::find_if(unwritten.begin(), unwritten.end(), [&](const std::string& f) {
+      return run.find(f) != std::string::npos;
+    });
+    if (missing != unwritten.end()) {
+      std::cout << "[ SKIPPED  ] " << where << "\n             it reads " << *missing
+                << ", which a skipped command writes\n";
+      ++skipped;
+      continue;
+    }
     std::string output;
     const int rc = RunCommand(env + "{\n" + run + "\n}", &output);
     if (IsBench(run) && rc == 3) {
       std::cout << "[ SKIPPED  ] " << where << "\n             this build has no benchmarks (exit 3)\n";
+      if (auto f = RedirectTarget(run)) unwritten.push_back(*f);
       ++skipped;
       continue;
     }
