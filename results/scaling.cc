@@ -121,22 +121,23 @@ ScalingTable BuildScalingTable(const std::string& workload, const std::vector<Ru
   table.workload = workload;
   table.preset = options.preset;
   using Place = std::pair<std::string, std::string>;  // slice, preset
-  std::vector<const RunRecord*> used;
+  // Each selected run with what sets it apart (its stored flags, parsed once).
+  std::vector<std::pair<const RunRecord*, std::string>> used;
   std::map<Place, const RunRecord*> newest_plain;
   for (const RunRecord& r : runs) {
     // A non-compliant run is recorded, never scored.
     if (!r.complete || r.status == "noncompliant" || r.run.mode != "projected" || r.run.workload != workload) continue;
     if (!options.preset.empty() && r.run.preset != options.preset) continue;
-    used.push_back(&r);
+    const RunVariant v = VariantOf(r);
+    used.emplace_back(&r, v.Describe());
     const RunRecord*& newest = newest_plain[{r.run.slice, r.run.preset}];
-    if (VariantOf(r).plain() && (newest == nullptr || r.id > newest->id)) newest = &r;
+    if (v.plain() && (newest == nullptr || r.id > newest->id)) newest = &r;
   }
   std::map<Place, std::vector<const RunRecord*>> main;
   std::map<std::tuple<std::string, int64_t, Place>, std::vector<const RunRecord*>> other;  // variant, chips
-  for (const RunRecord* r : used) {
+  for (auto& [r, variant] : used) {
     const Place place{r->run.slice, r->run.preset};
     const RunRecord* newest = newest_plain[place];
-    std::string variant = VariantOf(*r).Describe();
     if (newest != nullptr && r->run.git_hash != newest->run.git_hash) {
       variant += (variant.empty() ? "" : ", ") + ("build " + ShortBuild(r->run.git_hash));
     }
