@@ -231,7 +231,8 @@ class TransformerSession : public Session {
     PODBENCH_ASSIGN_OR_RETURN(auto ids, model_->Translate(data_->eval_sources, beam, kExtraDecodeLength));
     std::vector<std::string> hyp;
     for (const auto& sentence : ids) hyp.push_back(data_->vocab.Decode(sentence));
-    PODBENCH_ASSIGN_OR_RETURN(translation::BleuScore bleu, translation::CorpusBleu(hyp, {data_->eval_references}, true));
+    PODBENCH_ASSIGN_OR_RETURN(translation::BleuScore bleu,
+                              translation::CorpusBleu(hyp, {data_->eval_references}, {.lowercase = true}));
     EvalResult r;
     r.metrics["bleu"] = bleu.score;
     // Priced as the layer decodes: the full decode length, every beam.

@@ -5,25 +5,16 @@
 #include <cstdlib>
 #include <map>
 
+#include "base/unicode.h"
+
 namespace podbench::translation {
 namespace {
 
-// Bytes of the UTF-8 sequence starting at s[i] that Python's str.isspace()
-// calls whitespace (ASCII \t\n\v\f\r, \x1c-\x1f, space; U+0085, U+00A0,
-// U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000), else 0.
+// Bytes of the UTF-8 sequence starting at s[i] when Python's str.isspace()
+// calls it whitespace, else 0.
 size_t SpaceBytes(std::string_view s, size_t i) {
-  const auto b = [&](size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
-  const unsigned c = b(0);
-  if (c == ' ' || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f)) return 1;
-  if (c == 0xc2 && (b(1) == 0x85 || b(1) == 0xa0)) return 2;
-  if (c == 0xe1 && b(1) == 0x9a && b(2) == 0x80) return 3;  // U+1680
-  if (c == 0xe2 && b(1) == 0x80) {
-    const unsigned t = b(2);
-    if (t <= 0x8a || t == 0xa8 || t == 0xa9 || t == 0xaf) return 3;  // U+2000-200A, 2028, 2029, 202F
-  }
-  if (c == 0xe2 && b(1) == 0x81 && b(2) == 0x9f) return 3;  // U+205F
-  if (c == 0xe3 && b(1) == 0x80 && b(2) == 0x80) return 3;  // U+3000
-  return 0;
+  const unicode::CodePointAt at = unicode::DecodeAt(s, i);
+  return at.bytes > 0 && unicode::IsSpace(at.c) ? at.bytes : 0;
 }
 
 // The whitespace-separated words of `s` (Python's str.split()).
@@ -43,21 +34,6 @@ std::vector<std::string_view> SplitWords(std::string_view s) {
   }
   if (start != std::string_view::npos) out.push_back(s.substr(start));
   return out;
-}
-
-std::string_view RStrip(std::string_view s) {
-  // Trailing whitespace, multi-byte forms included: scan forward for the end
-  // of the last non-space character.
-  size_t end = 0, i = 0;
-  while (i < s.size()) {
-    const size_t w = SpaceBytes(s, i);
-    if (w > 0) {
-      i += w;
-    } else {
-      end = ++i;
-    }
-  }
-  return s.substr(0, end);
 }
 
 void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {
@@ -82,13 +58,14 @@ bool IsSplitSymbol(char ch) {
 }
 
 // One left-to-right, non-overlapping pass of a two-character rewrite rule
-// (what a regular-expression substitution of a two-character pattern does).
-// `match(a, b)` decides a pair; `emit` writes its replacement. Both pattern
-// characters in 13a's rules include an ASCII one, so scanning bytes finds
-// exactly the matches a scan of Unicode characters finds.
-template <typename Match, typename Emit>
-std::string PairRule(const std::string& s, Match match, Emit emit) {
-  std::string out;
+// (what a regular-expression substitution of a two-character pattern does)
+// over a string of bytes or of code points. `match(a, b)` decides a pair;
+// `emit` writes its replacement. Both pattern characters in 13a's rules
+// include an ASCII one, so scanning bytes finds exactly the matches a scan of
+// Unicode characters finds.
+template <typename Str, typename Match, typename Emit>
+Str PairRule(const Str& s, Match match, Emit emit) {
+  Str out;
   out.reserve(s.size() + s.size() / 4);
   size_t i = 0;
   while (i < s.size()) {
@@ -103,6 +80,31 @@ std::string PairRule(const std::string& s, Match match, Emit emit) {
 }
 
 bool IsPeriodOrComma(char c) { return c == '.' || c == ','; }
+
+// The intl rules over code points (contract in bleu.h).
+std::u32string TokenizeIntlText(const std::u32string& s) {
+  using unicode::IsNumber, unicode::IsPunctuation;
+  // A punctuation mark after a non-number.
+  std::u32string t = PairRule(
+      s, [](char32_t a, char32_t b) { return !IsNumber(a) && IsPunctuation(b); },
+      [](std::u32string& o, char32_t a, char32_t b) { o.push_back(a), o.push_back(U' '), o.push_back(b), o.push_back(U' '); });
+  // A punctuation mark before a non-number.
+  t = PairRule(
+      t, [](char32_t a, char32_t b) { return IsPunctuation(a) && !IsNumber(b); },
+      [](std::u32string& o, char32_t a, char32_t b) { o.push_back(U' '), o.push_back(a), o.push_back(U' '), o.push_back(b); });
+  std::u32string u;
+  u.reserve(t.size() + t.size() / 4);
+  for (char32_t c : t) {
+    if (unicode::IsSymbol(c)) {
+      u.push_back(U' ');
+      u.push_back(c);
+      u.push_back(U' ');
+    } else {
+      u.push_back(c);
+    }
+  }
+  return unicode::CollapseSpaces(u);
+}
 
 using Ngrams = std::map<std::string, int64_t>;
 
@@ -122,17 +124,29 @@ Ngrams CountNgrams(const std::vector<std::string_view>& words) {
   return out;
 }
 
-std::string Preprocess(std::string_view line, bool lowercase) {
-  std::string s(line);
-  if (lowercase) {
-    for (char& c : s) {
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    }
+// `line` as SacreBLEU's BLEU prepares a segment: lowercased when asked,
+// trailing whitespace stripped, tokenised. `what` names the line in errors.
+Result<std::string> Preprocess(std::string_view line, const BleuOptions& o, const std::string& what) {
+  PODBENCH_ASSIGN_OR_RETURN(std::u32string text, unicode::DecodeUtf8(line, what));
+  if (o.lowercase) text = unicode::Lower(text);
+  size_t end = text.size();
+  while (end > 0 && unicode::IsSpace(text[end - 1])) --end;
+  text.resize(end);
+  switch (o.tokenizer) {
+    case BleuTokenizer::k13a:
+      return Tokenize13a(unicode::EncodeUtf8(text));
+    case BleuTokenizer::kIntl:
+      return unicode::EncodeUtf8(TokenizeIntlText(text));
   }
-  return Tokenize13a(RStrip(s));
+  return Status::InvalidArgument("BLEU: unknown tokenizer " + std::to_string(static_cast<int>(o.tokenizer)));
 }
 
 }  // namespace
+
+Result<std::string> TokenizeIntl(std::string_view line) {
+  PODBENCH_ASSIGN_OR_RETURN(std::u32string text, unicode::DecodeUtf8(line, "BLEU: the line to tokenise"));
+  return unicode::EncodeUtf8(TokenizeIntlText(text));
+}
 
 std::string Tokenize13a(std::string_view line) {
   std::string s(line);
@@ -177,7 +191,7 @@ std::string Tokenize13a(std::string_view line) {
 }
 
 Result<BleuScore> CorpusBleu(const std::vector<std::string>& hypotheses,
-                             const std::vector<std::vector<std::string>>& references, bool lowercase) {
+                             const std::vector<std::vector<std::string>>& references, const BleuOptions& options) {
   if (references.empty()) return Status::InvalidArgument("BLEU: no reference stream");
   for (size_t r = 0; r < references.size(); ++r) {
     if (references[r].size() != hypotheses.size()) {
@@ -188,7 +202,8 @@ Result<BleuScore> CorpusBleu(const std::vector<std::string>& hypotheses,
   }
   BleuScore b;
   for (size_t i = 0; i < hypotheses.size(); ++i) {
-    const std::string hyp = Preprocess(hypotheses[i], lowercase);
+    PODBENCH_ASSIGN_OR_RETURN(const std::string hyp,
+                              Preprocess(hypotheses[i], options, "BLEU: hypothesis " + std::to_string(i)));
     const auto hyp_words = SplitWords(hyp);
     const int64_t hyp_len = static_cast<int64_t>(hyp_words.size());
     // Empty references are left out (fewer references for this sentence).
@@ -196,7 +211,10 @@ Result<BleuScore> CorpusBleu(const std::vector<std::string>& hypotheses,
     int64_t closest = -1, closest_diff = -1;
     for (const auto& stream : references) {
       if (stream[i].empty()) continue;
-      const std::string ref = Preprocess(stream[i], lowercase);
+      PODBENCH_ASSIGN_OR_RETURN(
+          const std::string ref,
+          Preprocess(stream[i], options,
+                     "BLEU: reference " + std::to_string(i) + " of stream " + std::to_string(&stream - references.data())));
       const auto ref_words = SplitWords(ref);
       const int64_t len = static_cast<int64_t>(ref_words.size());
       const int64_t diff = std::llabs(hyp_len - len);

@@ -15,7 +15,7 @@ namespace {
 
 BleuScore Bleu(const std::vector<std::string>& hyp, const std::vector<std::vector<std::string>>& refs,
                bool lowercase = false) {
-  auto r = CorpusBleu(hyp, refs, lowercase);
+  auto r = CorpusBleu(hyp, refs, {.lowercase = lowercase});
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   return r.ok() ? *r : BleuScore{};
 }
@@ -94,11 +94,11 @@ TEST(BleuTest, Tokenize13aRules) {
 }
 
 TEST(BleuTest, RefusesMismatchedStreams) {
-  auto r = CorpusBleu({"a b"}, {{"a b", "c d"}}, false);
+  auto r = CorpusBleu({"a b"}, {{"a b", "c d"}}, {});
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("reference stream 0"), std::string::npos);
-  EXPECT_FALSE(CorpusBleu({"a"}, {}, false).ok());
-  EXPECT_FALSE(CorpusBleu({"a"}, {{""}}, false).ok());
+  EXPECT_FALSE(CorpusBleu({"a"}, {}, {}).ok());
+  EXPECT_FALSE(CorpusBleu({"a"}, {{""}}, {}).ok());
 }
 
 }  // namespace
