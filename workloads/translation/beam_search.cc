@@ -10,8 +10,10 @@ namespace {
 struct Hypothesis {
   std::vector<int32_t> tokens;  // end-of-sentence included for finished ones
   double log_prob = 0;
-  double score = 0;             // finished: log_prob / lp(len)
+  double score = 0;             // finished: log_prob / lp(len) + coverage penalty
+  double coverage_penalty = 0;  // finished: of `attention`
   int32_t row = -1;             // its row in the last decoder step (live ones)
+  std::vector<double> attention;  // per source position, summed over its steps (coverage on)
 };
 
 struct SentenceState {
@@ -28,6 +30,23 @@ struct Candidate {
 
 double LengthPenalty(int length, double alpha) { return std::pow((5.0 + length) / 6.0, alpha); }
 
+double CoveragePenalty(std::span<const double> accumulated_attention, double beta) {
+  double sum = 0;
+  for (double a : accumulated_attention) {
+    if (a != 0) sum += std::log(std::min(a, 1.0));
+  }
+  return beta * sum;
+}
+
+BeamSearchOptions GnmtBeamSearchOptions() {
+  BeamSearchOptions o;
+  o.beam_size = 5;
+  o.alpha = 0.6;
+  o.coverage_penalty = 0.1;
+  o.max_steps = 160;  // tgt_max_len_infer
+  return o;
+}
+
 Result<std::vector<BeamResult>> BeamSearch(int batch, int32_t vocab, const BeamSearchOptions& o,
                                            const DecoderStepFn& step) {
   if (o.beam_size < 1 || o.max_steps < 1 || vocab < 1 || batch < 0 || o.eos_id < 0 || o.eos_id >= vocab) {
@@ -35,12 +54,22 @@ Result<std::vector<BeamResult>> BeamSearch(int batch, int32_t vocab, const BeamS
                                    "vocabulary (beam " + std::to_string(o.beam_size) + ", max_steps " +
                                    std::to_string(o.max_steps) + ", vocab " + std::to_string(vocab) + ")");
   }
+  if (!(o.coverage_penalty >= 0) || (o.coverage_penalty > 0 && o.source_positions < 1) || o.source_positions < 0) {
+    return Status::InvalidArgument("beam search: coverage_penalty must be >= 0, and > 0 needs source_positions >= 1 "
+                                   "(coverage_penalty " + std::to_string(o.coverage_penalty) + ", source_positions " +
+                                   std::to_string(o.source_positions) + ")");
+  }
+  const bool coverage = o.coverage_penalty > 0;
+  const size_t width = coverage ? static_cast<size_t>(o.source_positions) : 0;
   const size_t beam = static_cast<size_t>(o.beam_size);
   std::vector<SentenceState> st(static_cast<size_t>(batch));
-  for (auto& s : st) s.alive.push_back(Hypothesis{});
+  for (auto& s : st) {
+    s.alive.push_back(Hypothesis{});
+    s.alive.back().attention.assign(width, 0.0);
+  }
   const double max_penalty = LengthPenalty(o.max_steps, o.alpha);
   std::vector<int32_t> parents, sentences, tokens;
-  std::vector<float> log_probs;
+  std::vector<float> log_probs, attention;
   std::vector<Candidate> cand;
   for (int i = 0; i < o.max_steps; ++i) {
     parents.clear();
@@ -57,7 +86,8 @@ Result<std::vector<BeamResult>> BeamSearch(int batch, int32_t vocab, const BeamS
     }
     if (parents.empty()) break;
     log_probs.assign(parents.size() * static_cast<size_t>(vocab), 0.f);
-    PODBENCH_RETURN_IF_ERROR(step(DecodeStep{i, parents, sentences, tokens}, log_probs));
+    attention.assign(parents.size() * width, 0.f);
+    PODBENCH_RETURN_IF_ERROR(step(DecodeStep{i, parents, sentences, tokens, attention}, log_probs));
     const double penalty = LengthPenalty(i + 1, o.alpha);
     for (SentenceState& s : st) {
       if (s.done) continue;
@@ -83,8 +113,14 @@ Result<std::vector<BeamResult>> BeamSearch(int batch, int32_t vocab, const BeamS
         h.tokens.push_back(token);
         h.log_prob = cand[c].log_prob;
         h.row = parent.row;
+        if (coverage) {
+          const float* a = attention.data() + static_cast<size_t>(parent.row) * width;
+          h.attention = parent.attention;
+          for (size_t p = 0; p < width; ++p) h.attention[p] += a[p];
+        }
         if (token == o.eos_id) {
-          h.score = h.log_prob / penalty;
+          h.coverage_penalty = coverage ? CoveragePenalty(h.attention, o.coverage_penalty) : 0.0;
+          h.score = h.log_prob / penalty + h.coverage_penalty;
           s.finished.push_back(std::move(h));
         } else if (alive.size() < beam) {
           alive.push_back(std::move(h));
@@ -111,11 +147,15 @@ Result<std::vector<BeamResult>> BeamSearch(int batch, int32_t vocab, const BeamS
       const Hypothesis& h = s.finished.front();
       out[b].tokens.assign(h.tokens.begin(), h.tokens.end() - 1);
       out[b].score = h.score;
+      out[b].log_prob = h.log_prob;
+      out[b].coverage_penalty = h.coverage_penalty;
       out[b].finished = true;
     } else if (!s.alive.empty()) {
       const Hypothesis& h = s.alive.front();
       out[b].tokens = h.tokens;
-      out[b].score = h.log_prob / LengthPenalty(static_cast<int>(h.tokens.size()), o.alpha);
+      out[b].log_prob = h.log_prob;
+      out[b].coverage_penalty = coverage ? CoveragePenalty(h.attention, o.coverage_penalty) : 0.0;
+      out[b].score = h.log_prob / LengthPenalty(static_cast<int>(h.tokens.size()), o.alpha) + out[b].coverage_penalty;
     }
   }
   return out;
