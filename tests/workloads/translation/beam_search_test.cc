@@ -1,7 +1,8 @@
 // Beam search: with a beam wide enough to keep every prefix it finds the
 // exact best-scoring sequence (log-probability over the GNMT length penalty)
 // of a decoder whose distribution depends on the whole prefix, which it can
-// only know by following parent_rows; a narrow beam stops early.
+// only know by following parent_rows; a narrow beam stops early; GNMT's
+// coverage penalty, computed by hand, changes which hypothesis wins.
 #include <cmath>
 #include <functional>
 #include <map>
@@ -154,6 +155,93 @@ TEST(BeamSearchTest, ErrorsAndBadOptions) {
                       [](const DecodeStep&, std::span<float>) { return Status::Internal("decoder broke"); });
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(), "decoder broke");
+}
+
+TEST(BeamSearchTest, CoveragePenaltyIsWuEq14WithPaddingIgnored) {
+  // 0.1 * (log 0.5 + log min(1.5, 1)); the 0 (a padded position) is left out.
+  const std::vector<double> acc{0.5, 1.5, 0.0};
+  EXPECT_NEAR(CoveragePenalty(acc, 0.1), 0.1 * std::log(0.5), 1e-15);
+  EXPECT_EQ(CoveragePenalty(std::vector<double>{1.0, 2.0}, 0.1), 0.0);
+  EXPECT_EQ(CoveragePenalty(std::vector<double>{}, 0.1), 0.0);
+}
+
+// One sentence, 2 real source positions and 1 padded one. Step 0: EOS or
+// token 2 at probability 0.5 each, attending 0.125 to each real position.
+// Step 1 (after token 2): EOS at 0.7, token 3 at 0.3, attending 0.875 each.
+//   A = [EOS]:    log 0.5 / lp(1) + 0.1 * 2 log 0.125 = -0.693 - 0.416 = -1.109
+//   B = [2, EOS]: log 0.35 / lp(2) + 0.1 * 2 log 1     = -1.050 / 1.097 = -0.957
+// Without coverage A (-0.693) beats B (-0.957); with it B wins.
+Status CoverageDecoder(const DecodeStep& st, std::span<float> out, std::vector<size_t>* attention_sizes) {
+  attention_sizes->push_back(st.attention.size());
+  for (size_t r = 0; r < st.tokens.size(); ++r) {
+    float* row = out.data() + r * kVocab;
+    row[0] = -INFINITY;
+    const bool first = st.step == 0;
+    if (!first && st.tokens[r] != 2) return Status::Internal("only token 2 continues");
+    row[1] = std::log(first ? 0.5f : 0.7f);
+    row[2] = first ? std::log(0.5f) : -INFINITY;
+    row[3] = first ? -INFINITY : std::log(0.3f);
+    if (!st.attention.empty()) {
+      float* a = st.attention.data() + r * 3;
+      if (a[0] != 0 || a[1] != 0 || a[2] != 0) return Status::Internal("attention not zero-filled");
+      a[0] = a[1] = first ? 0.125f : 0.875f;  // a[2]: padding, left 0
+    }
+  }
+  return Status::Ok();
+}
+
+TEST(BeamSearchTest, CoveragePenaltyPicksTheHypothesisThatCoversTheSource) {
+  BeamSearchOptions o;
+  o.beam_size = 2;
+  o.alpha = 0.6;
+  o.max_steps = 2;
+  o.eos_id = kEos;
+  std::vector<size_t> sizes;
+  auto dec = [&](const DecodeStep& st, std::span<float> out) { return CoverageDecoder(st, out, &sizes); };
+  // Off: no attention asked for, the short hypothesis wins.
+  auto r = BeamSearch(1, kVocab, o, dec);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE((*r)[0].tokens.empty());
+  EXPECT_NEAR((*r)[0].score, std::log(0.5f), 1e-12);
+  EXPECT_EQ((*r)[0].coverage_penalty, 0.0);
+  EXPECT_EQ(sizes, (std::vector<size_t>{0, 0}));
+  // On: 1 row x 3 positions, then 1 row (the live [2]) x 3.
+  o.coverage_penalty = 0.1;
+  o.source_positions = 3;
+  sizes.clear();
+  r = BeamSearch(1, kVocab, o, dec);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(sizes, (std::vector<size_t>{3, 3}));
+  EXPECT_EQ((*r)[0].tokens, (std::vector<int32_t>{2}));
+  EXPECT_TRUE((*r)[0].finished);
+  const double log_prob = static_cast<double>(std::log(0.5f)) + static_cast<double>(std::log(0.7f));
+  EXPECT_NEAR((*r)[0].log_prob, log_prob, 1e-12);
+  EXPECT_EQ((*r)[0].coverage_penalty, 0.0);  // 0.125 + 0.875 = 1 exactly
+  EXPECT_NEAR((*r)[0].score, log_prob / std::pow(7.0 / 6.0, 0.6), 1e-12);
+  EXPECT_NEAR((*r)[0].score, -0.95708, 1e-5);
+  // A's score, for the record: below B's.
+  const double a = static_cast<double>(std::log(0.5f)) + 0.1 * 2 * std::log(0.125);
+  EXPECT_NEAR(a, -1.10904, 1e-5);
+  EXPECT_LT(a, (*r)[0].score);
+}
+
+TEST(BeamSearchTest, GnmtOptionsAreGooglesV06) {
+  const BeamSearchOptions o = GnmtBeamSearchOptions();
+  EXPECT_EQ(o.beam_size, 5);
+  EXPECT_EQ(o.alpha, 0.6);
+  EXPECT_EQ(o.coverage_penalty, 0.1);
+  EXPECT_EQ(o.max_steps, 160);
+}
+
+TEST(BeamSearchTest, CoverageNeedsSourcePositions) {
+  BeamSearchOptions o;
+  o.coverage_penalty = 0.1;
+  auto r = BeamSearch(1, kVocab, o, [](const DecodeStep&, std::span<float>) { return Status::Ok(); });
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("source_positions"), std::string::npos) << r.status().message();
+  o.coverage_penalty = -1;
+  o.source_positions = 3;
+  EXPECT_FALSE(BeamSearch(1, kVocab, o, [](const DecodeStep&, std::span<float>) { return Status::Ok(); }).ok());
 }
 
 }  // namespace
