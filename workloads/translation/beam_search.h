@@ -21,6 +21,17 @@
 // log 1 = 0, as Google's v0.6 beam_search_decoder.py `_get_scores` does. The
 // penalty is never positive, so the stopping bound above still holds.
 //
+// What this search does not copy from Google's v0.6 GNMT decoder (the scoring
+// formulas are the same): Google keeps finished hypotheses in the beam's
+// `beam` slots (they extend only by end-of-sentence at log-probability 0) and
+// ranks all slots by raw log-probability, applying lp and the coverage
+// penalty only once every slot of a sentence has finished; it breaks ties
+// with `top_k_with_unique` (the low mantissa bits replaced by the index), runs
+// all 160 steps, and returns slot 0, which is the best raw log-probability
+// when a sentence never finished all its slots. Here finished hypotheses
+// compete by lp- and coverage-penalised score in their own `beam` slots, as
+// tensor2tensor's search does.
+//
 // The decoder is a callback: each step it gets, for every row (one live
 // hypothesis), the row of the previous step that this row continues (so a
 // decoder with a cache gathers its cache rows), the sentence the row belongs

@@ -33,12 +33,8 @@ std::string Lower(std::string_view line) {
 class BleuIntlGoldenTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto shared = podbench::testing::SharedDir();
-    if (!shared) {
-      GTEST_SKIP() << "../shared is not beside this checkout (set PODBENCH_SHARED): "
-                      "skipping a test that needs the reference fixtures";
-    }
-    std::ifstream in(*shared / "fixtures" / "expected" / "bleu-intl-cases.json");
+    PODBENCH_REQUIRE_SHARED(shared);
+    std::ifstream in(shared / "fixtures" / "expected" / "bleu-intl-cases.json");
     ASSERT_TRUE(in) << "bleu-intl-cases.json";
     cases_ = nlohmann::json::parse(in);
     ASSERT_EQ(cases_.size(), 14u);
