@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "tests/submission/mlperf_logging_fixture.h"
 #include "tests/testing/shared_dir.h"
@@ -226,6 +227,86 @@ TEST_F(BrokenCopy, LeftoversOfAnEarlierRunDoNotChangeTheVerdict) {
   EXPECT_EQ(first.errors(), second.errors()) << Dump(second);
   auto third = Check();
   EXPECT_EQ(Dump(second), Dump(third));  // same tree, same report
+}
+
+// The same breaks as tests/submission/data/record_broken.py, by its case names.
+void Break(const std::string& name, const fs::path& r) {
+  const fs::path lora = r / kLora;
+  if (name == "fixed") return;
+  if (name == "missing_result_file") return (void)fs::remove(lora / "result_9.txt");
+  if (name == "misnamed_result_file") return fs::rename(lora / "result_3.txt", lora / "results_3.txt");
+  if (name == "missing_system_description") return (void)fs::remove(r / "systems/HLS-Gaudi2-PT.json");
+  if (name == "invalid_system_description") return Spit(r / "systems/HLS-Gaudi2-PT.json", "{\"submitter\": ");
+  if (name == "misspelled_division") {
+    return Replace(r / "systems/HLS-Gaudi2-PT.json", "\"division\": \"closed\"", "\"division\": \"clsoed\"");
+  }
+  if (name == "missing_division") return Replace(r / "systems/HLS-Gaudi2-PT.json", "\"division\": \"closed\",", "");
+  if (name == "aborted_runs") {
+    Abort(lora / "result_1.txt");
+    return Abort(lora / "result_2.txt");
+  }
+  if (name == "one_aborted_run") return Abort(lora / "result_1.txt");
+  if (name == "mismatched_batch_sizes") {
+    return Replace(lora / "result_3.txt", "\"key\": \"global_batch_size\", \"value\": 8,",
+                   "\"key\": \"global_batch_size\", \"value\": 16,");
+  }
+  if (name == "duplicate_seed") {
+    return (void)fs::copy_file(lora / "result_0.txt", lora / "result_1.txt", fs::copy_options::overwrite_existing);
+  }
+  if (name == "unknown_benchmark_folder") return fs::rename(lora, r / "results/HLS-Gaudi2-PT/llama2_70b_lorra");
+  if (name == "unparsable_seed") {
+    return Replace(lora / "result_0.txt", "\"key\": \"seed\", \"value\": 11621,", "\"key\": \"seed\", \"value\": \"abc\",");
+  }
+  FAIL() << "unknown break " << name;
+}
+
+// What the official package checker (4.1.59) said on each broken copy,
+// recorded by data/record_broken.py. Podbench agrees wherever the official
+// checker gave a verdict, with one deliberate exception; where it crashed,
+// podbench gives the verdict listed here.
+TEST(BrokenCopyRecorded, VerdictsMatchTheOfficialChecker) {
+  PODBENCH_REQUIRE_SHARED(shared);
+  std::ifstream in(PODBENCH_SUBMISSION_TEST_DATA "/official_broken.jsonl");
+  ASSERT_TRUE(in) << "tests/submission/data/official_broken.jsonl is missing";
+  // Podbench's verdict where it differs from the official one, and why.
+  const std::map<std::string, std::string> kDecided = {
+      {"missing_system_description", "FAIL"},  // official: FileNotFoundError
+      {"invalid_system_description", "FAIL"},  // official: JSONDecodeError
+      {"missing_division", "FAIL"},            // official: KeyError 'division'
+      // Official: PASS, read as open, so seeds and RCP are skipped. Podbench
+      // fails the description and checks the folder as closed.
+      {"misspelled_division", "FAIL"},
+      // Official: KeyError inside the RCP checker (no RCP for batch size 16).
+      // Podbench without RCP: the logs comply, RCP is not checked.
+      {"mismatched_batch_sizes", "PASS"},
+  };
+  std::string line;
+  int cases = 0;
+  while (std::getline(in, line)) {
+    auto c = nlohmann::json::parse(line);
+    const std::string name = c["case"];
+    testing::TempDir tmp;
+    testing::MlperfLoggingFixture ml(shared);
+    const fs::path root = tmp / "Intel-HabanaLabs";
+    fs::copy(shared / "fixtures/parity/trees/v4.0/Intel-HabanaLabs", root, fs::copy_options::recursive);
+    Replace(root / "systems/HLS-Gaudi2-PT.json", "\"status\": \"available\"", "\"status\": \"Available on-premise\"");
+    Replace(root / "systems/HLS-Gaudi2-N128-PT.json", "\"status\": \"cloud\"", "\"status\": \"Available cloud\"");
+    Break(name, root);
+    PackageOptions opt;
+    opt.ruleset = c["ruleset"];
+    opt.logging = *LoadMlperfLogging(ml.path(), kComplianceRules);
+    auto rep = CheckPackage(root, opt);
+    ASSERT_TRUE(rep.ok()) << name << ": " << rep.status().ToString();
+    const std::string official = c["verdict"];
+    auto decided = kDecided.find(name);
+    const std::string want = decided != kDecided.end() ? decided->second : official;
+    if (decided == kDecided.end()) {
+      ASSERT_NE(official, "CRASH") << name << ": podbench must decide this case";
+    }
+    EXPECT_EQ(rep->pass() ? "PASS" : "FAIL", want) << name << " (official: " << official << ")";
+    ++cases;
+  }
+  EXPECT_EQ(cases, 13);
 }
 
 }  // namespace
