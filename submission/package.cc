@@ -408,6 +408,22 @@ Result<PackageReport> CheckPackage(const fs::path& folder, const PackageOptions&
     rep.benchmarks.push_back(std::move(br));
   }
 
+  if (usage == Usage::kHpc) {
+    // hpc results sit under a scaling folder; the official checker asserts
+    // it (a traceback), podbench reports it.
+    for (const auto& d : tree.dirs) {
+      if (d.rfind("results/", 0) != 0 || std::count(d.begin(), d.end(), '/') != 2) continue;
+      const std::string scaling = d.substr(d.rfind('/') + 1);
+      if (scaling != "strong" && scaling != "weak") {
+        add(Severity::kError, "results", d,
+            "hpc results belong in results/<system>/strong/<benchmark> or results/<system>/weak/<benchmark>, not under '" +
+                scaling + "'");
+      }
+    }
+  }
+  if (tree.has_results_dir && tree.benchmark_dirs.empty()) {
+    add(Severity::kWarning, "results", "results", "no benchmark folders found: no result was checked");
+  }
   for (const auto& m : tree.results_misplaced) {
     add(Severity::kWarning, "files", m, "not inside a benchmark folder (results/<system>/<benchmark>/); ignored");
   }

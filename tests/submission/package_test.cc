@@ -311,3 +311,20 @@ TEST(BrokenCopyRecorded, VerdictsMatchTheOfficialChecker) {
 
 }  // namespace
 }  // namespace podbench::submission
+
+namespace podbench::submission {
+namespace {
+
+TEST_F(BrokenCopy, HpcLayoutWithoutAScalingFolderFails) {
+  PackageOptions opt;
+  opt.usage = "hpc";
+  opt.ruleset = "1.0.0";
+  opt.logging = *LoadMlperfLogging(ml_->path(), kComplianceRules);
+  auto rep = CheckPackage(root_, opt);
+  ASSERT_TRUE(rep.ok()) << rep.status().ToString();
+  EXPECT_FALSE(rep->pass());
+  EXPECT_TRUE(Has(*rep, Severity::kError, kLora, "hpc results belong in results/<system>/strong/<benchmark>")) << Dump(*rep);
+}
+
+}  // namespace
+}  // namespace podbench::submission
