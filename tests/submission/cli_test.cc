@@ -48,6 +48,18 @@ TEST(PackageCli, JsonIsOneDocumentWithTheVerdict) {
   EXPECT_EQ(j["benchmarks"][0]["rcp"], "not checked");
 }
 
+TEST(PackageCli, TwoRunsPrintTheSameReport) {
+  PODBENCH_REQUIRE_SHARED(shared);
+  testing::MlperfLoggingFixture ml(shared);
+  const std::string args = "package " + (shared / "fixtures/parity/trees/v1.0/Graphcore").string() +
+                           " --ruleset 1.0.0 --format json -j 2 --mlperf-logging " + ml.path().string();
+  int rc1 = 0, rc2 = 0;
+  std::string first = PodbenchStdout(args, &rc1);
+  std::string second = PodbenchStdout(args, &rc2);
+  EXPECT_EQ(rc1, rc2);
+  EXPECT_EQ(first, second);
+}
+
 TEST(PackageCli, MissingRulesAreAUsageErrorNamingWhatIsMissing) {
   testing::TempDir dir;
   int rc = 0;
