@@ -114,7 +114,7 @@ TEST(JsonOutputTest, EverySubcommandPrintsOneJsonDocument) {
   std::filesystem::create_directories(sub / "systems");
   std::filesystem::create_directories(sub / "results/sys/bert");
   std::ofstream(sub / "systems/sys.json") << R"({"division": "open", "system_name": "sys"})";
-  std::filesystem::copy_file(logs + "/toy.log", sub / "results/sys/bert/result_0.txt");
+  std::filesystem::copy_file(logs + "/toy_0.log", sub / "results/sys/bert/result_0.txt");
 
   std::map<std::string, std::vector<JsonCase>> cases = {
       {"package", {{sub.string() + " --ruleset 1.0.0 --format json --mlperf-logging " + ml.string(), true,
