@@ -108,19 +108,19 @@ TEST(JsonOutputTest, EverySubcommandPrintsOneJsonDocument) {
   }
 
   // A submission tree and an mlperf_logging folder whose rules check nothing.
-  const std::filesystem::path sub = dir / "submission", ml = dir / "mlperf_logging";
+  const std::filesystem::path tree = dir / "submission", ml = dir / "mlperf_logging";
   std::filesystem::create_directories(ml / "compliance_checker/training_1.0.0");
   std::ofstream(ml / "compliance_checker/training_1.0.0/common.yaml") << "";
-  std::filesystem::create_directories(sub / "systems");
-  std::filesystem::create_directories(sub / "results/sys/bert");
-  std::ofstream(sub / "systems/sys.json") << R"({"division": "open", "system_name": "sys"})";
-  std::filesystem::copy_file(logs + "/toy_0.log", sub / "results/sys/bert/result_0.txt");
+  std::filesystem::create_directories(tree / "systems");
+  std::filesystem::create_directories(tree / "results/sys/bert");
+  std::ofstream(tree / "systems/sys.json") << R"({"division": "open", "system_name": "sys"})";
+  std::filesystem::copy_file(logs + "/toy_0.log", tree / "results/sys/bert/result_0.txt");
 
   std::map<std::string, std::vector<JsonCase>> cases = {
-      {"package", {{sub.string() + " --ruleset 1.0.0 --format json --mlperf-logging " + ml.string(), true,
+      {"package", {{tree.string() + " --ruleset 1.0.0 --format json --mlperf-logging " + ml.string(), true,
                     {"verdict", "errors", "warnings", "systems", "benchmarks", "summary"}, {1}}}},
-      {"sysdesc", {{(sub / "systems/sys.json").string() + " --ruleset 1.0.0 --format json", true, {"files"}, {1}}}},
-      {"repo", {{sub.string() + " --format json", true, {"verdict", "git_unfriendly_names"}}}},
+      {"sysdesc", {{(tree / "systems/sys.json").string() + " --ruleset 1.0.0 --format json", true, {"files"}, {1}}}},
+      {"repo", {{tree.string() + " --format json", true, {"verdict", "git_unfriendly_names"}}}},
       {"run", {{"toy --runs 1 --seed 7 --db " + (dir / "other.db").string() + " --format json", true, {"runs"}}}},
       {"check", {{"--format json " + logs, true, {"logs", "summary"}, {0, 1}}}},
       {"score", {{"--format json " + logs, true, {"scores", "skipped_files"}}}},
