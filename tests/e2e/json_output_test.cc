@@ -2,6 +2,7 @@
 // exactly one JSON document on standard output (progress, notes and warnings
 // go to standard error). The subcommands come from `podbench --help`, so a new
 // one with --format json and no case here fails the test.
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -106,7 +107,20 @@ TEST(JsonOutputTest, EverySubcommandPrintsOneJsonDocument) {
     ExpectOneDocument("run", {args, true, {"workload", "runs", "score_min"}});
   }
 
+  // A submission tree and an mlperf_logging folder whose rules check nothing.
+  const std::filesystem::path tree = dir / "submission", ml = dir / "mlperf_logging";
+  std::filesystem::create_directories(ml / "compliance_checker/training_1.0.0");
+  std::ofstream(ml / "compliance_checker/training_1.0.0/common.yaml") << "";
+  std::filesystem::create_directories(tree / "systems");
+  std::filesystem::create_directories(tree / "results/sys/bert");
+  std::ofstream(tree / "systems/sys.json") << R"({"division": "open", "system_name": "sys"})";
+  std::filesystem::copy_file(logs + "/toy_0.log", tree / "results/sys/bert/result_0.txt");
+
   std::map<std::string, std::vector<JsonCase>> cases = {
+      {"package", {{tree.string() + " --ruleset 1.0.0 --format json --mlperf-logging " + ml.string(), true,
+                    {"verdict", "errors", "warnings", "systems", "benchmarks", "summary"}, {1}}}},
+      {"sysdesc", {{(tree / "systems/sys.json").string() + " --ruleset 1.0.0 --format json", true, {"files"}, {1}}}},
+      {"repo", {{tree.string() + " --format json", true, {"verdict", "git_unfriendly_names"}}}},
       {"run", {{"toy --runs 1 --seed 7 --db " + (dir / "other.db").string() + " --format json", true, {"runs"}}}},
       {"check", {{"--format json " + logs, true, {"logs", "summary"}, {0, 1}}}},
       {"score", {{"--format json " + logs, true, {"scores", "skipped_files"}}}},

@@ -1,0 +1,102 @@
+// End-to-end: `podbench package`, `sysdesc` and `repo` as users run them, on
+// the parity trees in ../shared (skipped without them).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/submission/mlperf_logging_fixture.h"
+#include "tests/testing/shared_dir.h"
+#include "tests/testing/temp_dir.h"
+
+namespace podbench {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::Podbench;
+using testing::PodbenchStdout;
+
+TEST(PackageCli, TextListsEveryFailureAndExitsOne) {
+  PODBENCH_REQUIRE_SHARED(shared);
+  testing::MlperfLoggingFixture ml(shared);
+  const auto tree = shared / "fixtures/parity/trees/v4.0/Intel-HabanaLabs";
+  int rc = 0;
+  std::string out = Podbench("package " + tree.string() + " --ruleset 4.0.0 --mlperf-logging " + ml.path().string(), &rc);
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_THAT(out, HasSubstr("  ERROR   systems/HLS-Gaudi2-PT.json: System description checker failed for HLS-Gaudi2-PT : "
+                             "[\"Field status contains a non valid value: available"));
+  EXPECT_THAT(out, HasSubstr("  WARNING results/HLS-Gaudi2-PT/llama2_70b_lora: Unknown files in result directory: scaling.json"));
+  EXPECT_THAT(out, HasSubstr("FAIL  " + tree.string() + "  (training 4.0.0: 2 errors, 2 warnings; RCP not checked for 2 folders)"));
+}
+
+TEST(PackageCli, JsonIsOneDocumentWithTheVerdict) {
+  PODBENCH_REQUIRE_SHARED(shared);
+  testing::MlperfLoggingFixture ml(shared);
+  const auto tree = shared / "fixtures/parity/trees/v1.0/Habana";
+  int rc = 0;
+  std::string out =
+      PodbenchStdout("package " + tree.string() + " --ruleset 1.0.0 --format json --mlperf-logging " + ml.path().string(), &rc);
+  EXPECT_EQ(rc, 1);
+  auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["verdict"], "FAIL");
+  EXPECT_EQ(j["summary"]["logs"], 15);
+  EXPECT_EQ(j["errors"][0]["check"], "seeds");
+  EXPECT_THAT(j["errors"][0]["message"].get<std::string>(), HasSubstr("logs no seed."));
+  ASSERT_EQ(j["benchmarks"].size(), 2u);
+  EXPECT_EQ(j["benchmarks"][0]["rcp"], "not checked");
+}
+
+TEST(PackageCli, TwoRunsPrintTheSameReport) {
+  PODBENCH_REQUIRE_SHARED(shared);
+  testing::MlperfLoggingFixture ml(shared);
+  const std::string args = "package " + (shared / "fixtures/parity/trees/v1.0/Graphcore").string() +
+                           " --ruleset 1.0.0 --format json -j 2 --mlperf-logging " + ml.path().string();
+  int rc1 = 0, rc2 = 0;
+  std::string first = PodbenchStdout(args, &rc1);
+  std::string second = PodbenchStdout(args, &rc2);
+  EXPECT_EQ(rc1, rc2);
+  EXPECT_EQ(first, second);
+}
+
+TEST(PackageCli, MissingRulesAreAUsageErrorNamingWhatIsMissing) {
+  testing::TempDir dir;
+  int rc = 0;
+  std::string out = Podbench("package " + dir.path().string() + " --ruleset 1.0.0 --mlperf-logging " + dir.path().string(), &rc);
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_THAT(out, HasSubstr("missing compliance_checker/"));
+}
+
+TEST(PackageCli, UnknownRulesetIsAUsageError) {
+  PODBENCH_REQUIRE_SHARED(shared);
+  testing::MlperfLoggingFixture ml(shared);
+  int rc = 0;
+  std::string out = Podbench("package " + ml.path().string() + " --ruleset 9.9 --mlperf-logging " + ml.path().string(), &rc);
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_THAT(out, HasSubstr("rule set '9.9' is not a version X.Y.Z"));
+}
+
+TEST(SysdescCli, MisspelledDivisionIsAVerdict) {
+  testing::TempDir dir;
+  std::ofstream(dir / "sys.json") << R"({"division": "Closed", "system_name": "s"})";
+  int rc = 0;
+  std::string out = Podbench("sysdesc " + (dir / "sys.json").string() + " --ruleset 4.0.0", &rc);
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_THAT(out, HasSubstr("Field division contains a non valid value: Closed, must be one of ['closed', 'open']"));
+  EXPECT_THAT(out, HasSubstr("Missing field submitter"));
+  EXPECT_THAT(out, HasSubstr("FAIL  " + (dir / "sys.json").string()));
+}
+
+TEST(RepoCli, HiddenFilesFail) {
+  testing::TempDir dir;
+  std::ofstream(dir / ".swp") << "x";
+  std::ofstream(dir / "ok.txt") << "x";
+  int rc = 0;
+  std::string out = Podbench("repo " + dir.path().string(), &rc);
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_THAT(out, HasSubstr("  ERROR   .swp: git-unfriendly name"));
+}
+
+}  // namespace
+}  // namespace podbench
