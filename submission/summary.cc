@@ -15,6 +15,7 @@
 #include "rules/checker.h"
 #include "rules/mllog/reader.h"
 #include "rules/rule_set.h"
+#include "rules/score.h"
 #include "submission/pynum.h"
 
 namespace podbench::submission {
@@ -286,17 +287,7 @@ Scored ScoreLogs(const FolderScan& scan, const fs::path& folder, const std::stri
                              PathText(folder));
     }
   }
-  if (dropped <= max_dropped) {
-    std::sort(scores.begin(), scores.end());
-    const auto n = static_cast<int64_t>(scores.size());
-    auto norm = [n](int64_t i) { return std::clamp<int64_t>(i < 0 ? i + n : i, 0, n); };
-    const int64_t lo = norm(max_dropped), hi = norm(n - (max_dropped - dropped));
-    if (hi > lo) {
-      double sum = 0;
-      for (int64_t i = lo; i < hi; ++i) sum += scores[static_cast<size_t>(i)];
-      out.score = sum * 1.0 / static_cast<double>(hi - lo) * out.scaling_factor;
-    }
-  }
+  if (auto mean = rules::TrimmedOlympicMean(scores, dropped, max_dropped)) out.score = *mean * out.scaling_factor;
   return out;
 }
 
