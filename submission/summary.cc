@@ -16,6 +16,7 @@
 #include "rules/mllog/reader.h"
 #include "rules/rule_set.h"
 #include "rules/score.h"
+#include "submission/benchmark_meta.h"
 #include "submission/pynum.h"
 
 namespace podbench::submission {
@@ -23,52 +24,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
-
-// ---- The summarizer's tables (mlperf_logging benchmark_meta) ----
-
-const std::map<std::string, std::vector<std::string>>& AllowedTraining() {
-  static const std::map<std::string, std::vector<std::string>> k = {
-      {"0.6", {"resnet", "ssd", "maskrcnn", "gnmt", "transformer", "ncf", "minigo"}},
-      {"0.7", {"bert", "dlrm", "gnmt", "maskrcnn", "minigo", "resnet", "ssd", "transformer"}},
-      {"1.0", {"bert", "dlrm", "maskrcnn", "minigo", "resnet", "ssd", "rnnt", "unet3d"}},
-      {"1.1", {"bert", "dlrm", "maskrcnn", "minigo", "resnet", "ssd", "rnnt", "unet3d"}},
-      {"2.0", {"bert", "dlrm", "maskrcnn", "minigo", "resnet", "ssd", "rnnt", "unet3d"}},
-      {"2.1", {"bert", "dlrm", "maskrcnn", "minigo", "resnet", "ssd", "rnnt", "unet3d"}},
-      {"3.0", {"bert", "dlrm_dcnv2", "gpt3", "maskrcnn", "resnet", "ssd", "rnnt", "unet3d"}},
-      {"3.1", {"bert", "dlrm_dcnv2", "gpt3", "maskrcnn", "resnet", "ssd", "rnnt", "unet3d", "stable_diffusion"}},
-      {"4.0", {"bert", "dlrm_dcnv2", "gpt3", "resnet", "ssd", "unet3d", "stable_diffusion", "llama2_70b_lora", "gnn"}},
-      {"4.1", {"bert", "dlrm_dcnv2", "gpt3", "ssd", "stable_diffusion", "llama2_70b_lora", "gnn"}},
-      {"5.0", {"bert", "dlrm_dcnv2", "retinanet", "stable_diffusion", "llama2_70b_lora", "rgat", "llama31_405b"}},
-      {"5.1", {"llama31_8b", "dlrm_dcnv2", "retinanet", "flux1", "llama2_70b_lora", "rgat", "llama31_405b"}},
-      {"6.0", {"llama31_8b", "dlrm_dcnv2", "flux1", "llama2_70b_lora", "llama31_405b", "gpt_oss_20b", "deepseekv3_671b"}},
-      {"6.1", {"llama31_8b", "flux1", "llama2_70b_lora", "gpt_oss_20b", "deepseekv3_671b", "qwen35_397b_grpo"}},
-  };
-  return k;
-}
-
-const std::map<std::string, std::vector<std::string>>& AllowedHpc() {
-  static const std::map<std::string, std::vector<std::string>> k = {
-      {"0.7", {"cosmoflow", "deepcam"}},
-      {"1.0", {"cosmoflow", "deepcam", "oc20"}},
-      {"2.0", {"cosmoflow", "deepcam", "oc20"}},
-      {"3.0", {"cosmoflow", "deepcam", "oc20", "openfold"}},
-  };
-  return k;
-}
-
-std::optional<int> ResultFileCount(const std::string& usage, const std::string& benchmark) {
-  static const std::map<std::string, int> kTraining = {
-      {"bert", 10}, {"dlrm", 5}, {"dlrm_dcnv2", 10}, {"gnmt", 10}, {"gpt3", 3}, {"maskrcnn", 5},
-      {"minigo", 10}, {"resnet", 5}, {"ssd", 5}, {"retinanet", 5}, {"stable_diffusion", 10},
-      {"transformer", 10}, {"ncf", 10}, {"rnnt", 10}, {"unet3d", 40}, {"gnn", 10}, {"rgat", 10},
-      {"llama2_70b_lora", 10}, {"llama31_405b", 3}, {"llama31_8b", 10}, {"flux1", 10},
-      {"gpt_oss_20b", 10}, {"deepseekv3_671b", 3}, {"qwen35_397b_grpo", 3}};
-  static const std::map<std::string, int> kHpc = {{"deepcam", 5}, {"cosmoflow", 10}, {"oc20", 5}, {"openfold", 10}};
-  const auto& t = usage == "hpc" ? kHpc : kTraining;
-  auto it = t.find(benchmark);
-  if (it == t.end()) return std::nullopt;
-  return it->second;
-}
 
 // ---- Python value semantics on JSON values ----
 
@@ -412,16 +367,10 @@ std::vector<ResultLog> ReadResultLogs(const fs::path& folder, int64_t max_bytes,
 }
 
 std::vector<std::string> SummaryBenchmarks(const std::string& usage, const std::string& ruleset) {
-  const auto* table = usage == "training" ? &AllowedTraining() : usage == "hpc" ? &AllowedHpc() : nullptr;
-  if (table == nullptr) return {};
-  auto it = table->find(ruleset);
-  if (it == table->end()) {
-    const size_t dot = ruleset.rfind('.');
-    if (dot != std::string::npos) it = table->find(ruleset.substr(0, dot));
-  }
-  if (it == table->end()) return {};
+  auto allowed = AllowedBenchmarks(usage, ruleset);
+  if (!allowed.ok()) return {};
   std::vector<std::string> out;
-  for (const auto& b : it->second) {
+  for (const auto& b : *allowed) {
     if (std::find(out.begin(), out.end(), b) == out.end()) out.push_back(b);
   }
   return out;

@@ -63,6 +63,9 @@ void BuildApp(CLI::App& app, CliContext& ctx) {
   AddReportCommand(app, ctx);
   AddCalibrateCommand(app, ctx);
   AddModelCommand(app, ctx);
+  AddPackageCommand(app, ctx);
+  AddSysdescCommand(app, ctx);
+  AddRepoCommand(app, ctx);
 }
 
 namespace {

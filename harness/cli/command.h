@@ -58,6 +58,9 @@ void AddTopologyCommand(CLI::App& app, CliContext& ctx);
 void AddReportCommand(CLI::App& app, CliContext& ctx);
 void AddCalibrateCommand(CLI::App& app, CliContext& ctx);
 void AddModelCommand(CLI::App& app, CliContext& ctx);
+void AddPackageCommand(CLI::App& app, CliContext& ctx);
+void AddSysdescCommand(CLI::App& app, CliContext& ctx);
+void AddRepoCommand(CLI::App& app, CliContext& ctx);
 
 // Builds the whole app. Exposed for tests of the command line itself.
 void BuildApp(CLI::App& app, CliContext& ctx);

@@ -12,22 +12,13 @@
 
 #include "submission/pynum.h"
 #include "tests/testing/shared_dir.h"
+#include "tests/submission/mlperf_logging_fixture.h"
 #include "tests/testing/temp_dir.h"
 
 namespace podbench::submission {
 namespace {
 
 namespace fs = std::filesystem;
-
-// An mlperf_logging folder laid out from the shared fixtures (rules and data).
-fs::path MlperfLogging(const fs::path& shared, const testing::TempDir& tmp) {
-  const fs::path dir = tmp / "mlperf_logging";
-  fs::create_directories(dir);
-  fs::create_directory_symlink(shared / "fixtures/mlperf-logging-rules", dir / "compliance_checker");
-  fs::create_directory_symlink(shared / "fixtures/mlperf-logging-data/rcp_checker", dir / "rcp_checker");
-  fs::create_directory_symlink(shared / "fixtures/mlperf-logging-data/result_summarizer", dir / "result_summarizer");
-  return dir;
-}
 
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> out;
@@ -64,8 +55,8 @@ std::vector<nlohmann::json> Cases(const fs::path& shared, const std::string& too
 
 TEST(SummaryParity, EveryOfficialResultSummarizerCase) {
   PODBENCH_REQUIRE_SHARED(shared);
-  testing::TempDir tmp;
-  const fs::path ml = MlperfLogging(shared, tmp);
+  testing::MlperfLoggingFixture fixture(shared);
+  const fs::path ml = fixture.path();
   auto cases = Cases(shared, "result_summarizer");
   ASSERT_EQ(cases.size(), 3u);
   for (const auto& c : cases) {
@@ -102,8 +93,8 @@ TEST(SummaryParity, EveryOfficialResultSummarizerCase) {
 // that system and benchmark (scaling.json read, never deleted).
 TEST(SummaryParity, ComputeScoreCasesScoreAsTheSummarizerRow) {
   PODBENCH_REQUIRE_SHARED(shared);
-  testing::TempDir tmp;
-  const fs::path ml = MlperfLogging(shared, tmp);
+  testing::MlperfLoggingFixture fixture(shared);
+  const fs::path ml = fixture.path();
   std::map<std::string, std::string> detailed_csv;
   for (const auto& c : Cases(shared, "result_summarizer")) detailed_csv[c["tree"]] = c["outputs"]["summary_detailed.csv"];
   auto cases = Cases(shared, "compute_score");
@@ -151,7 +142,8 @@ void WriteText(const fs::path& p, const std::string& s) {
 TEST(Summary, BrokenCopiesGiveVerdictsNotCrashes) {
   PODBENCH_REQUIRE_SHARED(shared);
   testing::TempDir tmp;
-  const fs::path ml = MlperfLogging(shared, tmp);
+  testing::MlperfLoggingFixture fixture(shared);
+  const fs::path ml = fixture.path();
   const fs::path org = tmp / "Habana";
   fs::copy(shared / "fixtures/parity/trees/v1.0/Habana", org, fs::copy_options::recursive);
   SummaryOptions o;
