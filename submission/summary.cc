@@ -18,6 +18,7 @@
 #include "rules/score.h"
 #include "submission/benchmark_meta.h"
 #include "submission/pynum.h"
+#include "submission/tree.h"
 
 namespace podbench::submission {
 namespace {
@@ -82,65 +83,53 @@ bool PyTruthy(const ojson& v) {
 
 std::string PathText(const fs::path& p) { return p.generic_string(); }
 
-// ---- Reading the tree: never written, links not followed, sizes bounded ----
+// ---- Reading the tree through the shared walk (submission/tree.h): never
+// written, links that leave it not followed, depth, entries and sizes bounded ----
 
 struct Reader {
-  int64_t max_bytes;
-  std::vector<std::string>* messages;
+  const Tree* tree = nullptr;
+  fs::path shown;  // the folder as the user named it: messages show paths under it
+  int64_t max_bytes = 0;
+  std::vector<std::string>* messages = nullptr;
+  std::set<std::string> files, dirs;
 
-  enum class Kind { kNone, kDir, kFile, kLink, kOther };
-  static Kind KindOf(const fs::path& p) {
-    std::error_code ec;
-    auto st = fs::symlink_status(p, ec);
-    if (ec || !fs::exists(st)) return Kind::kNone;
-    if (fs::is_symlink(st)) return Kind::kLink;
-    if (fs::is_directory(st)) return Kind::kDir;
-    if (fs::is_regular_file(st)) return Kind::kFile;
-    return Kind::kOther;
+  Reader(const Tree* t, fs::path shown_root, int64_t max, std::vector<std::string>* out)
+      : tree(t), shown(std::move(shown_root)), max_bytes(max), messages(out) {
+    for (const auto& f : t->files) files.insert(f.path);
+    dirs.insert(t->dirs.begin(), t->dirs.end());
+    for (const auto& p : t->problems) {
+      messages->push_back(std::string(p.severity == Severity::kError ? "ERROR: " : "WARNING: ") + Shown(p.path) + ": " +
+                          p.message);
+    }
   }
 
-  // Names in `dir`, sorted (byte order), of the entries of `kind`; a link is
-  // reported and skipped.
-  std::vector<std::string> List(const fs::path& dir, Kind kind) const {
+  std::string Shown(const std::string& rel) const { return PathText(rel.empty() ? shown : shown / rel); }
+  bool HasFile(const std::string& rel) const { return files.count(rel) > 0; }
+  bool HasDir(const std::string& rel) const { return dirs.count(rel) > 0; }
+
+  // Names of the folders (or files) directly in the folder `rel` ("" = the root), sorted.
+  std::vector<std::string> List(const std::string& rel, bool want_dirs) const {
+    const std::string prefix = rel.empty() ? "" : rel + "/";
     std::vector<std::string> out;
-    std::error_code ec;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-      const Kind k = KindOf(it->path());
-      if (k == Kind::kLink) {
-        messages->push_back("ERROR: " + PathText(it->path()) + ": a symbolic link; podbench does not follow links in a submission tree");
-        continue;
-      }
-      if (k == kind) out.push_back(it->path().filename().string());
+    for (const auto& p : want_dirs ? dirs : files) {
+      if (p.compare(0, prefix.size(), prefix) != 0) continue;
+      const std::string name = p.substr(prefix.size());
+      if (!name.empty() && name.find('/') == std::string::npos) out.push_back(name);
     }
-    if (ec) messages->push_back("ERROR: " + PathText(dir) + ": cannot list: " + ec.message());
-    std::sort(out.begin(), out.end());
-    return out;
+    return out;  // std::set order: byte order
   }
 
-  Result<std::string> Read(const fs::path& p) const {
-    const Kind k = KindOf(p);
-    if (k == Kind::kLink) return Status::InvalidArgument(PathText(p) + ": a symbolic link; not followed");
-    if (k != Kind::kFile) return Status::NotFound(PathText(p) + ": not a regular file");
-    std::error_code ec;
-    const auto size = fs::file_size(p, ec);
-    if (ec) return Status::IOError(PathText(p) + ": " + ec.message());
-    if (static_cast<int64_t>(size) > max_bytes) {
-      return Status::InvalidArgument(PathText(p) + ": " + std::to_string(size) + " bytes, more than the bound of " +
-                                     std::to_string(max_bytes));
-    }
-    std::ifstream in(p, std::ios::binary);
-    if (!in) return Status::IOError(PathText(p) + ": cannot open");
-    std::string text(size, '\0');
-    in.read(text.data(), static_cast<std::streamsize>(size));
-    text.resize(static_cast<size_t>(in.gcount()));
+  Result<std::string> Read(const std::string& rel) const {
+    auto text = ReadTreeFile(*tree, rel, max_bytes);
+    if (!text.ok()) return Status(text.status()).WithContext(Shown(rel));
     return text;
   }
 
   // A JSON file; the error message is the official one's wording.
-  Result<ojson> ReadJson(const fs::path& p) const {
-    PODBENCH_ASSIGN_OR_RETURN(std::string text, Read(p));
+  Result<ojson> ReadJson(const std::string& rel) const {
+    PODBENCH_ASSIGN_OR_RETURN(std::string text, Read(rel));
     ojson j = ojson::parse(text, nullptr, false);
-    if (j.is_discarded()) return Status::Corruption("ERROR: Could not decode JSON struct in " + PathText(p));
+    if (j.is_discarded()) return Status::Corruption("ERROR: Could not decode JSON struct in " + Shown(rel));
     return j;
   }
 };
@@ -150,24 +139,30 @@ struct Reader {
 using Log = ResultLog;
 
 struct FolderScan {
+  std::string rel;                // the folder, relative to the tree's root
   std::vector<Log> logs;          // result_*.txt, sorted by name
   bool has_power = false;
-  std::vector<std::string> subdirs;
 };
 
-FolderScan ScanFolder(const Reader& rd, const fs::path& folder) {
+bool IsResultName(const std::string& name) {
+  return name.size() >= 11 && name.rfind("result_", 0) == 0 && name.compare(name.size() - 4, 4, ".txt") == 0;
+}
+
+FolderScan ScanFolder(const Reader& rd, const std::string& rel) {
   FolderScan s;
-  for (const auto& name : rd.List(folder, Reader::Kind::kFile)) {
-    if (name.rfind("result_", 0) != 0 || name.size() < 11 || name.substr(name.size() - 4) != ".txt") continue;
-    auto text = rd.Read(folder / name);
+  s.rel = rel;
+  for (const auto& name : rd.List(rel, false)) {
+    if (!IsResultName(name)) continue;
+    const std::string file = rel.empty() ? name : rel + "/" + name;
+    auto text = rd.Read(file);
     if (!text.ok()) {
       rd.messages->push_back("ERROR: " + text.status().message());
       continue;
     }
-    s.logs.push_back({folder / name, std::move(*text)});
+    s.logs.push_back({rd.Shown(file), std::move(*text)});
   }
-  s.subdirs = rd.List(folder, Reader::Kind::kDir);
-  s.has_power = std::find(s.subdirs.begin(), s.subdirs.end(), "power") != s.subdirs.end();
+  const auto subdirs = rd.List(rel, true);
+  s.has_power = std::find(subdirs.begin(), subdirs.end(), "power") != subdirs.end();
   return s;
 }
 
@@ -178,7 +173,7 @@ struct Scored {
 };
 
 // _compute_strong_score_standalone without power.
-Scored ScoreLogs(const FolderScan& scan, const fs::path& folder, const std::string& benchmark,
+Scored ScoreLogs(const FolderScan& scan, const std::string& benchmark,
                  const std::string& system, const std::string& submitter, const rules::Checker& checker,
                  mllog::Format format, const Reader& rd) {
   Scored out;
@@ -229,17 +224,18 @@ Scored ScoreLogs(const FolderScan& scan, const fs::path& folder, const std::stri
                            " using olympic scoring.");
   }
   // scaling.json: the review committee's factor; read, never written.
-  const fs::path scaling = folder / "scaling.json";
-  if (Reader::KindOf(scaling) != Reader::Kind::kNone) {
+  const std::string scaling = scan.rel.empty() ? "scaling.json" : scan.rel + "/scaling.json";
+  if (rd.HasFile(scaling)) {
     auto j = rd.ReadJson(scaling);
     if (!j.ok()) {
-      rd.messages->push_back("ERROR: " + j.status().message() + " (scaling factor 1 used)");
+      const std::string& m = j.status().message();
+      rd.messages->push_back((m.rfind("ERROR", 0) == 0 ? m : "ERROR: " + m) + " (scaling factor 1 used)");
     } else if (!j->is_object() || !j->contains("scaling_factor") || !(*j)["scaling_factor"].is_number()) {
-      rd.messages->push_back("ERROR: " + PathText(scaling) + ": no numeric \"scaling_factor\" (scaling factor 1 used)");
+      rd.messages->push_back("ERROR: " + rd.Shown(scaling) + ": no numeric \"scaling_factor\" (scaling factor 1 used)");
     } else {
       out.scaling_factor = (*j)["scaling_factor"].get<double>();
       rd.messages->push_back("NOTICE: Applying scaling factor " + PyStr((*j)["scaling_factor"]) + " to dir " +
-                             PathText(folder));
+                             rd.Shown(scan.rel));
     }
   }
   if (auto mean = rules::TrimmedOlympicMean(scores, dropped, max_dropped)) out.score = *mean * out.scaling_factor;
@@ -362,8 +358,15 @@ std::string PyJsonString(const std::string& s) {
 }  // namespace
 
 std::vector<ResultLog> ReadResultLogs(const fs::path& folder, int64_t max_bytes, std::vector<std::string>* messages) {
-  Reader rd{max_bytes, messages};
-  return ScanFolder(rd, folder).logs;
+  WalkLimits limits;
+  limits.max_file_bytes = max_bytes;
+  auto tree = WalkTree(folder, Usage::kTraining, limits);
+  if (!tree.ok()) {
+    messages->push_back("ERROR: " + tree.status().message());
+    return {};
+  }
+  Reader rd(&*tree, folder, max_bytes, messages);
+  return ScanFolder(rd, "").logs;
 }
 
 std::vector<std::string> SummaryBenchmarks(const std::string& usage, const std::string& ruleset) {
@@ -406,17 +409,22 @@ Result<std::unique_ptr<Context>> MakeContext(const SummaryOptions& options) {
 
 void SummarizeOrg(const fs::path& folder, const Context& ctx, const Schema& schema, Summary* out) {
   const auto& opt = ctx.options;
-  Reader rd{opt.max_file_bytes, &out->messages};
-  const fs::path results = folder / "results";
-  if (Reader::KindOf(results) != Reader::Kind::kDir) {
-    out->messages.push_back("ERROR: " + PathText(results) + ": no results folder (the official summarizer crashes here)");
+  WalkLimits limits;
+  limits.max_file_bytes = opt.max_file_bytes;
+  auto tree = WalkTree(folder, opt.usage == "hpc" ? Usage::kHpc : Usage::kTraining, limits);
+  if (!tree.ok()) {
+    out->messages.push_back("ERROR: " + tree.status().message() + " (the official summarizer crashes here)");
     return;
   }
-  std::vector<std::vector<Cell>> strong_rows, detailed_rows;
-  for (const auto& system : rd.List(results, Reader::Kind::kDir)) {
-    const fs::path system_file = folder / "systems" / (system + ".json");
-    if (Reader::KindOf(system_file) == Reader::Kind::kNone) {
-      out->messages.push_back("ERROR: Missing " + PathText(system_file));
+  Reader rd(&*tree, folder, opt.max_file_bytes, &out->messages);
+  if (!rd.HasDir("results")) {
+    out->messages.push_back("ERROR: " + rd.Shown("results") + ": no results folder (the official summarizer crashes here)");
+    return;
+  }
+  for (const auto& system : rd.List("results", true)) {
+    const std::string system_file = "systems/" + system + ".json";
+    if (!rd.HasFile(system_file)) {
+      out->messages.push_back("ERROR: Missing " + rd.Shown(system_file));
       continue;
     }
     auto desc_r = rd.ReadJson(system_file);
@@ -427,12 +435,12 @@ void SummarizeOrg(const fs::path& folder, const Context& ctx, const Schema& sche
     }
     ojson desc = std::move(*desc_r);
     if (!desc.is_object()) {
-      out->messages.push_back("ERROR: " + PathText(system_file) + ": not a JSON object");
+      out->messages.push_back("ERROR: " + rd.Shown(system_file) + ": not a JSON object");
       continue;
     }
     ojson private_id = "";
-    const fs::path id_file = results / system / "privateid.json";
-    if (Reader::KindOf(id_file) != Reader::Kind::kNone) {
+    const std::string id_file = "results/" + system + "/privateid.json";
+    if (rd.HasFile(id_file)) {
       auto id = rd.ReadJson(id_file);
       if (!id.ok()) {
         out->messages.push_back("ERROR: " + id.status().message());
@@ -499,31 +507,30 @@ void SummarizeOrg(const fs::path& folder, const Context& ctx, const Schema& sche
     // Benchmarks.
     std::map<std::string, Cell> strong;
     std::map<std::string, Cell> detailed;
-    fs::path parent = results / system;
-    bool has_parent = true;
+    std::string parent = "results/" + system;
     if (opt.usage == "hpc") {
-      parent /= "strong";
-      has_parent = Reader::KindOf(parent) == Reader::Kind::kDir;
-      if (Reader::KindOf(results / system / "weak") == Reader::Kind::kDir) {
-        out->messages.push_back("WARNING: podbench: weak scaling results in " + PathText(results / system / "weak") +
+      if (rd.HasDir(parent + "/weak")) {
+        out->messages.push_back("WARNING: podbench: weak scaling results in " + rd.Shown(parent + "/weak") +
                                 " are not summarized");
       }
+      parent += "/strong";
+      // The official summarizer adds no row for a system without strong/.
+      if (!rd.HasDir(parent)) continue;
     }
-    if (!has_parent) continue;
-    for (const auto& name : rd.List(parent, Reader::Kind::kDir)) {
-      const fs::path bdir = parent / name;
+    for (const auto& name : rd.List(parent, true)) {
+      const std::string bdir = parent + "/" + name;
       const std::string benchmark = name == "mask" ? "maskrcnn" : name;
       if (std::find(schema.benchmarks.begin(), schema.benchmarks.end(), benchmark) == schema.benchmarks.end()) {
-        out->messages.push_back("ERROR: " + PathText(bdir) + ": " + benchmark + " is not a " + opt.usage + " " +
+        out->messages.push_back("ERROR: " + rd.Shown(bdir) + ": " + benchmark + " is not a " + opt.usage + " " +
                                 opt.ruleset + " benchmark; left out (the official summarizer crashes here)");
         continue;
       }
       FolderScan scan = ScanFolder(rd, bdir);
       if (scan.has_power) {
-        out->messages.push_back("WARNING: podbench: power results in " + PathText(bdir / "power") +
+        out->messages.push_back("WARNING: podbench: power results in " + rd.Shown(bdir + "/power") +
                                 " are not scored (Energy left empty)");
       }
-      Scored sc = ScoreLogs(scan, bdir, benchmark, system, submitter, *ctx.checker, ctx.format, rd);
+      Scored sc = ScoreLogs(scan, benchmark, system, submitter, *ctx.checker, ctx.format, rd);
       std::optional<double> gbs, epochs;
       std::optional<std::string> rcp;
       if (closed) {
@@ -534,7 +541,7 @@ void SummarizeOrg(const fs::path& folder, const Context& ctx, const Schema& sche
         ro.ruleset = opt.ruleset;
         RcpVerdict v = CheckRcp(runs, ro, FileRcpLoader(opt.mlperf_logging, opt.usage, opt.ruleset));
         if (v.official_crash) {
-          out->messages.push_back("WARNING: RCP/GBS computation failed for " + PathText(bdir) + ": " + v.message);
+          out->messages.push_back("WARNING: RCP/GBS computation failed for " + rd.Shown(bdir) + ": " + v.message);
         } else {
           if (!v.pass) {
             out->messages.push_back("ERROR: RCP Test Failed on " + submitter + "/" + system + "/" + benchmark +
@@ -553,7 +560,7 @@ void SummarizeOrg(const fs::path& folder, const Context& ctx, const Schema& sche
             std::sort(e.begin(), e.end());
             if (e.size() >= 3) epochs = NumpyMean(std::vector<double>(e.begin() + 1, e.end() - 1));
           } else {
-            out->messages.push_back("WARNING: RCP/GBS computation failed for " + PathText(bdir) +
+            out->messages.push_back("WARNING: RCP/GBS computation failed for " + rd.Shown(bdir) +
                                     ": 'NoneType' object has no attribute 'sort'");
           }
         }
@@ -664,9 +671,11 @@ Result<FolderScore> ScoreBenchmarkFolder(const fs::path& folder, const std::stri
                                          const SummaryOptions& options) {
   PODBENCH_ASSIGN_OR_RETURN(auto ctx, MakeContext(options));
   FolderScore out;
-  Reader rd{options.max_file_bytes, &out.messages};
-  if (Reader::KindOf(folder) != Reader::Kind::kDir) return Status::NotFound(PathText(folder) + ": not a folder");
-  FolderScan scan = ScanFolder(rd, folder);
+  WalkLimits limits;
+  limits.max_file_bytes = options.max_file_bytes;
+  PODBENCH_ASSIGN_OR_RETURN(Tree tree, WalkTree(folder, Usage::kTraining, limits));
+  Reader rd(&tree, folder, options.max_file_bytes, &out.messages);
+  FolderScan scan = ScanFolder(rd, "");
   if (scan.logs.empty()) {
     return Status::NotFound(PathText(folder) + ": no result_*.txt file (compute_score crashes here)");
   }
@@ -686,7 +695,7 @@ Result<FolderScore> ScoreBenchmarkFolder(const fs::path& folder, const std::stri
     out.messages.push_back("WARNING: Not enough runs found for an official submission. Found: " +
                            std::to_string(scan.logs.size()) + ", required: " + std::to_string(*required));
   }
-  Scored sc = ScoreLogs(scan, folder, out.benchmark, system, "None", *ctx->checker, ctx->format, rd);
+  Scored sc = ScoreLogs(scan, out.benchmark, system, "None", *ctx->checker, ctx->format, rd);
   out.run_minutes = sc.run_minutes;
   out.score = sc.score;
   out.scaling_factor = sc.scaling_factor;

@@ -20,6 +20,8 @@
 //   - closed division: the RCP check (pruned pass) gives the RCP column
 //     (Pass, Fail, Interp. Fail, Missing, No RCP, Unknown state), the GBS
 //     and the olympic mean of the epochs (samples_to_converge).
+// The tree is read through the shared walk (submission/tree.h): links that
+// leave it are reported and not followed, depth, entries and sizes bounded.
 // Rows are sorted by every column in order (empty cells last), as the
 // official tool does. The official tool writes scaling.json into the tree
 // (and its rcp step deletes it); podbench writes nothing there, so the rows

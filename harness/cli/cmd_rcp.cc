@@ -49,8 +49,12 @@ int RunRcp(const RcpCmdOptions& opt, CliContext& ctx) {
   }
   std::vector<std::string> problems;
   auto logs = submission::ReadResultLogs(opt.dir, int64_t{1} << 30, &problems);
-  for (const auto& p : problems) ctx.err << "podbench rcp: " << p << "\n";
-  if (!problems.empty()) return kExitUsage;
+  bool unreadable = false;
+  for (const auto& p : problems) {
+    ctx.err << "podbench rcp: " << p << "\n";
+    unreadable |= p.rfind("ERROR", 0) == 0;
+  }
+  if (unreadable) return kExitUsage;
   std::vector<submission::RunConvergence> runs;
   for (const auto& l : logs) runs.push_back(submission::ReadRunConvergence(l.text, opt.ruleset, opt.bert_train_samples));
   submission::RcpOptions ro;
