@@ -2,6 +2,7 @@
 // exactly one JSON document on standard output (progress, notes and warnings
 // go to standard error). The subcommands come from `podbench --help`, so a new
 // one with --format json and no case here fails the test.
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -106,7 +107,26 @@ TEST(JsonOutputTest, EverySubcommandPrintsOneJsonDocument) {
     ExpectOneDocument("run", {args, true, {"workload", "runs", "score_min"}});
   }
 
+  // A submitter folder with nothing in it, a system description, and an
+  // mlperf_logging folder with one trivial rule file: what the whole-submission
+  // commands read (they give a failing verdict on an empty folder).
+  const std::string org = (dir / "org").string(), ml = (dir / "ml").string(), sysdesc = (dir / "sys.json").string();
+  std::filesystem::create_directories(dir / "org");
+  std::filesystem::create_directories(dir / "ml/compliance_checker/training_1.0.0");
+  std::filesystem::create_directories(dir / "ml/rcp_checker/training_1.0.0");
+  {
+    std::ofstream(dir / "ml/compliance_checker/training_1.0.0/common.yaml")
+        << "- KEY:\n    NAME: submission_benchmark\n    REQ: EXACTLY_ONE\n";
+    std::ofstream(dir / "sys.json") << "{\"division\": \"closed\"}\n";
+  }
+  const std::string whole = " --ruleset 1.0.0 --mlperf-logging " + ml + " --format json";
+
   std::map<std::string, std::vector<JsonCase>> cases = {
+      {"package", {{org + whole, true, {}, {0, 1}}}},
+      {"sysdesc", {{sysdesc + " --ruleset 1.0.0 --format json", true, {"files"}, {0, 1}}}},
+      {"repo", {{org + " --format json", true, {}, {0, 1}}}},
+      {"rcp", {{org + whole, true, {"verdict", "message"}, {0, 1}}}},
+      {"summarize", {{org + whole, true, {"verdict", "messages", "summary"}, {0, 1}}}},
       {"run", {{"toy --runs 1 --seed 7 --db " + (dir / "other.db").string() + " --format json", true, {"runs"}}}},
       {"check", {{"--format json " + logs, true, {"logs", "summary"}, {0, 1}}}},
       {"score", {{"--format json " + logs, true, {"scores", "skipped_files"}}}},
