@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "results/export.h"
 #include "rules/checker.h"
 #include "rules/mllog/reader.h"
 #include "rules/rule_set.h"
@@ -292,16 +293,6 @@ void SortRows(SummaryTable* t) {
     }
     return false;
   });
-}
-
-std::string CsvField(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
 }
 
 // Python json.dumps of a string (ensure_ascii).
@@ -628,13 +619,13 @@ Result<Summary> Summarize(const std::vector<fs::path>& folders, const SummaryOpt
 
 std::string SummaryCsv(const SummaryTable& t) {
   std::string out;
-  for (size_t i = 0; i < t.columns.size(); ++i) out += (i ? "," : "") + CsvField(t.columns[i]);
+  for (size_t i = 0; i < t.columns.size(); ++i) out += (i ? "," : "") + results::CsvField(t.columns[i]);
   out += "\n";
   for (const auto& row : t.rows) {
     for (size_t i = 0; i < row.size(); ++i) {
       if (i) out += ",";
       const Cell& c = row[i];
-      if (auto* s = std::get_if<std::string>(&c)) out += CsvField(*s);
+      if (auto* s = std::get_if<std::string>(&c)) out += results::CsvField(*s);
       else if (auto* n = std::get_if<int64_t>(&c)) out += std::to_string(*n);
       else if (auto* d = std::get_if<double>(&c)) out += std::isnan(*d) ? "" : PyRepr(*d);
     }
