@@ -96,7 +96,7 @@ int RunRcp(const RcpCmdOptions& opt, CliContext& ctx) {
       ctx.out << "ERROR - " << v.message << ", RCP test FAILED\n";
     } else {
       ctx.out << "ERROR - " << v.message
-              << ", RCP test FAILED, consider adding --rcp-bypass in when running the package check.\n";
+              << ", RCP test FAILED (--rcp-bypass lets it pass, as the package checker's --rcp_bypass does)\n";
     }
   }
   return v.pass ? kExitOk : kExitVerdict;

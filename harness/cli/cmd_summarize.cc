@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/text.h"
 #include "harness/cli/command.h"
 #include "submission/pynum.h"
 #include "submission/summary.h"
@@ -123,7 +124,8 @@ int RunSummarize(const SummarizeCmdOptions& opt, CliContext& ctx) {
     case OutputFormat::kText:
       for (const auto& m : s->messages) ctx.out << m << "\n";
       ctx.out << submission::SummaryCsv(table);
-      ctx.out << "summary: " << (s->failed ? "FAIL" : "PASS") << " (" << table.rows.size() << " rows)\n";
+      ctx.out << "summary: " << (s->failed ? "FAIL" : "PASS") << " ("
+              << Plural(static_cast<int64_t>(table.rows.size()), "row") << ")\n";
       break;
   }
   return s->failed ? kExitVerdict : kExitOk;
