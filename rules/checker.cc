@@ -551,4 +551,21 @@ Result<CheckResult> Checker::CheckFile(const std::filesystem::path& path) const 
   return result;
 }
 
+CheckResult Checker::CheckText(std::string text, std::string log_name) const {
+  const auto bytes = static_cast<int64_t>(text.size());
+  auto reader = mllog::LogReader::FromString(std::move(text), options_.format, log_name);
+  LogData lines(options_.format);
+  mllog::RawRecord raw;
+  while (reader->NextRaw(&raw)) lines.Add(raw);
+  CheckResult result;
+  result.log = log_name;
+  result.lines = static_cast<int64_t>(lines.size());
+  {
+    LogRun run(rules_.get(), options_, lines, log_name);
+    run.Run(reader->errors().size(), &result);
+  }
+  result.bytes = bytes;
+  return result;
+}
+
 }  // namespace podbench::rules

@@ -61,6 +61,9 @@ class Checker {
 
   // Reads and checks one log file. An unreadable file is an error status.
   Result<CheckResult> CheckFile(const std::filesystem::path& path) const;
+  // Checks a log held in memory (read once by the caller, e.g. from a
+  // submission tree); `log_name` names it in messages.
+  CheckResult CheckText(std::string text, std::string log_name) const;
   // Checks records already read; `parse_errors` is the number of lines the
   // reader could not parse. Thread-safe (the rule set is shared, all state is per call).
   CheckResult CheckRecords(const std::vector<mllog::Record>& records, size_t parse_errors,

@@ -85,18 +85,26 @@ std::optional<double> OlympicMean(const std::vector<RunTime>& runs, AbortPolicy 
     return sum / static_cast<double>(runs.size());
   }
   std::vector<double> t;
-  size_t failed = 0;
+  int failed = 0;
   for (const auto& r : runs) {
     if (r.converged || (r.stopped && policy == AbortPolicy::kTimed)) t.push_back(r.minutes);
     else ++failed;
   }
-  if (failed > 1) return std::nullopt;
-  std::sort(t.begin(), t.end());
   // Drop the fastest, and the slowest (the non-converged run when there is one).
-  size_t hi = failed ? t.size() : t.size() - 1;
+  return TrimmedOlympicMean(std::move(t), failed, 1);
+}
+
+std::optional<double> TrimmedOlympicMean(std::vector<double> kept, int dropped, int drop_each_side) {
+  if (dropped > drop_each_side) return std::nullopt;
+  std::sort(kept.begin(), kept.end());
+  const auto n = static_cast<int64_t>(kept.size());
+  auto slice_index = [n](int64_t i) { return std::clamp<int64_t>(i < 0 ? i + n : i, 0, n); };
+  const int64_t lo = slice_index(drop_each_side);
+  const int64_t hi = slice_index(n - (drop_each_side - dropped));
+  if (hi <= lo) return std::nullopt;
   double sum = 0;
-  for (size_t i = 1; i < hi; ++i) sum += t[i];
-  return sum / static_cast<double>(hi - 1);
+  for (int64_t i = lo; i < hi; ++i) sum += kept[static_cast<size_t>(i)];
+  return sum / static_cast<double>(hi - lo);
 }
 
 namespace {

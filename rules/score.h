@@ -57,6 +57,15 @@ enum class AbortPolicy {
              // (Google resnet tpu-v3-1024: 2.27 min, not 2.30)
 };
 
+// The olympic mean both MLPerf summarizers compute (v0.6 here, v0.7 on in
+// submission/summary.h): `kept` holds the times of the runs that count, and
+// `dropped` more runs did not count and rank as the slowest. Sorted, the
+// `drop_each_side` fastest kept times and the (drop_each_side - dropped)
+// slowest are left out (Python slicing: an end before the start leaves
+// nothing), and the rest are summed in order from 0 and divided by their
+// count. Absent when dropped > drop_each_side or no time remains.
+std::optional<double> TrimmedOlympicMean(std::vector<double> kept, int dropped, int drop_each_side);
+
 // Olympic mean over `runs` (non-converged runs count as slowest): with 3 runs
 // or more, drop the fastest and the slowest, mean of the rest; with 1 or 2,
 // their plain mean. Absent when there are no runs, when more than one run did

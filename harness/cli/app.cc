@@ -53,6 +53,8 @@ void BuildApp(CLI::App& app, CliContext& ctx) {
   AddScalingCommand(app, ctx);
   AddCheckCommand(app, ctx);
   AddScoreCommand(app, ctx);
+  AddRcpCommand(app, ctx);
+  AddSummarizeCommand(app, ctx);
   AddRunsCommand(app, ctx);
   AddShowCommand(app, ctx);
   AddCompareCommand(app, ctx);

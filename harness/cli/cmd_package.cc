@@ -121,7 +121,11 @@ nlohmann::json PackageJson(const submission::PackageReport& r) {
 }
 
 int RunPackage(const PackageCmdOptions& opt, CliContext& ctx) {
-  auto logging = submission::LoadMlperfLogging(opt.mlperf_logging, submission::kComplianceRules);
+  // The RCP files are needed where the package check runs the RCP check (1.0.0 on).
+  auto version = submission::ParseRuleset(opt.ruleset);
+  const unsigned needs = submission::kComplianceRules |
+                         (version.ok() && submission::RunsSeedAndRcpChecks(*version) ? submission::kRcpData : 0u);
+  auto logging = submission::LoadMlperfLogging(opt.mlperf_logging, needs);
   if (!logging.ok()) {
     ctx.err << "podbench package: " << logging.status().message() << "\n";
     return kExitUsage;

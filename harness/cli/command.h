@@ -48,6 +48,8 @@ void AddRunCommand(CLI::App& app, CliContext& ctx);
 void AddScalingCommand(CLI::App& app, CliContext& ctx);
 void AddCheckCommand(CLI::App& app, CliContext& ctx);
 void AddScoreCommand(CLI::App& app, CliContext& ctx);
+void AddRcpCommand(CLI::App& app, CliContext& ctx);
+void AddSummarizeCommand(CLI::App& app, CliContext& ctx);
 void AddRunsCommand(CLI::App& app, CliContext& ctx);
 void AddShowCommand(CLI::App& app, CliContext& ctx);
 void AddCompareCommand(CLI::App& app, CliContext& ctx);

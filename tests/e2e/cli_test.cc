@@ -20,7 +20,8 @@ TEST(CliTest, VersionPrintsVersionAndGitHash) {
 
 TEST(CliTest, EverySubcommandHasHelp) {
   for (const char* cmd : {"reproduce", "run", "scaling", "check", "score", "runs", "show", "compare", "bench",
-                          "topology", "report", "calibrate", "model", "package", "sysdesc", "repo"}) {
+                          "topology", "report", "calibrate", "model", "package", "sysdesc", "repo", "rcp",
+                          "summarize"}) {
     int rc = 0;
     std::string out = Podbench(std::string(cmd) + " --help", &rc);
     EXPECT_EQ(rc, 0) << cmd;
@@ -30,8 +31,8 @@ TEST(CliTest, EverySubcommandHasHelp) {
 }
 
 constexpr const char* kKnown =
-    "known: bench, calibrate, check, compare, model, package, repo, report, reproduce, run, runs, scaling, score, show, "
-    "sysdesc, topology";
+    "known: bench, calibrate, check, compare, model, package, rcp, repo, report, reproduce, run, runs, scaling, score, "
+    "show, summarize, sysdesc, topology";
 
 TEST(CliTest, NoSubcommandIsAUsageErrorListingThem) {
   int rc = 0;

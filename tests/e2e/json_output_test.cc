@@ -110,6 +110,7 @@ TEST(JsonOutputTest, EverySubcommandPrintsOneJsonDocument) {
   // A submission tree and an mlperf_logging folder whose rules check nothing.
   const std::filesystem::path tree = dir / "submission", ml = dir / "mlperf_logging";
   std::filesystem::create_directories(ml / "compliance_checker/training_1.0.0");
+  std::filesystem::create_directories(ml / "rcp_checker/training_1.0.0");
   std::ofstream(ml / "compliance_checker/training_1.0.0/common.yaml") << "";
   std::filesystem::create_directories(tree / "systems");
   std::filesystem::create_directories(tree / "results/sys/bert");
@@ -121,6 +122,10 @@ TEST(JsonOutputTest, EverySubcommandPrintsOneJsonDocument) {
                     {"verdict", "errors", "warnings", "systems", "benchmarks", "summary"}, {1}}}},
       {"sysdesc", {{(tree / "systems/sys.json").string() + " --ruleset 1.0.0 --format json", true, {"files"}, {1}}}},
       {"repo", {{tree.string() + " --format json", true, {"verdict", "git_unfriendly_names"}}}},
+      {"rcp", {{(tree / "results/sys/bert").string() + " --ruleset 1.0.0 --format json --mlperf-logging " + ml.string(),
+                true, {"verdict", "message"}, {0, 1}}}},
+      {"summarize", {{tree.string() + " --ruleset 1.0.0 --format json --mlperf-logging " + ml.string(), true,
+                      {"verdict", "messages", "summary"}, {0, 1}}}},
       {"run", {{"toy --runs 1 --seed 7 --db " + (dir / "other.db").string() + " --format json", true, {"runs"}}}},
       {"check", {{"--format json " + logs, true, {"logs", "summary"}, {0, 1}}}},
       {"score", {{"--format json " + logs, true, {"scores", "skipped_files"}}}},

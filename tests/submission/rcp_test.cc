@@ -1,0 +1,242 @@
+// The RCP check: Python-exact arithmetic, and parity with what the official
+// rcp_checker printed on the parity trees (../shared/fixtures/parity).
+#include "submission/rcp.h"
+
+#include <algorithm>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "submission/pynum.h"
+#include "tests/testing/shared_dir.h"
+
+namespace podbench::submission {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string ReadAll(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(PyNum, ReprIsPythonsRepr) {
+  EXPECT_EQ(PyRepr(3072.0), "3072.0");
+  EXPECT_EQ(PyRepr(1.0), "1.0");
+  EXPECT_EQ(PyRepr(34.48876666666666), "34.48876666666666");
+  EXPECT_EQ(PyRepr(1258291200.0), "1258291200.0");
+  EXPECT_EQ(PyRepr(1e16), "1e+16");
+  EXPECT_EQ(PyRepr(1.5e-5), "1.5e-05");
+  EXPECT_EQ(PyRepr(0.0001), "0.0001");
+  EXPECT_EQ(PyRepr(-2.5), "-2.5");
+  EXPECT_EQ(PyRepr(123456789012345678.0), "1.2345678901234568e+17");
+}
+
+TEST(PyNum, RoundAndPandasJson) {
+  EXPECT_EQ(PyRound(1.0005, 3), 1.0);    // 1.0005 is just below the tie in binary
+  EXPECT_EQ(PyRound(2.0005, 3), 2.001);  // 2.0005 just above it
+  EXPECT_EQ(PyRound(1.23456, 3), 1.235);
+  EXPECT_EQ(PandasJsonDouble(34.48876666666666), "34.4887666667");
+  EXPECT_EQ(PandasJsonDouble(164.36769166666667), "164.3676916667");
+  EXPECT_EQ(PandasJsonDouble(3072.0), "3072.0");
+  EXPECT_EQ(PandasJsonDouble(1.0033670033670032), "1.0033670034");
+}
+
+TEST(PyNum, NumpyPairwiseSumDiffersFromNaiveWhereNumpyDoes) {
+  std::vector<double> v(20, 0.1);
+  double naive = 0;
+  for (double x : v) naive += x;
+  const double pairwise = NumpySum(v.data(), 20);
+  // numpy: eight accumulators, then the tail; the two orders differ in the last bit here.
+  double r[8] = {0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1};
+  for (int j = 0; j < 8; ++j) r[j] += 0.1;
+  double expect = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+  for (int i = 0; i < 4; ++i) expect += 0.1;
+  EXPECT_EQ(pairwise, expect);
+  (void)naive;
+}
+
+TEST(PyNum, StudentT) {
+  EXPECT_NEAR(StudentTCdf(2.228138851986273, 10), 0.975, 1e-12);
+  EXPECT_NEAR(StudentTCdf(-1.7108820799094282, 24), 0.05, 1e-12);
+  EXPECT_NEAR(StudentTCdf(12.706204736174707, 1), 0.975, 1e-12);
+  EXPECT_DOUBLE_EQ(StudentTCdf(0, 7), 0.5);
+  EXPECT_TRUE(std::isnan(StudentTCdf(1, 0)));
+}
+
+RunConvergence MakeRun(double bs, const std::string& bench, double epochs, bool converged = true) {
+  RunConvergence r;
+  r.bs = bs;
+  r.benchmark = bench;
+  r.converged = converged;
+  r.epochs = converged ? epochs : 1e9;
+  return r;
+}
+
+RcpLoader TableOf(const std::string& json) {
+  return [json](const std::string& b) { return ParseRcpTable(json, "test.json", "training", "4.0.0", b); };
+}
+
+const char* kTwoPoints = R"({
+  "resnet_ref_1000": {"Benchmark": "resnet", "BS": 1000, "Hyperparams": {}, "Epochs to converge": [30,31,32,33,34,35,36,37,38,39]},
+  "resnet_ref_3000": {"Benchmark": "resnet", "BS": 3000, "Hyperparams": {}, "Epochs to converge": [40,41,42,43,44,45,46,47,48,49]}
+})";
+
+TEST(Rcp, VerdictsOfTheOfficialCases) {
+  RcpOptions o;
+  o.ruleset = "4.0.0";
+  std::vector<RunConvergence> runs;
+  for (double e : {44., 44., 45., 45., 46.}) runs.push_back(MakeRun(3000, "resnet", e));
+  auto v = CheckRcp(runs, o, TableOf(kTwoPoints));
+  EXPECT_TRUE(v.pass) << v.message;
+  EXPECT_EQ(v.message, "RCP found");
+  EXPECT_DOUBLE_EQ(*v.submission_mean, (44.0 + 45.0 + 45.0) / 3);  // olympic: 44 and 46 dropped
+
+  for (auto& r : runs) r.bs = 2000;
+  v = CheckRcp(runs, o, TableOf(kTwoPoints));
+  EXPECT_EQ(v.message, "RCP Interpolation");
+  EXPECT_TRUE(v.pass);
+
+  for (auto& r : runs) r.bs = 4000;
+  v = CheckRcp(runs, o, TableOf(kTwoPoints));
+  EXPECT_FALSE(v.pass);
+  EXPECT_EQ(v.message, "Missing RCP, please submit RCP with BS = 4000");
+  o.bypass = true;
+  v = CheckRcp(runs, o, TableOf(kTwoPoints));
+  EXPECT_TRUE(v.pass);
+  EXPECT_EQ(v.message, "Missing RCP, please submit RCP with BS = 4000 passed using rcp_bypass");
+  o.bypass = false;
+
+  for (auto& r : runs) r.bs = 500;  // smaller than every RCP: must converge slower than the smallest
+  v = CheckRcp(runs, o, TableOf(kTwoPoints));
+  EXPECT_TRUE(v.pass);
+  EXPECT_EQ(v.message, "RCP not found but slower convergence on smaller batch size");
+
+  for (auto& r : runs) r.bs = 3000;
+  runs[0] = MakeRun(3000, "resnet", 0, false);
+  runs[1] = MakeRun(3000, "resnet", 0, false);
+  v = CheckRcp(runs, o, TableOf(kTwoPoints));
+  EXPECT_FALSE(v.pass);
+  EXPECT_EQ(v.message, "Insufficient convergence");
+}
+
+TEST(Rcp, WhereTheOfficialCheckerCrashesAVerdict) {
+  RcpOptions o;
+  o.ruleset = "4.0.0";
+  std::vector<RunConvergence> runs = {MakeRun(64, "not_a_benchmark", 3)};
+  auto v = CheckRcp(runs, o, TableOf(kTwoPoints));
+  EXPECT_FALSE(v.pass);
+  EXPECT_TRUE(v.official_crash);
+  EXPECT_NE(v.message.find("run-count table"), std::string::npos) << v.message;
+
+  v = CheckRcp({}, o, TableOf(kTwoPoints));
+  EXPECT_FALSE(v.pass);
+  EXPECT_TRUE(v.official_crash);
+
+  runs = {MakeRun(64, "resnet", 3), MakeRun(128, "resnet", 3)};
+  v = CheckRcp(runs, o, TableOf(kTwoPoints));
+  EXPECT_FALSE(v.pass);
+  EXPECT_TRUE(v.official_crash);
+
+  runs = {MakeRun(64, "resnet", 3)};
+  v = CheckRcp(runs, o, [](const std::string&) -> Result<RcpTable> { return Status::NotFound("rcps_resnet.json: no RCP file"); });
+  EXPECT_FALSE(v.pass);
+  EXPECT_NE(v.message.find("rcps_resnet.json"), std::string::npos);
+}
+
+TEST(Rcp, BadRcpFilesAreErrorsNamingTheFile) {
+  for (const char* bad : {"", "[1,2]", "{\"a\": 1}", "{\"a\": {\"Benchmark\": \"resnet\"}}",
+                          "{\"a\": {\"Benchmark\": \"resnet\", \"BS\": 1, \"Hyperparams\": {}, \"Epochs to converge\": [\"x\"]}}"}) {
+    auto t = ParseRcpTable(bad, "rcps_resnet.json", "training", "4.0.0", "resnet");
+    ASSERT_FALSE(t.ok()) << bad;
+    EXPECT_NE(t.status().message().find("rcps_resnet.json"), std::string::npos);
+  }
+}
+
+TEST(Rcp, ReadsConvergenceAsTheOfficialReader) {
+  const std::string log =
+      ":::MLLOG {\"key\": \"submission_benchmark\", \"value\": \"resnet\", \"metadata\": {}}\n"
+      "junk :::MLLOG {\"key\": \"global_batch_size\", \"value\": 3264, \"metadata\": {}}\n"
+      ":::MLLOG {\"key\": \"eval_accuracy\", \"value\": 0.7, \"metadata\": {\"epoch_num\": 33.12345}}\n"
+      ":::MLLOG {\"key\": \"eval_accuracy\", \"value\": 0.76, \"metadata\": {\"epoch_num\": 37.00049}}\n"
+      ":::MLLOG {\"key\": \"run_stop\", \"value\": null, \"metadata\": {\"status\": \"success\"}}\n";
+  auto r = ReadRunConvergence(log, "4.0.0", false);
+  EXPECT_TRUE(r.converged);
+  EXPECT_EQ(r.epochs, 37.0);
+  EXPECT_EQ(*r.bs, 3264);
+  EXPECT_EQ(*r.benchmark, "resnet");
+  EXPECT_TRUE(r.problem.empty());
+  auto aborted = ReadRunConvergence(log.substr(0, log.rfind(":::MLLOG")) +
+                                        ":::MLLOG {\"key\": \"run_stop\", \"value\": null, \"metadata\": {\"status\": \"aborted\"}}\n",
+                                    "4.0.0", false);
+  EXPECT_FALSE(aborted.converged);
+  EXPECT_EQ(aborted.epochs, 1e9);
+}
+
+// The official log's "'Name': number" field of the RCP record line.
+std::optional<std::string> Field(const std::string& log, const std::string& name) {
+  std::smatch m;
+  std::regex re("'" + name + "': ([-0-9.e+]+)");
+  if (!std::regex_search(log, m, re)) return std::nullopt;
+  return m[1].str();
+}
+
+TEST(RcpParity, EveryOfficialRcpCheckerCase) {
+  PODBENCH_REQUIRE_SHARED(shared);
+  const fs::path parity = shared / "fixtures/parity";
+  const fs::path data = shared / "fixtures/mlperf-logging-data";
+  std::ifstream in(parity / "expected/rcp_checker.jsonl");
+  ASSERT_TRUE(in) << "no rcp_checker.jsonl in " << parity;
+  std::string line;
+  int cases = 0;
+  while (std::getline(in, line)) {
+    auto c = nlohmann::json::parse(line);
+    const std::string tree = c["tree"], target = c["target"], verdict = c["verdict"];
+    std::vector<std::string> argv = c["argv"];
+    std::string ruleset = "6.0.0";
+    for (size_t i = 0; i + 1 < argv.size(); ++i) {
+      if (argv[i] == "--rcp_version") ruleset = argv[i + 1];
+    }
+    SCOPED_TRACE(tree + "/" + target);
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(parity / "trees" / tree / target)) {
+      const std::string n = e.path().filename().string();
+      if (n.rfind("result_", 0) == 0 && n.size() > 4 && n.substr(n.size() - 4) == ".txt") files.push_back(e.path());
+    }
+    std::sort(files.begin(), files.end());
+    std::vector<RunConvergence> runs;
+    for (const auto& f : files) runs.push_back(ReadRunConvergence(ReadAll(f), ruleset, false));
+    RcpOptions o;
+    o.ruleset = ruleset;
+    auto v = CheckRcp(runs, o, FileRcpLoader(data, "training", ruleset));
+    EXPECT_EQ(v.pass ? "PASS" : "FAIL", verdict) << v.message;
+    const std::string log = c["stderr"];
+    EXPECT_NE(log.find(v.message + ", RCP test"), std::string::npos) << v.message;
+    ASSERT_TRUE(v.record.has_value());
+    ASSERT_TRUE(v.submission_mean.has_value());
+    char mean[64];
+    std::snprintf(mean, sizeof mean, "Submission mean epochs: %.4f", *v.submission_mean);
+    EXPECT_NE(log.find(mean), std::string::npos) << mean;
+    EXPECT_EQ(Field(log, "RCP Mean").value_or("?"), PyRepr(v.record->mean));
+    EXPECT_EQ(Field(log, "RCP Stdev").value_or("?"), PyRepr(v.record->stdev));
+    EXPECT_EQ(Field(log, "Min Epochs").value_or("?"), PyRepr(v.record->min_epochs));
+    EXPECT_EQ(Field(log, "Max Speedup").value_or("?"), PyRepr(v.record->max_speedup));
+    const size_t norm = log.find("Score should be normalized by factor of ");
+    if (norm != std::string::npos) {
+      const size_t eq = log.find(" = ", norm);
+      EXPECT_EQ(log.substr(eq + 3, log.find('\n', eq) - eq - 3), PyRepr(v.norm_factor));
+    } else if (v.pass) {
+      EXPECT_EQ(v.norm_factor, 1.0);
+    }
+    ++cases;
+  }
+  EXPECT_EQ(cases, 10);
+}
+
+}  // namespace
+}  // namespace podbench::submission
