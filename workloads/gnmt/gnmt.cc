@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "workloads/claims.h"
+#include "workloads/functional/parallel_hyperparameters.h"
 #include "workloads/gnmt/gnmt_google_v06.h"
 #include "workloads/gnmt/gnmt_graph.h"
 #include "workloads/gnmt/gnmt_projection.h"
@@ -148,6 +149,9 @@ class GnmtWorkload : public Workload {
     max.min = 1;
     max.max = 200;
     max.log = false;
+    // Emulated-backend techniques (not MLPerf hyperparameters): the
+    // all-reduce, its dtype and weight-update sharding.
+    for (auto& p : functional::DataParallelHyperparameters("Adam")) s.push_back(std::move(p));
     // Projected mode: what-ifs of Google's run (none is an MLPerf
     // hyperparameter).
     auto& ev = s.emplace_back(Spec("projected_eval", true,
@@ -199,6 +203,14 @@ class GnmtWorkload : public Workload {
         {"eval_batch_size", row->infer_batch},
         {"max_epochs", row->max_epochs},
         {"projected_infeed_hosts", row->infeed_workers},
+        // Two switchable techniques of the emulated backend whose defaults
+        // podbench chooses, as for the Transformer, the other
+        // large-parameter model (the run scripts set neither: XLA lowered
+        // cross_replica_sum and did any sharding itself;
+        // google-v0.6-implementation.md section 0): the bidirectional 2-D
+        // torus all-reduce and weight-update sharding of Adam.
+        {"allreduce", std::string("torus2d_bidir")},
+        {"weight_update_sharding", true},
     };
   }
 

@@ -73,7 +73,11 @@ std::vector<GnmtBucket> GnmtBucketMix(int64_t max_length, bool bucketing) {
 projection::StepConfig StepConfigOf(const workloads::Hyperparameters& hp, const workloads::SliceInfo& slice) {
   projection::StepConfig c;
   c.layout.replicas = slice.cores;
-  c.layout.gradient_dtype = projection::DType::kF32;  // §1: the cross-replica sum of fp32 gradients
+  c.layout.allreduce = hp.String("allreduce");
+  c.layout.weight_update_sharding = hp.Bool("weight_update_sharding");
+  // §1: Google summed fp32 gradients (bf16 is a what-if).
+  c.layout.gradient_dtype =
+      hp.String("gradient_allreduce_dtype") == "bf16" ? projection::DType::kBf16 : projection::DType::kF32;
   c.optimizer = projection::OptimizerKind::kAdam;
   c.per_replica_batch = std::max<int64_t>(1, hp.Int("global_batch_size") / slice.cores);
   c.eval_per_replica_batch = std::max<int64_t>(1, hp.Int("eval_batch_size") / slice.cores);

@@ -80,8 +80,9 @@ struct GnmtBucket {
 std::vector<GnmtBucket> GnmtBucketMix(int64_t max_length, bool bucketing);
 
 // The step configuration of `hp` on `slice`: one core per replica, Adam,
-// fp32 gradients, per-core training batch global/cores and per-core decode
-// batch infer_batch/cores (§3).
+// the all-reduce, gradient dtype and weight-update sharding `hp` sets,
+// per-core training batch global/cores and per-core decode batch
+// eval_batch_size/cores (§3).
 projection::StepConfig StepConfigOf(const workloads::Hyperparameters& hp, const workloads::SliceInfo& slice);
 
 // The full-size GNMT at max_sequence_length under StepConfigOf, its training

@@ -120,7 +120,12 @@ TEST(GnmtGraphTest, EmbeddingGradientIsSparseAndTheProjectionIsFp32) {
   EXPECT_TRUE(emb.sparse_gradient);
   EXPECT_FALSE(g.params[size_t(g.FindParam("output_projection"))].sparse_gradient);
   EXPECT_EQ(FindOp(g.train, "projection")->dtype, projection::DType::kF32);
-  EXPECT_EQ(FindOp(g.train, "dec.layer0")->params.size(), 4u);  // input, attention, recurrent kernels, bias
+  // Training applies the input kernel to every embedded target before the
+  // loop; the loop reads the attention and recurrent kernels and the bias.
+  EXPECT_EQ(FindOp(g.train, "dec.layer0.input")->params, std::vector<std::string>{"dec.layer0/input_kernel"});
+  EXPECT_EQ(FindOp(g.train, "dec.layer0")->params.size(), 3u);
+  EXPECT_EQ(std::get<projection::LstmAttrs>(FindOp(g.train, "dec.layer0")->attrs).input, 1024);
+  EXPECT_EQ(std::get<projection::LstmAttrs>(FindOp(g.train, "enc.layer1")->attrs).input, 0);
 }
 
 TEST(GnmtGraphTest, RefusesEmptySizes) {
