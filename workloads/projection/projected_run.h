@@ -42,9 +42,10 @@
 //                (TrainingSchedule::points);
 //   Transformer  a label is one block of iterations_per_loop steps (an "epoch"
 //                of Google's logs);
-//   GNMT         as the Transformer (an epoch per evaluation); its two infeed
-//                hosts taking turns are its graph's HostWork::infeed_hosts,
-//                priced by the step's input, not by the composition;
+//   GNMT         labels are epochs of int(3,442,299 / B) steps; its two
+//                infeed hosts taking turns are its graph's
+//                HostWork::infeed_hosts and its length buckets a train_mix,
+//                both priced by the step, not by the composition;
 //   MiniGo       a label is a generation: its training steps are the block,
 //                its self-play runs beside them (RunPlan::concurrent_block_s
 //                extends a block to the longer of the two), and its

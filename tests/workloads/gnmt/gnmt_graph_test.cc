@@ -145,20 +145,6 @@ TEST(GnmtGoogleV06Test, TablesAreConsistent) {
   }
 }
 
-TEST(GnmtGoogleV06Test, PresetSetsGooglesLayout) {
-  auto c = GoogleV06Preset("google-v0.6", "tpu-v3-1024", 1024);
-  ASSERT_TRUE(c.ok()) << c.status().ToString();
-  EXPECT_EQ(c->layout.replicas, 1024);
-  EXPECT_EQ(c->optimizer, projection::OptimizerKind::kAdam);
-  EXPECT_EQ(c->per_replica_batch, 8);
-  EXPECT_EQ(c->eval_per_replica_batch, 4);
-  c = GoogleV06Preset("google-v0.6", "tpu-v3-32", 32);
-  ASSERT_TRUE(c.ok());
-  EXPECT_EQ(c->per_replica_batch, 128);
-  EXPECT_EQ(c->eval_per_replica_batch, 16);
-  EXPECT_THAT(GoogleV06Preset("google-v0.6", "tpu-v3-2048", 2048).status().message(),
-              HasSubstr("has no values for tpu-v3-2048"));
-}
 
 }  // namespace
 }  // namespace podbench::gnmt

@@ -172,6 +172,23 @@ TEST(GnmtClaimsTest, EveryBaseArmChangesThePricedRun) {
             Priced("tpu-v3-1024").pricing.step.time[projection::Category::kInput]);
 }
 
+TEST(GnmtPresetTest, SetsGooglesLayout) {
+  const workloads::ModelRegistration* m = workloads::FindModel("gnmt");
+  ASSERT_NE(m, nullptr);
+  auto s = m->ZooStep("google-v0.6", {"tpu-v3-1024", 1024, 512});
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->config.layout.replicas, 1024);
+  EXPECT_EQ(s->config.optimizer, projection::OptimizerKind::kAdam);
+  EXPECT_EQ(s->config.per_replica_batch, 8);
+  EXPECT_EQ(s->config.eval_per_replica_batch, 4);
+  s = m->ZooStep("google-v0.6", {"tpu-v3-32", 32, 16});
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->config.per_replica_batch, 128);
+  EXPECT_EQ(s->config.eval_per_replica_batch, 16);
+  EXPECT_THAT(m->ZooStep("google-v0.6", {"tpu-v3-2048", 2048, 1024}).status().message(),
+              ::testing::HasSubstr("has no values for tpu-v3-2048"));
+}
+
 TEST(GnmtScheduleTest, ProjectedModeRefusesAScheduleGoogleDidNotRun) {
   auto run = workloads::ModelProjectedRun("gnmt", "google-v0.6", "tpu-v3-1024", topology::DefaultSystem(),
                                           {"opt_base_learning_rate=0.001"});
