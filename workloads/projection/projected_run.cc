@@ -142,6 +142,7 @@ Result<StepProjection> TrainMixStep(const StepSpec& spec, const topology::Slice&
         return Status::InvalidArgument("train mix of '" + spec.graph.name + "': share " + std::to_string(i) +
                                        " has op " + one.ops[j].name + " where the first has " + r.name);
       }
+      if (i + 1 == spec.train_mix.size()) r.shape = one.ops[j].shape;  // the last share's (GNMT: the longest)
       r.flops += one.ops[j].flops * w;
       r.forward_s += one.ops[j].forward_s * w;
       r.backward_s += one.ops[j].backward_s * w;
