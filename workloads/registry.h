@@ -18,7 +18,7 @@
 // ProjectedStep at a preset's resolved hyperparameters, the same function
 // its projected runs price, so `podbench model M --preset P` and `podbench
 // run M --mode projected --preset P` price one step. A model without a
-// workload yet (GNMT, Mask R-CNN, MiniGo) gives its graph and a preset
+// workload yet (Mask R-CNN, MiniGo) gives its graph and a preset
 // function instead (ZooGraph).
 //
 // The registration file is the PLUGIN of the model folder's podbench_model()

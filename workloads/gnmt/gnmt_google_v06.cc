@@ -1,7 +1,5 @@
 #include "workloads/gnmt/gnmt_google_v06.h"
 
-#include "workloads/registry.h"
-
 namespace podbench::gnmt {
 
 const std::vector<GnmtGoogleV06Slice>& GnmtGoogleV06Slices() {
@@ -16,20 +14,6 @@ const std::vector<GnmtGoogleV06Slice>& GnmtGoogleV06Slices() {
   };
   // clang-format on
   return kSlices;
-}
-
-Result<projection::StepConfig> GoogleV06Preset(std::string_view preset, std::string_view slice,
-                                               int64_t slice_cores) {
-  if (preset != "google-v0.6") return workloads::PresetNotFound("gnmt", preset, {"google-v0.6"});
-  PODBENCH_ASSIGN_OR_RETURN(const GnmtGoogleV06Slice* row,
-                            workloads::FindSliceRow("gnmt", preset, GnmtGoogleV06Slices(), slice, slice_cores));
-  projection::StepConfig c;
-  c.layout.replicas = row->cores;
-  c.layout.gradient_dtype = projection::DType::kF32;
-  c.optimizer = projection::OptimizerKind::kAdam;
-  c.per_replica_batch = row->per_core_batch;
-  c.eval_per_replica_batch = row->InferPerCore();
-  return workloads::CheckedPreset("gnmt", preset, slice, slice_cores, c);
 }
 
 }  // namespace podbench::gnmt

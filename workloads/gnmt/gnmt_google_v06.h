@@ -1,6 +1,6 @@
-// Google's MLPerf v0.6 GNMT submission on TPU-v3, per slice: the
-// `google-v0.6` preset of the "gnmt" model and the other facts of its run
-// scripts that a projected workload needs.
+// Google's MLPerf v0.6 GNMT submission on TPU-v3, per slice: the facts of
+// its run scripts that the `google-v0.6` preset of the "gnmt" workload
+// (gnmt.cc) and its projected runs (gnmt_projection.h) take.
 //
 // Sources: MLPerf Training v0.6 results (mlcommons/training_results_v0.6 at
 // f312518), Google/benchmarks/gnmt/tpu-v3-<N>/run_and_time.sh and
@@ -11,9 +11,6 @@
 #include <cstdint>
 #include <string_view>
 #include <vector>
-
-#include "base/status.h"
-#include "workloads/projection/layout.h"
 
 namespace podbench::gnmt {
 
@@ -47,10 +44,5 @@ struct GnmtGoogleV06Slice {
 
 // The five slices of the submission (32 to 1024), smallest first.
 const std::vector<GnmtGoogleV06Slice>& GnmtGoogleV06Slices();
-
-// The "gnmt" zoo entry's preset function: `google-v0.6` only. Pure data
-// parallelism, Adam, fp32 gradients.
-Result<projection::StepConfig> GoogleV06Preset(std::string_view preset, std::string_view slice,
-                                               int64_t slice_cores);
 
 }  // namespace podbench::gnmt

@@ -18,12 +18,26 @@ constexpr double kDropoutOps = 3;  // compare, select, scale
 
 // One LSTM layer (one direction) over `steps`: its input kernels
 // ([width, 4 x units] each, named), the recurrent kernel and the bias.
+// `hoisted` input kernels are applied to every step's input at once before
+// the loop (an op "<n>.input", one [steps, width] x [width, 4 x units]
+// matmul each), so the loop multiplies only the recurrent kernel and the
+// others: an input known before the loop (the layer below's outputs, the
+// embedded targets in training) needs no step of its own, as Google's
+// custom LSTM splits the input kernel from the recurrent one
+// (lstm_cell_split; ../shared/reference/gnmt-v0.6.md §1) and the
+// training loops read the whole layer below's outputs.
 void WriteLstm(OpWriter& w, const std::string& n, int64_t steps, int64_t units,
-               const std::vector<std::pair<std::string, int64_t>>& input_kernels) {
+               const std::vector<std::pair<std::string, int64_t>>& input_kernels, size_t hoisted = 0) {
   std::vector<std::string> params;
   int64_t input = 0;
-  for (const auto& [role, width] : input_kernels) {
-    params.push_back(w.Param(n + "/" + role, {width, 4 * units}));
+  for (size_t i = 0; i < input_kernels.size(); ++i) {
+    const auto& [role, width] = input_kernels[i];
+    const std::string p = w.Param(n + "/" + role, {width, 4 * units});
+    if (i < hoisted) {
+      w.Add(n + ".input", projection::MatMulAttrs{steps, width, 4 * units, false}, {p});
+      continue;
+    }
+    params.push_back(p);
     input += width;
   }
   params.push_back(w.Param(n + "/kernel", {units, 4 * units}));
@@ -43,17 +57,19 @@ void WriteEmbedding(OpWriter& w, const std::string& n, const GnmtGraphOptions& o
   w.Fused(n + ".dropout", tokens * o.units, kDropoutOps);
 }
 
-void WriteEncoder(OpWriter& w, const GnmtGraphOptions& o, int64_t t) {
+// `hoist`: training's input projections before each loop (WriteLstm).
+void WriteEncoder(OpWriter& w, const GnmtGraphOptions& o, int64_t t, bool hoist) {
   const int64_t u = o.units;
+  const size_t h = hoist ? 1 : 0;
   WriteEmbedding(w, "enc.embed", o, t);
-  WriteLstm(w, "enc.layer0.fw", t, u, {{"input_kernel", u}});
-  WriteLstm(w, "enc.layer0.bw", t, u, {{"input_kernel", u}});
+  WriteLstm(w, "enc.layer0.fw", t, u, {{"input_kernel", u}}, h);
+  WriteLstm(w, "enc.layer0.bw", t, u, {{"input_kernel", u}}, h);
   w.Fused("enc.layer1.dropout", t * 2 * u, kDropoutOps);
-  WriteLstm(w, "enc.layer1", t, u, {{"input_kernel", 2 * u}});
+  WriteLstm(w, "enc.layer1", t, u, {{"input_kernel", 2 * u}}, h);
   for (int l = 2; l <= 3; ++l) {
     const std::string n = "enc.layer" + std::to_string(l);
     w.Fused(n + ".dropout", t * u, kDropoutOps);
-    WriteLstm(w, n, t, u, {{"input_kernel", u}});
+    WriteLstm(w, n, t, u, {{"input_kernel", u}}, h);
     w.Fused(n + ".residual", t * u, 1, 2);
   }
 }
@@ -71,7 +87,10 @@ void WriteDecoder(OpWriter& w, const GnmtGraphOptions& o, int64_t steps, int64_t
   } else {
     WriteEmbedding(w, "dec.embed", o, steps);
   }
-  WriteLstm(w, "dec.layer0", steps, u, {{"input_kernel", u}, {"attention_kernel", u}});
+  // Training hoists the embedded targets' projection (the previous
+  // attention is known only step by step); decoding hoists nothing.
+  const size_t h = step_embedding ? 0 : 1;
+  WriteLstm(w, "dec.layer0", steps, u, {{"input_kernel", u}, {"attention_kernel", u}}, h);
   const int64_t saved = w.defaults.sequential_steps;
   w.defaults.sequential_steps = steps;
   w.Dense("dec.attention.query", 1, u, u, /*bias=*/false);
@@ -82,7 +101,7 @@ void WriteDecoder(OpWriter& w, const GnmtGraphOptions& o, int64_t steps, int64_t
   for (int l = 1; l <= 3; ++l) {
     const std::string n = "dec.layer" + std::to_string(l);
     w.Fused(n + ".dropout", steps * 2 * u, kDropoutOps);  // [output, attention]
-    WriteLstm(w, n, steps, u, {{"input_kernel", 2 * u}});
+    WriteLstm(w, n, steps, u, {{"input_kernel", 2 * u}}, h);
     if (l >= 2) w.Fused(n + ".residual", steps * u, 1, 2);
   }
 }
@@ -100,6 +119,13 @@ Status Validate(const GnmtGraphOptions& o) {
                                                    {"train_length", o.train_length},
                                                    {"decode_length", o.decode_length},
                                                    {"beam", o.beam}};
+  if (o.record_length != 0 && o.record_length < o.train_length) {
+    return Status::InvalidArgument("gnmt graph: record_length " + std::to_string(o.record_length) +
+                                   " is shorter than train_length " + std::to_string(o.train_length));
+  }
+  if (o.infeed_hosts < 0) {
+    return Status::InvalidArgument("gnmt graph: infeed_hosts " + std::to_string(o.infeed_hosts) + " must be >= 0");
+  }
   for (const auto& [name, v] : sizes) {
     if (v < 1) {
       return Status::InvalidArgument(std::string("gnmt graph: ") + name + " " + std::to_string(v) + " must be >= 1");
@@ -121,9 +147,41 @@ Result<projection::ModelGraph> BuildGnmtGraph(const GnmtGraphOptions& o) {
                    std::to_string(o.train_length) + " tokens (eval: one sentence, beam " + std::to_string(o.beam) +
                    ")";
 
+  // Host work (../shared/reference/gnmt-v0.6.md, "§"). Infeed: a training
+  // record as the device receives it, src, tgt_in and tgt_out padded to the
+  // record length and the two lengths, int32 (§3: B x 146 int32 at 48).
+  // Outfeed: the best beam's 160 decoded ids of a sentence (§4).
+  const int64_t record = o.record_length > 0 ? o.record_length : o.train_length;
+  g.host.infeed_bytes = double(3 * record + 2) * 4;
+  g.host.infeed_hosts = o.infeed_hosts;
+  g.host.outfeed_bytes = double(o.decode_length) * 4;
+  // Scoring (§4, G/metric.py get_sacrebleu), counted from the work the
+  // host's main thread does per newstest2014 sentence (3,003 of about 21
+  // words, ~30 subwords), in scalar operations of about a nanosecond of
+  // CPython each (the convention of the Transformer's count,
+  // transformer_graph.cc), the operation counts of the same steps as there:
+  //   ids to strings and the join of the BPE pieces (30 x 400)         12,000
+  //   writing the hypothesis file                                        1,000
+  //   Moses detokenizer.perl -l de: a per-token loop of ~20 checks and
+  //     ~40 substitutions over the line, 21 x 2,000 + 40 x 250         52,000
+  //   sacrebleu -t wmt14/full: reading the reference set's SGML with a
+  //     regex per line                                                  20,000
+  //   lowercasing both (-lc)                                             1,000
+  //   the intl tokenizer: three regex passes of Unicode property
+  //     classes over ~130 characters, both sides, x 50                  39,000
+  //   n-grams of orders 1-4 of both, 2 x ~80 x 500                      80,000
+  //   clipped overlap and matches per order, ~100 keys x 400            40,000
+  //   the two processes each evaluation starts (perl, and Python
+  //     importing sacrebleu and its regex tables, ~4e8 operations),
+  //     shared by the 3,003 sentences                                  133,000
+  // The rate is the system file's host.scoring_ops_per_s (never a time
+  // from GNMT's logs). One main thread scores (scoring_pool 1).
+  g.host.score_ops = 12000 + 1000 + 52000 + 20000 + 1000 + 39000 + 80000 + 40000 + 133000;
+  g.host.scoring_processes = 1;
+
   const int64_t t = o.train_length;
   OpWriter train(&g, &g.train);
-  WriteEncoder(train, o, t);
+  WriteEncoder(train, o, t, /*hoist=*/true);
   train.Dense("dec.memory", t, o.units, o.units, /*bias=*/false);  // the attention's keys
   WriteDecoder(train, o, t, t, /*step_embedding=*/false);
   WriteProjection(train, o, t);
@@ -131,7 +189,7 @@ Result<projection::ModelGraph> BuildGnmtGraph(const GnmtGraphOptions& o) {
 
   const int64_t s = o.decode_length;
   OpWriter eval(&g, &g.eval);
-  WriteEncoder(eval, o, s);
+  WriteEncoder(eval, o, s, /*hoist=*/false);
   eval.defaults.instances = o.beam;  // the encoder output is tiled over the beams before the memory layer
   eval.Dense("dec.memory", s, o.units, o.units, false);
   WriteDecoder(eval, o, s, s, /*step_embedding=*/true);

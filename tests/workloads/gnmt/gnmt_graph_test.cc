@@ -120,7 +120,12 @@ TEST(GnmtGraphTest, EmbeddingGradientIsSparseAndTheProjectionIsFp32) {
   EXPECT_TRUE(emb.sparse_gradient);
   EXPECT_FALSE(g.params[size_t(g.FindParam("output_projection"))].sparse_gradient);
   EXPECT_EQ(FindOp(g.train, "projection")->dtype, projection::DType::kF32);
-  EXPECT_EQ(FindOp(g.train, "dec.layer0")->params.size(), 4u);  // input, attention, recurrent kernels, bias
+  // Training applies the input kernel to every embedded target before the
+  // loop; the loop reads the attention and recurrent kernels and the bias.
+  EXPECT_EQ(FindOp(g.train, "dec.layer0.input")->params, std::vector<std::string>{"dec.layer0/input_kernel"});
+  EXPECT_EQ(FindOp(g.train, "dec.layer0")->params.size(), 3u);
+  EXPECT_EQ(std::get<projection::LstmAttrs>(FindOp(g.train, "dec.layer0")->attrs).input, 1024);
+  EXPECT_EQ(std::get<projection::LstmAttrs>(FindOp(g.train, "enc.layer1")->attrs).input, 0);
 }
 
 TEST(GnmtGraphTest, RefusesEmptySizes) {
@@ -140,20 +145,6 @@ TEST(GnmtGoogleV06Test, TablesAreConsistent) {
   }
 }
 
-TEST(GnmtGoogleV06Test, PresetSetsGooglesLayout) {
-  auto c = GoogleV06Preset("google-v0.6", "tpu-v3-1024", 1024);
-  ASSERT_TRUE(c.ok()) << c.status().ToString();
-  EXPECT_EQ(c->layout.replicas, 1024);
-  EXPECT_EQ(c->optimizer, projection::OptimizerKind::kAdam);
-  EXPECT_EQ(c->per_replica_batch, 8);
-  EXPECT_EQ(c->eval_per_replica_batch, 4);
-  c = GoogleV06Preset("google-v0.6", "tpu-v3-32", 32);
-  ASSERT_TRUE(c.ok());
-  EXPECT_EQ(c->per_replica_batch, 128);
-  EXPECT_EQ(c->eval_per_replica_batch, 16);
-  EXPECT_THAT(GoogleV06Preset("google-v0.6", "tpu-v3-2048", 2048).status().message(),
-              HasSubstr("has no values for tpu-v3-2048"));
-}
 
 }  // namespace
 }  // namespace podbench::gnmt
