@@ -136,7 +136,7 @@ struct GnmtCore::Impl {
   Vec dec_memory, dec_keys;              // [sentence][Ts][H]
   std::vector<Vec> st_h, st_c;           // per layer [rows][H]
   Vec st_att;                            // [rows][H]
-  int64_t rows = 0;
+  int64_t decode_rows = 0;  // rows of the last DecodeStep
   const float* decode_w = nullptr;
   std::vector<std::vector<uint8_t>> live_src;  // [Ts][B]: position t is inside row b's source
 
@@ -292,9 +292,9 @@ Status GnmtCore::Impl::Encode(const float* w, const StepContext& ctx) {
   }
   // The memory [B][Ts][H] and its keys (the memory layer, once per sequence).
   Zero(memory, static_cast<size_t>(n * H));
-  const Vec& top = enc_out.back();
+  const Vec& enc_top = enc_out.back();
   for (int64_t t = 0; t < Ts; ++t) {
-    for (int64_t b = 0; b < B; ++b) std::copy_n(top.data() + (t * B + b) * H, H, At(memory, (b * Ts + t) * H));
+    for (int64_t b = 0; b < B; ++b) std::copy_n(enc_top.data() + (t * B + b) * H, H, At(memory, (b * Ts + t) * H));
   }
   keys.resize(memory.size());
   MatMul(n, H, H, memory.data(), H, false, w + L.memory, H, false, keys.data(), H, false, prec, 1);
@@ -563,7 +563,7 @@ Status GnmtCore::StartDecoding(const float* w, const std::vector<std::span<const
   m.dec_len = m.src_len;
   m.dec_memory = m.memory;
   m.dec_keys = m.keys;
-  m.rows = 0;
+  m.decode_rows = 0;
   return Status::Ok();
 }
 
@@ -590,7 +590,7 @@ Status GnmtCore::DecodeStep(std::span<const int32_t> parent_rows, std::span<cons
       return Status::InvalidArgument("gnmt: DecodeStep row with a bad sentence or token");
     }
     if (p < 0) continue;
-    if (p >= m.rows) return Status::InvalidArgument("gnmt: DecodeStep parent row out of range");
+    if (p >= m.decode_rows) return Status::InvalidArgument("gnmt: DecodeStep parent row out of range");
     for (int l = 0; l < layers; ++l) {
       std::copy_n(At(m.st_h[static_cast<size_t>(l)], p * H), H, At(h[static_cast<size_t>(l)], r * H));
       std::copy_n(At(m.st_c[static_cast<size_t>(l)], p * H), H, At(c[static_cast<size_t>(l)], r * H));
@@ -652,7 +652,7 @@ Status GnmtCore::DecodeStep(std::span<const int32_t> parent_rows, std::span<cons
   m.st_h = std::move(h);
   m.st_c = std::move(c);
   m.st_att = std::move(a);
-  m.rows = R;
+  m.decode_rows = R;
   return Status::Ok();
 }
 
