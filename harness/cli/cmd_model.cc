@@ -18,6 +18,7 @@
 #include "topology/system.h"
 #include "workloads/registry.h"
 #include "workloads/projection/overrides.h"
+#include "workloads/projection/projected_run.h"
 #include "workloads/projection/projection.h"
 
 namespace podbench::cli {
@@ -137,7 +138,7 @@ int Run(const ModelOptions& opt, CliContext& ctx) {
     if (!st.ok()) return fail(st.message());
   }
   const projection::ModelGraph& graph = step->graph;
-  auto train = projection::ProjectTrainStep(graph, *config, *slice, options);
+  auto train = projection::TrainMixStep(*step, *slice);  // a model's length buckets, if it has them
   if (!train.ok()) return fail(train.status().message());
   auto eval = projection::ProjectEvalStep(graph, *config, *slice, options);
   if (!eval.ok()) return fail(eval.status().message());

@@ -100,6 +100,13 @@ Status Validate(const GnmtGraphOptions& o) {
                                                    {"train_length", o.train_length},
                                                    {"decode_length", o.decode_length},
                                                    {"beam", o.beam}};
+  if (o.record_length != 0 && o.record_length < o.train_length) {
+    return Status::InvalidArgument("gnmt graph: record_length " + std::to_string(o.record_length) +
+                                   " is shorter than train_length " + std::to_string(o.train_length));
+  }
+  if (o.infeed_hosts < 0) {
+    return Status::InvalidArgument("gnmt graph: infeed_hosts " + std::to_string(o.infeed_hosts) + " must be >= 0");
+  }
   for (const auto& [name, v] : sizes) {
     if (v < 1) {
       return Status::InvalidArgument(std::string("gnmt graph: ") + name + " " + std::to_string(v) + " must be >= 1");
@@ -120,6 +127,38 @@ Result<projection::ModelGraph> BuildGnmtGraph(const GnmtGraphOptions& o) {
   g.example_unit = "sentence pair of up to " + std::to_string(o.train_length) + "+" +
                    std::to_string(o.train_length) + " tokens (eval: one sentence, beam " + std::to_string(o.beam) +
                    ")";
+
+  // Host work (../shared/reference/gnmt-v0.6.md, "§"). Infeed: a training
+  // record as the device receives it, src, tgt_in and tgt_out padded to the
+  // record length and the two lengths, int32 (§3: B x 146 int32 at 48).
+  // Outfeed: the best beam's 160 decoded ids of a sentence (§4).
+  const int64_t record = o.record_length > 0 ? o.record_length : o.train_length;
+  g.host.infeed_bytes = double(3 * record + 2) * 4;
+  g.host.infeed_hosts = o.infeed_hosts;
+  g.host.outfeed_bytes = double(o.decode_length) * 4;
+  // Scoring (§4, G/metric.py get_sacrebleu), counted from the work the
+  // host's main thread does per newstest2014 sentence (3,003 of about 21
+  // words, ~30 subwords), in scalar operations of about a nanosecond of
+  // CPython each (the convention of the Transformer's count,
+  // transformer_graph.cc), the operation counts of the same steps as there:
+  //   ids to strings and the join of the BPE pieces (30 x 400)         12,000
+  //   writing the hypothesis file                                        1,000
+  //   Moses detokenizer.perl -l de: a per-token loop of ~20 checks and
+  //     ~40 substitutions over the line, 21 x 2,000 + 40 x 250         52,000
+  //   sacrebleu -t wmt14/full: reading the reference set's SGML with a
+  //     regex per line                                                  20,000
+  //   lowercasing both (-lc)                                             1,000
+  //   the intl tokenizer: three regex passes of Unicode property
+  //     classes over ~130 characters, both sides, x 50                  39,000
+  //   n-grams of orders 1-4 of both, 2 x ~80 x 500                      80,000
+  //   clipped overlap and matches per order, ~100 keys x 400            40,000
+  //   the two processes each evaluation starts (perl, and Python
+  //     importing sacrebleu and its regex tables, ~4e8 operations),
+  //     shared by the 3,003 sentences                                  133,000
+  // The rate is the system file's host.scoring_ops_per_s (never a time
+  // from GNMT's logs). One main thread scores (scoring_pool 1).
+  g.host.score_ops = 12000 + 1000 + 52000 + 20000 + 1000 + 39000 + 80000 + 40000 + 133000;
+  g.host.scoring_processes = 1;
 
   const int64_t t = o.train_length;
   OpWriter train(&g, &g.train);

@@ -43,6 +43,15 @@ struct GnmtGraphOptions {
   int64_t train_length = 48;    // src_max_len = tgt_max_len
   int64_t decode_length = 160;  // src_max_len_infer = tgt_max_len_infer
   int64_t beam = 5;
+  // Training records are padded to this many tokens per sequence (the
+  // infeed's fixed-length records, §3 of ../shared/reference/gnmt-v0.6.md);
+  // 0: train_length. A bucket's graph trains on fewer steps than its records
+  // hold.
+  int64_t record_length = 0;
+  // Hosts that feed the whole global batch in turn (HostWork::infeed_hosts):
+  // Google's num_infeed_workers, 1 at tpu-v3-32 and 2 above; 0: every host
+  // feeds its own cores.
+  int infeed_hosts = 0;
 };
 
 // The graph. InvalidArgument naming the option unless every size is >= 1.

@@ -12,8 +12,10 @@
 //   bn_sync           distributed batch-norm statistics all-reduces
 //   optimizer         the weight update
 //   input             host I/O the device waits for: the part of the host's
-//                     input work a training step does not hide, and the
-//                     outfeed of an evaluation step's results
+//                     input work a training step does not hide, the
+//                     cross-replica sum that hands out a few infeed hosts'
+//                     batches (GNMT), and the outfeed of an evaluation
+//                     step's results
 //   idle              cores waiting while an op pinned to a replica's first
 //                     core runs there ((k - 1) / k of its time)
 #pragma once

@@ -36,6 +36,10 @@ double HostInputSeconds(const HostWork& work, int64_t global_examples, const top
   return std::max(host_bytes / host.input_bytes_per_s, chip_bytes / host.pcie_bandwidth_bytes_per_s_per_chip);
 }
 
+double InfeedDistributionBytes(const HostWork& work, int64_t global_examples, const topology::Slice& slice) {
+  return FewInfeedHosts(work, slice) ? static_cast<double>(global_examples) * work.infeed_bytes : 0;
+}
+
 double FirstEpochExtraS(const HostWork& work, const StepConfig& config, double step_s, int64_t steps,
                         int64_t train_examples, const topology::Slice& slice) {
   const topology::HostSpec& host = slice.system().host;

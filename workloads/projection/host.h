@@ -43,6 +43,13 @@ double HostInputBytesPerStep(const HostWork& work, int64_t global_examples, cons
 // hosts, a host's whole share goes through one chip's PCIe.
 double HostInputSeconds(const HostWork& work, int64_t global_examples, const topology::Slice& slice);
 
+// Bytes each core contributes to the cross-replica sum that hands out a
+// step's examples when HostWork::infeed_hosts of the slice's hosts feed the
+// whole batch (GNMT's v0.6 runner: every core but the feeding one receives
+// zeros of the global batch's shape, then the sum and a gather by core id):
+// the global batch's infeed_bytes. 0 when every host feeds its own shard.
+double InfeedDistributionBytes(const HostWork& work, int64_t global_examples, const topology::Slice& slice);
+
 // Extra seconds of a run's first epoch over `steps` steady steps of `step_s`
 // (the device's time, input included): the start-up (host.startup_s +
 // host.startup_s_per_host x the slice's hosts), and,

@@ -103,6 +103,54 @@ Result<double> RunPricing::EvalAtS(const std::vector<int64_t>& labels, size_t i,
 
 double RunPricing::TailS() const { return eval ? eval->scoring_s : 0; }
 
+Result<StepProjection> TrainMixStep(const StepSpec& spec, const topology::Slice& slice) {
+  if (spec.train_mix.empty()) return ProjectTrainStep(spec.graph, spec.config, slice, spec.options);
+  double total = 0;
+  for (const StepSpec::Share& s : spec.train_mix) {
+    if (!(s.weight > 0)) {
+      return Status::InvalidArgument("train mix of '" + spec.graph.name + "': every share's weight must be > 0");
+    }
+    total += s.weight;
+  }
+  StepProjection mean;
+  for (size_t i = 0; i < spec.train_mix.size(); ++i) {
+    const StepSpec::Share& share = spec.train_mix[i];
+    PODBENCH_ASSIGN_OR_RETURN(StepProjection one, ProjectTrainStep(share.graph, spec.config, slice, spec.options));
+    const double w = share.weight / total;
+    if (i == 0) {
+      mean = one;
+      mean.time = one.time.Scaled(w);
+      mean.host_input_s = one.host_input_s * w;
+      for (OpRow& r : mean.ops) {
+        r.flops *= w;
+        r.forward_s *= w;
+        r.backward_s *= w;
+        r.halo_s *= w;
+      }
+      continue;
+    }
+    if (one.ops.size() != mean.ops.size()) {
+      return Status::InvalidArgument("train mix of '" + spec.graph.name + "': share " + std::to_string(i) +
+                                     " has " + std::to_string(one.ops.size()) + " training ops, the first has " +
+                                     std::to_string(mean.ops.size()));
+    }
+    mean.time += one.time.Scaled(w);
+    mean.host_input_s += one.host_input_s * w;
+    for (size_t j = 0; j < one.ops.size(); ++j) {
+      OpRow& r = mean.ops[j];
+      if (r.name != one.ops[j].name) {
+        return Status::InvalidArgument("train mix of '" + spec.graph.name + "': share " + std::to_string(i) +
+                                       " has op " + one.ops[j].name + " where the first has " + r.name);
+      }
+      r.flops += one.ops[j].flops * w;
+      r.forward_s += one.ops[j].forward_s * w;
+      r.backward_s += one.ops[j].backward_s * w;
+      r.halo_s += one.ops[j].halo_s * w;
+    }
+  }
+  return mean;
+}
+
 Result<RunPricing> PriceRun(const StepSpec& spec, const TrainingSchedule& schedule, int64_t eval_examples,
                             double concurrent_block_s, const topology::Slice& slice) {
   PODBENCH_RETURN_IF_ERROR(schedule.Validate());
@@ -110,7 +158,7 @@ Result<RunPricing> PriceRun(const StepSpec& spec, const TrainingSchedule& schedu
   RunPricing p;
   p.schedule = schedule;
   p.concurrent_block_s = concurrent_block_s;
-  PODBENCH_ASSIGN_OR_RETURN(p.step, ProjectTrainStep(spec.graph, spec.config, slice, spec.options));
+  PODBENCH_ASSIGN_OR_RETURN(p.step, TrainMixStep(spec, slice));
   if (eval_examples > 0) {
     PODBENCH_ASSIGN_OR_RETURN(p.eval, ProjectEvaluation(spec.graph, spec.config, slice, eval_examples, spec.options));
   }

@@ -72,7 +72,24 @@ struct StepSpec {
   ModelGraph graph;
   StepConfig config;
   ProjectionOptions options;
+  // Training steps whose shapes differ from step to step (GNMT's length
+  // buckets: one bucket per global batch, the loops running to its longest
+  // sequence). Empty: every training step is `graph`'s. Otherwise the
+  // training step is the mean of these graphs' steps weighted by their
+  // shares (TrainMixStep); `graph` still prices the evaluation and names the
+  // parameters. Each graph has `graph`'s training ops, by name and order.
+  struct Share {
+    double weight = 0;
+    ModelGraph graph;
+  };
+  std::vector<Share> train_mix;
 };
+
+// The training step of `spec`: ProjectTrainStep of its graph, or, with a
+// train_mix, the share-weighted mean of each graph's (every category, op
+// row time and FLOPs, and the host input). InvalidArgument when a share's
+// weight is not > 0 or its ops differ from `graph`'s; the layer's errors.
+Result<StepProjection> TrainMixStep(const StepSpec& spec, const topology::Slice& slice);
 
 // An evaluation label and the training steps from run_start through its
 // block.

@@ -317,6 +317,15 @@ Result<StepProjection> ProjectTrainStep(const ModelGraph& graph, const StepConfi
     const double device = step.time.device_s();
     step.time[Category::kInput] =
         ov.input_with_device ? std::max(0.0, step.host_input_s - device) : step.host_input_s;
+    // A few infeed hosts: the cross-replica sum that hands every core its
+    // examples runs on the device before the step's forward pass.
+    const double spread = InfeedDistributionBytes(graph.host, step.global_examples, slice);
+    if (spread > 0 && cores > 1) {
+      PODBENCH_ASSIGN_OR_RETURN(auto all,
+                                topology::LogicalTopology::ReplicaGroups(slice, k, static_cast<int>(l.replicas)));
+      PODBENCH_ASSIGN_OR_RETURN(double sum, topology::CollectiveTime(l.allreduce, spread, all));
+      step.time[Category::kInput] += sum;
+    }
   }
   return step;
 }

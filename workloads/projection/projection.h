@@ -50,7 +50,10 @@
 //             tokens, all distinct) when every op using the table is an
 //             embedding lookup; Adam and LARS update every row.
 //   input     the host's per-step input work (host.h) the device does not
-//             hide.
+//             hide; with a few infeed hosts (HostWork::infeed_hosts), also
+//             the cross-replica sum of the global batch's infeed bytes over
+//             every core that hands each core its examples
+//             (InfeedDistributionBytes), on the device, not overlapped.
 // One evaluation step: the eval ops forward at eval_per_replica_batch (split
 // and halo as above, no gradients, no BN sync) and the outfeed of the
 // results to the hosts (charged to input).
@@ -67,9 +70,9 @@
 //   bn_sync         on the critical path of the layer's normalisation (off);
 //   eval scoring    the host scores an evaluation while the device trains
 //                   the next block (on: ResNet's, SSD's, Mask R-CNN's and
-//                   the Transformer's runners, whose one device program
+//                   the Transformer's and GNMT's runners, whose device
 //                   trains on while the main thread scores BLEU; off:
-//                   serial, as GNMT's main thread scores BLEU);
+//                   serial, training waits for the scoring);
 //   eval input      the host prepares the evaluation examples while the
 //                   device trains (on: Google's runners infeed them from a
 //                   cached, repeated dataset); off prices them serially at
