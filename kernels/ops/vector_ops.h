@@ -41,6 +41,20 @@ struct VectorOps {
   // (argmax_into, backward: the first maximum of the window wins).
   void (*max_into)(const float* x, float* y, std::int64_t c);
   void (*argmax_into)(const float* x, std::int64_t offset, float* best, std::int64_t* at, std::int64_t c);
+  // The fp32 elementwise gates of an LSTM cell (kernels/ops/lstm_cell.h),
+  // rows x 4h gate pre-activations z (i, f, g, o blocks of h) plus bias b:
+  // lstm_gates overwrites z with the activated gates (sigmoid, sigmoid,
+  // tanh, sigmoid) and writes c' = f c + i g and h' = o tanh(c');
+  // lstm_gates_grad takes them back with dh', dc' to dz (rows x 4h, the
+  // pre-activation gradient) and dc = dc_total f. sigmoid and tanh are
+  // podbench's own polynomial exp (Cephes expf's, relative error < 2e-7),
+  // so every ISA gives the same bits.
+  void (*lstm_gates)(const float* b, float* z, const float* c, float* c_out, float* h_out, std::int64_t rows,
+                     std::int64_t h);
+  // y = tanh(x), the same polynomial tanh as lstm_gates (y may alias x).
+  void (*tanh)(const float* x, float* y, std::int64_t n);
+  void (*lstm_gates_grad)(const float* gates, const float* c, const float* c_out, const float* dh_out,
+                          const float* dc_out, float* dz, float* dc, std::int64_t rows, std::int64_t h);
 };
 
 // The variant for this CPU, chosen once.

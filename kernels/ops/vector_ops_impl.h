@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/bf16.h"
 #include "kernels/ops/vector_ops.h"
@@ -189,10 +190,86 @@ void ArgmaxInto(const float* x, int64_t offset, float* __restrict best, int64_t*
   }
 }
 
+// e^x by Cephes expf's reduction and polynomial (x = n ln2 + r, |r| <=
+// ln2 / 2; ln2 split in two for an exact n ln2), with plain arithmetic and
+// bit casts only, so it inlines into a loop the vectoriser can widen; x is
+// clamped to [-87.3, 88.3] (no inf, no denormal: a saturating gate).
+inline float ExpF(float x) {
+  x = x < -87.3f ? -87.3f : (x > 88.3f ? 88.3f : x);
+  const float t = x * 1.44269504088896341f + 0.5f;
+  int n = static_cast<int>(t);
+  n = static_cast<float>(n) > t ? n - 1 : n;  // floor
+  const float fn = static_cast<float>(n);
+  const float r = (x - fn * 0.693359375f) - fn * -2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  const float y = p * (r * r) + r + 1.0f;
+  const std::int32_t bits = (n + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return y * scale;
+}
+inline float SigmoidF(float x) { return 1.0f / (1.0f + ExpF(-x)); }
+inline float TanhF(float x) { return 1.0f - 2.0f / (ExpF(2.0f * x) + 1.0f); }
+
+void LstmGates(const float* b, float* __restrict z, const float* c, float* __restrict c_out,
+               float* __restrict h_out, int64_t rows, int64_t h) {
+  for (int64_t r = 0; r < rows; ++r) {
+    float* zi = z + r * 4 * h;
+    float* zf = zi + h;
+    float* zg = zf + h;
+    float* zo = zg + h;
+    const float* cr = c + r * h;
+    float* cn = c_out + r * h;
+    float* hn = h_out + r * h;
+    for (int64_t j = 0; j < h; ++j) {
+      const float i = SigmoidF(zi[j] + b[j]);
+      const float f = SigmoidF(zf[j] + b[h + j]);
+      const float g = TanhF(zg[j] + b[2 * h + j]);
+      const float o = SigmoidF(zo[j] + b[3 * h + j]);
+      zi[j] = i;
+      zf[j] = f;
+      zg[j] = g;
+      zo[j] = o;
+      const float cj = f * cr[j] + i * g;
+      cn[j] = cj;
+      hn[j] = o * TanhF(cj);
+    }
+  }
+}
+
+void Tanh(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = TanhF(x[i]);
+}
+
+void LstmGatesGrad(const float* gates, const float* c, const float* c_out, const float* dh_out,
+                   const float* dc_out, float* __restrict dz, float* __restrict dc, int64_t rows, int64_t h) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* a = gates + r * 4 * h;
+    float* d = dz + r * 4 * h;
+    const int64_t o = r * h;
+    for (int64_t j = 0; j < h; ++j) {
+      const float i = a[j], f = a[h + j], g = a[2 * h + j], og = a[3 * h + j];
+      const float tc = TanhF(c_out[o + j]);
+      const float gh = dh_out[o + j];
+      const float dcn = dc_out[o + j] + gh * og * (1.0f - tc * tc);
+      d[j] = dcn * g * i * (1.0f - i);
+      d[h + j] = dcn * c[o + j] * f * (1.0f - f);
+      d[2 * h + j] = dcn * i * (1.0f - g * g);
+      d[3 * h + j] = gh * tc * og * (1.0f - og);
+      dc[o + j] = dcn * f;
+    }
+  }
+}
+
 VectorOps MakeVectorOps() {
   return {Add,         Mul,           Axpy,    Scale,           Relu<false>, Relu<true>,
           ReluGrad,    AddBias,       BnStats, BnBackwardStats, BnAffine,    BnBackwardAffine<false>,
-          BnBackwardAffine<true>, MaxInto, ArgmaxInto};
+          BnBackwardAffine<true>, MaxInto, ArgmaxInto, LstmGates, Tanh, LstmGatesGrad};
 }
 
 }  // namespace

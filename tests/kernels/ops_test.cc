@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "kernels/ops/attention.h"
+#include "kernels/ops/bahdanau_attention.h"
 #include "kernels/ops/batch_norm.h"
 #include "kernels/ops/elementwise.h"
 #include "kernels/ops/embedding.h"
@@ -433,6 +434,101 @@ TEST(LstmCellTest, GradientMatches) {
   ExpectGradientMatches(b, db, loss, "db", 1e-3);
 }
 
+// The gate activations against the C library's: the polynomial sigmoid and
+// tanh stay within a few float ulps, saturating cleanly far out.
+TEST(LstmCellTest, GatesMatchTheLibraryFunctions) {
+  LstmShape s;
+  s.batch = 3;
+  s.input = 1;
+  s.hidden = 5;
+  std::vector<float> x(3, 0.0f), h(15, 0.0f), c = RandomVec(15, 5), w(6 * 20, 0.0f);
+  auto b = RandomVec(20, 6, -30, 30);
+  b[0] = -200;
+  b[5] = 200;
+  b[10] = 1e-6f;
+  std::vector<float> gates(60), co(15), ho(15);
+  LstmCellForward(s, x.data(), h.data(), c.data(), w.data(), b.data(), gates.data(), co.data(), ho.data(), 1);
+  auto sig = [](double z) { return 1 / (1 + std::exp(-z)); };
+  for (int r = 0; r < 3; ++r) {
+    for (int j = 0; j < 5; ++j) {
+      const double i = sig(b[std::size_t(j)]), f = sig(b[std::size_t(5 + j)]), g = std::tanh(b[std::size_t(10 + j)]),
+                   o = sig(b[std::size_t(15 + j)]);
+      const std::size_t at = std::size_t(r * 20 + j);
+      EXPECT_NEAR(gates[at], i, 1e-6) << j;
+      EXPECT_NEAR(gates[at + 5], f, 1e-6) << j;
+      EXPECT_NEAR(gates[at + 10], g, 1e-6) << j;
+      EXPECT_NEAR(gates[at + 15], o, 1e-6) << j;
+      const double cn = f * c[std::size_t(r * 5 + j)] + i * g;
+      EXPECT_NEAR(co[std::size_t(r * 5 + j)], cn, 1e-6);
+      EXPECT_NEAR(ho[std::size_t(r * 5 + j)], o * std::tanh(cn), 1e-6);
+    }
+  }
+  EXPECT_LT(gates[0], 1e-37f) << "sigmoid(-200) saturates to 0 (the exponent is clamped at 88.3)";
+  EXPECT_GE(gates[0], 0.0f);
+  EXPECT_EQ(gates[5], 1.0f) << "sigmoid(200) saturates to 1";
+}
+
+// The MXU contract: the gate matmuls on bf16-rounded operands. Equal to the
+// fp32 cell run on operands rounded first, and near the unrounded one.
+TEST(LstmCellTest, Bf16GateMatmulsRoundTheOperands) {
+  LstmShape s;
+  s.batch = 4;
+  s.input = 6;
+  s.hidden = 8;
+  auto x = RandomVec(24, 81), h = RandomVec(32, 82), c = RandomVec(32, 83), w = RandomVec(14 * 32, 84),
+       b = RandomVec(32, 85);
+  std::vector<float> g1(128), c1(32), h1(32), g2(128), c2(32), h2(32), g3(128), c3(32), h3(32);
+  LstmCellForward(s, x.data(), h.data(), c.data(), w.data(), b.data(), g1.data(), c1.data(), h1.data(), 1,
+                  Precision::kBf16);
+  auto round = [](std::vector<float> v) {
+    for (float& e : v) e = RoundToBf16(e);
+    return v;
+  };
+  const auto xr = round(x), hr = round(h), wr = round(w);
+  LstmCellForward(s, xr.data(), hr.data(), c.data(), wr.data(), b.data(), g2.data(), c2.data(), h2.data(), 1,
+                  Precision::kF32);
+  LstmCellForward(s, x.data(), h.data(), c.data(), w.data(), b.data(), g3.data(), c3.data(), h3.data(), 1,
+                  Precision::kF32);
+  for (std::size_t i = 0; i < 32; ++i) {
+    EXPECT_NEAR(h1[i], h2[i], 1e-5) << i;
+    EXPECT_NEAR(h1[i], h3[i], 2e-2) << i;
+  }
+}
+
+// Normalized Bahdanau attention against finite differences: keys, values,
+// the query, v, g and the bias; a short row leaves its padding untouched.
+TEST(BahdanauAttentionTest, MaskedForwardAndGradient) {
+  BahdanauShape s;
+  s.batch = 2;
+  s.time = 4;
+  s.units = 3;
+  s.depth = 5;
+  const std::int32_t lengths[] = {4, 2};
+  auto keys = RandomVec(24, 91), values = RandomVec(40, 92), q = RandomVec(6, 93), v = RandomVec(3, 94),
+       bias = RandomVec(3, 95), r = RandomVec(10, 96);
+  std::vector<float> g = {0.7f};
+  std::vector<float> th(24), p(8), ctx(10);
+  auto loss = [&] {
+    BahdanauForward(s, keys.data(), values.data(), q.data(), v.data(), g[0], bias.data(), lengths, th.data(),
+                    p.data(), ctx.data());
+    return Dot(ctx, r);
+  };
+  loss();
+  EXPECT_EQ(p[6], 0.0f);
+  EXPECT_EQ(p[7], 0.0f);
+  EXPECT_NEAR(p[4] + p[5], 1.0, 1e-6);
+  std::vector<float> dk(24, 0.0f), dval(40, 0.0f), dq(6), dv(3, 0.0f), dg(1, 0.0f), db(3, 0.0f);
+  BahdanauBackward(s, values.data(), v.data(), g[0], lengths, th.data(), p.data(), r.data(), dk.data(),
+                   dval.data(), dq.data(), dv.data(), dg.data(), db.data());
+  for (std::size_t i = 6 * 3; i < 24; ++i) EXPECT_EQ(dk[i], 0.0f) << "padding key " << i;
+  ExpectGradientMatches(keys, dk, loss, "dkeys", 1e-3);
+  ExpectGradientMatches(values, dval, loss, "dvalues", 1e-3);
+  ExpectGradientMatches(q, dq, loss, "dq", 1e-3);
+  ExpectGradientMatches(v, dv, loss, "dv", 1e-3);
+  ExpectGradientMatches(g, dg, loss, "dg", 1e-3);
+  ExpectGradientMatches(bias, db, loss, "dbias", 1e-3);
+}
+
 TEST(OptimizerTest, SgdMomentumHandComputed) {
   float w[] = {1}, g[] = {0.5f}, v[] = {2};
   SgdMomentumUpdate(w, g, v, 1, 0.1f, 0.9f, 0.1f);
@@ -579,6 +675,22 @@ TEST(VectorOpsTest, EveryIsaMatchesTheBaselineBitForBit) {
         for (std::int64_t r = 1; r < rows; ++r) o.argmax_into(x.data() + r * c, r, y, at.data(), c);
         for (std::int64_t j = 0; j < c; ++j) y[c + j] = float(at[std::size_t(j)]);
       }, "argmax_into");
+      same([&](const VectorOps& o, float* y) { o.tanh(x.data(), y, n); }, "tanh");
+      // LSTM gates: lrows x 4c pre-activations (scaled so some saturate),
+      // bias x[1..4c]; outputs (at most 6c lrows values) packed into y.
+      const std::int64_t lrows = n / (6 * c);
+      same([&](const VectorOps& o, float* y) {
+        std::vector<float> z(x.begin(), x.begin() + 4 * c * lrows);
+        for (float& e : z) e *= 9.0f;
+        o.lstm_gates(x.data() + 1, z.data(), dy.data(), y, y + c * lrows, lrows, c);
+        std::copy(z.begin(), z.end(), y + 2 * c * lrows);
+      }, "lstm_gates");
+      same([&](const VectorOps& o, float* y) {
+        std::vector<float> z(x.begin(), x.begin() + 4 * c * lrows), co(std::size_t(c * lrows)),
+            ho(std::size_t(c * lrows));
+        base.lstm_gates(x.data(), z.data(), dy.data(), co.data(), ho.data(), lrows, c);
+        o.lstm_gates_grad(z.data(), dy.data(), co.data(), x.data(), dy.data() + 1, y, y + 4 * c * lrows, lrows, c);
+      }, "lstm_gates_grad");
       same([&](const VectorOps& o, float* y) {
         std::vector<double> s(static_cast<std::size_t>(2 * c), 0.0);
         o.bn_stats(x.data(), rows, c, s.data());

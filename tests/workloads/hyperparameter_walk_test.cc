@@ -52,6 +52,13 @@ std::vector<Base> Bases() {
         "opt_learning_rate_warmup_steps=20"},
        1},
       {"transformer", Mode::kProjected, "tpu-v3-32", "google-v0.6", {}, 1},
+      // A tiny GNMT on a tiny corpus, its four halvings inside the block's
+      // 32 steps so that every schedule key moves the mean training loss.
+      {"gnmt", Mode::kFunctional, "tpu-v3-8", "functional",
+       {"functional_train_sentences=512", "functional_eval_sentences=8", "functional_hidden=8",
+        "functional_vocab_size=96", "global_batch_size=16", "opt_learning_rate_warmup_steps=8",
+        "opt_learning_rate_remain_steps=12", "opt_learning_rate_decay_interval=2"},
+       1},
       {"gnmt", Mode::kProjected, "tpu-v3-1024", "google-v0.6", {}, 1},
       // A tiny SSD on a few 32x32 images, one training epoch of 4 steps.
       {"ssd", Mode::kFunctional, "tpu-v3-8", "functional",

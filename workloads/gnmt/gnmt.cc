@@ -11,8 +11,9 @@
 // not a computation (submission_entry says mode "projected"). Facts and
 // their sources: ../shared/reference/gnmt-v0.6.md ("§" below).
 //
-// Functional mode (real training on the generated language pair) is not
-// here yet: it registers below, in the places marked FUNCTIONAL MODE.
+// Functional mode trains a small GNMT for real on the generated language
+// pair (gnmt_functional_session.h): its pieces join the plugin below, in the
+// blocks marked FUNCTIONAL MODE.
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -21,6 +22,7 @@
 
 #include "workloads/claims.h"
 #include "workloads/functional/parallel_hyperparameters.h"
+#include "workloads/gnmt/gnmt_functional_session.h"
 #include "workloads/gnmt/gnmt_google_v06.h"
 #include "workloads/gnmt/gnmt_graph.h"
 #include "workloads/gnmt/gnmt_projection.h"
@@ -179,12 +181,15 @@ class GnmtWorkload : public Workload {
                                         "BLEU, as Google's runner does (false: training waits for the host's "
                                         "scoring, an ablation)"));
     overlap.log = false;
-    // FUNCTIONAL MODE: its functional_* hyperparameters go here.
+    // FUNCTIONAL MODE: the functional_* hyperparameters
+    // (gnmt_functional_session.h); the data-parallel switches are above.
+    for (auto& p : gnmt::FunctionalHyperparameterSpecs()) s.push_back(std::move(p));
     return s;
   }
 
   Result<std::map<std::string, HpValue>> Preset(std::string_view preset, const SliceInfo& slice) const override {
-    // FUNCTIONAL MODE: its `functional` preset goes here.
+    // FUNCTIONAL MODE: the `functional` preset.
+    if (preset == "functional") return gnmt::FunctionalPreset();
     if (preset != "google-v0.6") return Status::NotFound("gnmt has no preset '" + std::string(preset) + "'");
     PODBENCH_ASSIGN_OR_RETURN(const GnmtGoogleV06Slice* row,
                               FindSliceRow("gnmt", preset, GnmtGoogleV06Slices(), slice.name, slice.cores));
@@ -222,12 +227,15 @@ class GnmtWorkload : public Workload {
                                        std::to_string(slice.cores) + " cores of " + slice.name);
       }
     }
-    // FUNCTIONAL MODE: its checks go here.
+    // FUNCTIONAL MODE: its checks.
+    if (mode == Mode::kFunctional) PODBENCH_RETURN_IF_ERROR(gnmt::ValidateFunctional(hp, slice));
     if (mode == Mode::kProjected) PODBENCH_RETURN_IF_ERROR(CheckProjectedSchedule(hp));
     return Status::Ok();
   }
 
   Result<WorkloadDescription> Describe(const Hyperparameters& hp, const SliceInfo& slice, Mode mode) const override {
+    // FUNCTIONAL MODE: the generated data, the small model, its BLEU target.
+    if (mode == Mode::kFunctional) return gnmt::DescribeFunctional(hp, slice);
     WorkloadDescription d;
     d.benchmark = "gnmt";
     d.global_batch = hp.Int("global_batch_size");
@@ -236,8 +244,6 @@ class GnmtWorkload : public Workload {
     d.cadence.first = 1;
     d.cadence.max_epochs = hp.Int("max_epochs");
     d.targets = {{"bleu", gnmt::kGnmtTargetBleu, true}};
-    // FUNCTIONAL MODE: its data and model go here (if (mode == Mode::kFunctional) ...).
-    (void)mode;
     gnmt::GnmtGraphOptions o;
     o.train_length = hp.Int("max_sequence_length");
     PODBENCH_ASSIGN_OR_RETURN(projection::ModelGraph g, gnmt::BuildGnmtGraph(o));
@@ -256,7 +262,8 @@ class GnmtWorkload : public Workload {
   }
 
   Result<std::unique_ptr<Session>> Start(const RunContext& ctx) const override {
-    // FUNCTIONAL MODE: if (ctx.mode == Mode::kFunctional) starts its session here.
+    // FUNCTIONAL MODE: its session.
+    if (ctx.mode == Mode::kFunctional) return gnmt::StartFunctional(ctx);
     return StartProjected(*this, ctx);
   }
 };
@@ -335,9 +342,8 @@ std::vector<ClaimSpec> Claims() {
 PODBENCH_REGISTER_MODEL("gnmt")
     ->Plugin<GnmtWorkload>()
     ->Summary("MLPerf v0.6 GNMT translation, BLEU target 24.0 (uncased, intl tokenizer)")
-    // FUNCTIONAL MODE: Mode::kFunctional and the "functional" preset join these.
-    ->Modes({Mode::kProjected})
-    ->Presets({"google-v0.6"})
+    ->Modes({Mode::kFunctional, Mode::kProjected})
+    ->Presets({"google-v0.6", "functional"})
     ->ScoredRuns(10)
     ->Zoo("GNMT, 4+4 LSTM layers of 1024, bidirectional first layer, normalized Bahdanau attention, 32k BPE",
           "parameters: the MLPerf v0.6 reference GNMT, 160,671,297 as NVIDIA's v0.6 log prints it "
