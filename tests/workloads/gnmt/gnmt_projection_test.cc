@@ -37,16 +37,19 @@ double ScoreS(const workloads::ProjectedRunModel& run) {
 
 // The fidelity table's five GNMT rows. tpu-v3-512 and -1024 come within
 // 15% of Google's score and block time; tpu-v3-32, -128 and -256 do not
-// (about -22% to -26%): the decode is priced at 0.2-1.1 s an evaluation
+// (-21.6% to -25.6%): the decode is priced at 0.2-1.1 s an evaluation
 // where the logs imply 3.6-14.7 s (gnmt-v0.6.md §5), and the training step
-// 10-15% under the logs' at <= 256 cores. The bounds below hold what stands
-// so that a change in either direction is seen.
+// 10-15% under the logs' at <= 256 cores. Google's decode is one on-device
+// XLA while loop with no host work per step (docs/models/gnmt.md, "The
+// decode"); the cost the logs show per step has no public TPU-v3 figure to
+// price it from, so it is not priced. The bounds below hold what stands so
+// that a change in either direction is seen.
 TEST(GnmtFidelityTest, FiveSlicesAgainstGooglesPublishedRows) {
   struct Bound {
     const char* slice;
     double max_abs_err_pct;
   };
-  for (const Bound& b : {Bound{"tpu-v3-32", 30}, Bound{"tpu-v3-128", 30}, Bound{"tpu-v3-256", 30},
+  for (const Bound& b : {Bound{"tpu-v3-32", 27}, Bound{"tpu-v3-128", 27}, Bound{"tpu-v3-256", 27},
                          Bound{"tpu-v3-512", 15}, Bound{"tpu-v3-1024", 15}}) {
     SCOPED_TRACE(b.slice);
     const workloads::ProjectedRunModel run = Priced(b.slice);
