@@ -63,8 +63,9 @@ void PrintPackageText(const submission::PackageReport& r, bool quiet, std::ostre
     }
     out << "systems: " << r.systems.size() << " checked, " << sys_fail << " failing; benchmark folders: "
         << r.benchmarks.size() << "; logs: " << r.logs_checked << " checked, " << r.logs_failing
-        << " failing; seeds: " << seed_fail << " folders failing; RCP: " << rcp_fail << " folders failing";
-    if (rcp_unchecked > 0) out << ", " << rcp_unchecked << " not checked (podbench has no RCP checker in this build)";
+        << " failing; seeds: " << Plural(seed_fail, "folder") << " failing; RCP: " << Plural(rcp_fail, "folder")
+        << " failing";
+    if (rcp_unchecked > 0) out << ", " << rcp_unchecked << " not checked";
     out << "\n";
   }
   // A pass with RCP unchecked says so on the verdict line: it is not the

@@ -1,7 +1,7 @@
 // Drives the real binary: projected GNMT runs of Google's five slices, whose
 // logs pass podbench's v0.6 rules and the official 0.6.0 gnmt rules (the
 // ten keys, the two schedule-shape keys as booleans), `podbench scaling
-// gnmt` prints their table, and functional mode is refused until it lands.
+// gnmt` prints their table, and functional mode refuses a Google-scale batch.
 #include <fstream>
 #include <sstream>
 
@@ -98,13 +98,15 @@ TEST(GnmtRunE2eTest, GooglesLogsFailTheOfficialRulesOnTheTwoStringKeys) {
   EXPECT_THAT(out, HasSubstr("opt_learning_rate_alt_decay_func"));
 }
 
-TEST(GnmtRunE2eTest, FunctionalModeIsRefused) {
+TEST(GnmtRunE2eTest, FunctionalModeRefusesAGoogleScaleBatchNamingTheFix) {
   TempDir dir;
   int rc = 0;
   const std::string out =
       Podbench("run gnmt --mode functional --slice tpu-v3-8 --db " + (dir / "f.db").string(), &rc);
   EXPECT_EQ(rc, 2) << out;
-  EXPECT_THAT(out, HasSubstr("gnmt has no functional mode"));
+  EXPECT_THAT(out, HasSubstr("is a Google-scale batch"));
+  EXPECT_THAT(out, HasSubstr("--preset functional"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "f.db")) << "a refused run stores nothing";
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 # official mlperf_logging tools, side by side in one run. Not a test: it
 # prints times; nothing passes or fails on them.
 #
-#   submission/bench/rcp_summarize_speed.sh [PODBENCH_BINARY] [RUNS] [OFFICIAL_CHECKOUT] [PYTHON]
+#   submission/bench/check_and_summarize_speed.sh [PODBENCH_BINARY] [RUNS] [OFFICIAL_CHECKOUT] [PYTHON]
 #     defaults: build/release/harness/podbench, 5, $MLPERF_LOGGING_CHECKOUT, python3
 #
 # OFFICIAL_CHECKOUT is a checkout of github.com/mlcommons/logging (the parity
@@ -13,10 +13,11 @@
 # python3-pandas python3-yaml, e.g. in a scratch venv made with
 # --system-site-packages). The official tools are not part of podbench.
 #
-# One "pass" = the RCP check of the 10 closed/open benchmark folders of the
-# parity data (rcp_checker / podbench rcp) plus the summary of the 3 trees
-# (result_summarizer / podbench summarize), every process timed with its
-# start-up. The official tools write scaling.json into the tree, so every
+# One "pass" = the package check of the 3 trees (package_checker / podbench
+# package: system descriptions, every log's compliance, seeds, RCP), the RCP
+# check of the 10 closed/open benchmark folders (rcp_checker / podbench rcp)
+# and the summary of the 3 trees (result_summarizer / podbench summarize):
+# 16 processes a side, every process timed with its start-up. The official tools write scaling.json into the tree, so every
 # official pass runs on a fresh copy (the copy is not timed); podbench runs on
 # the shared trees themselves (it writes nothing there).
 set -euo pipefail
@@ -46,6 +47,10 @@ import json, sys
 for l in open(sys.argv[1]):
     c = json.loads(l); a = c["argv"]
     print(c["tree"], c["target"], a[a.index("--rcp_version") + 1])' "$parity/expected/rcp_checker.jsonl")
+pkg_cases=$("$python" -c '
+import json, sys
+for l in open(sys.argv[1]):
+    c = json.loads(l); print(c["tree"], c["argv"][5])' "$parity/expected/package_checker.jsonl")
 sum_cases=$("$python" -c '
 import json, sys
 for l in open(sys.argv[1]):
@@ -55,6 +60,10 @@ now() { date +%s.%N; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 official_pass() {  # $1: a fresh copy of the trees
+  while read -r tree ruleset; do
+    (cd "$work" && PYTHONPATH=$official "$python" -m mlperf_logging.package_checker "$1/$tree" training "$ruleset" \
+       --log_output "$work/package.log" >/dev/null 2>&1) || true
+  done <<< "$pkg_cases"
   while read -r tree target ruleset; do
     (cd "$work" && PYTHONPATH=$official "$python" -m mlperf_logging.rcp_checker "$1/$tree/$target" \
        --rcp_usage training --rcp_version "$ruleset" --log_output "$work/rcp.log" >/dev/null 2>&1) || true
@@ -66,6 +75,9 @@ official_pass() {  # $1: a fresh copy of the trees
 }
 
 podbench_pass() {
+  while read -r tree ruleset; do
+    "$bin" package "$parity/trees/$tree" --ruleset "$ruleset" --mlperf-logging "$ml" >/dev/null 2>&1 || true
+  done <<< "$pkg_cases"
   while read -r tree target ruleset; do
     "$bin" rcp "$parity/trees/$tree/$target" --ruleset "$ruleset" --mlperf-logging "$ml" >/dev/null 2>&1 || true
   done <<< "$rcp_cases"
@@ -87,6 +99,6 @@ done
 om=$(printf '%s\n' "${off_times[@]}" | median)
 pm=$(printf '%s\n' "${pb_times[@]}" | median)
 awk -v o="$om" -v p="$pm" 'BEGIN {
-  printf "median over the passes: official %.3f s, podbench %.3f s: podbench is %.1fx faster (wall, 13 processes each)\n", o, p, o/p }'
+  printf "median over the passes: official %.3f s, podbench %.3f s: podbench is %.1fx faster (wall, 16 processes each)\n", o, p, o/p }'
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores;" \
      "load average $(cut -d' ' -f1-3 /proc/loadavg) (wall times on a shared machine are noisy)"
