@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <stdexcept>
 
 namespace podbench::testing {
@@ -54,6 +55,19 @@ std::string PodbenchStdout(const std::string& args, int* rc, std::string* err) {
   };
   if (err != nullptr) *err = read(err_file);
   return read(out_file);
+}
+
+std::string ReadText(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int CountOccurrences(const std::string& text, const std::string& key) {
+  int n = 0;
+  for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) ++n;
+  return n;
 }
 
 }  // namespace podbench::testing

@@ -32,4 +32,11 @@ std::string Podbench(const std::string& args, int* rc);
 // tool parses) and, when `err` is not null, fills it with stderr.
 std::string PodbenchStdout(const std::string& args, int* rc, std::string* err = nullptr);
 
+// The whole text of the file at `p` ("" when it cannot be read: the test's
+// own expectations then fail, naming what they looked for).
+std::string ReadText(const std::filesystem::path& p);
+
+// How many times `key` occurs in `text` (overlapping occurrences counted).
+int CountOccurrences(const std::string& text, const std::string& key);
+
 }  // namespace podbench::testing

@@ -18,19 +18,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string Read(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-int Count(const std::string& text, const std::string& key) {
-  int n = 0;
-  for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) ++n;
-  return n;
-}
-
 TEST(GnmtRunE2eTest, ProjectedRunsPassBothRuleSetsAndScalingPrintsTheTable) {
   TempDir dir;
   const std::string db = (dir / "g.db").string();
@@ -45,7 +32,7 @@ TEST(GnmtRunE2eTest, ProjectedRunsPassBothRuleSetsAndScalingPrintsTheTable) {
     EXPECT_THAT(out, HasSubstr("10 runs"));  // the v0.6 rule for translation
     EXPECT_THAT(out, ::testing::Not(HasSubstr("FAILS")));
     const std::string first = (dir / (std::string(slice) + "_0.log")).string();
-    const std::string text = Read(first);
+    const std::string text = ReadText(first);
     // The ten keys the 0.6.0 gnmt rules require, once each, the two
     // schedule-shape keys as booleans.
     for (const char* k : {"global_batch_size:", "opt_learning_rate_alt_decay_func:", "opt_base_learning_rate:",
@@ -53,7 +40,7 @@ TEST(GnmtRunE2eTest, ProjectedRunsPassBothRuleSetsAndScalingPrintsTheTable) {
                           "opt_learning_rate_decay_steps:", "opt_learning_rate_remain_steps:",
                           "opt_learning_rate_alt_warmup_func:", "opt_learning_rate_warmup_steps:",
                           "max_sequence_length:"}) {
-      EXPECT_EQ(Count(text, std::string(" ") + k), 1) << k;
+      EXPECT_EQ(CountOccurrences(text, std::string(" ") + k), 1) << k;
     }
     EXPECT_THAT(text, HasSubstr("opt_learning_rate_alt_warmup_func: {\"value\":true"));
     EXPECT_THAT(text, HasSubstr("opt_learning_rate_alt_decay_func: {\"value\":true"));

@@ -21,19 +21,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string Read(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-int Count(const std::string& text, const std::string& key) {
-  int n = 0;
-  for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) ++n;
-  return n;
-}
-
 TEST(TransformerRunE2eTest, ShortFunctionalRunReachesItsTargetAndPassesBothRuleSets) {
   TempDir dir;
   const std::string db = (dir / "t.db").string(), log = (dir / "t.log").string();
@@ -49,7 +36,7 @@ TEST(TransformerRunE2eTest, ShortFunctionalRunReachesItsTargetAndPassesBothRuleS
   EXPECT_THAT(out, HasSubstr("functional mode"));
   EXPECT_THAT(out, HasSubstr("success"));
   EXPECT_THAT(out, HasSubstr("passes the v0.6 rules"));
-  const std::string text = Read(log);
+  const std::string text = ReadText(log);
   // Real BLEU values, rising to the target.
   const std::string key = "eval_accuracy: {\"value\":";
   std::vector<double> bleu;
@@ -63,7 +50,7 @@ TEST(TransformerRunE2eTest, ShortFunctionalRunReachesItsTargetAndPassesBothRuleS
   for (const char* k : {"global_batch_size:", "max_sequence_length:", "opt_name:", "opt_base_learning_rate:",
                         "opt_learning_rate_warmup_steps:", "opt_adam_beta_1:", "opt_adam_beta_2:",
                         "opt_adam_epsilon:"}) {
-    EXPECT_EQ(Count(text, std::string(" ") + k), 1) << k;
+    EXPECT_EQ(CountOccurrences(text, std::string(" ") + k), 1) << k;
   }
   std::string check = Podbench("check --quiet " + log, &rc);
   EXPECT_EQ(rc, 0) << check;
@@ -93,11 +80,11 @@ TEST(TransformerRunE2eTest, ProjectedRunsPassBothRuleSetsAndMatchPublished) {
     EXPECT_THAT(out, HasSubstr("passes the v0.6 rules"));
     EXPECT_THAT(out, ::testing::Not(HasSubstr("FAILS")));
     const std::string first = (dir / (std::string(slice) + "_0.log")).string();
-    const std::string text = Read(first);
+    const std::string text = ReadText(first);
     for (const char* k : {"global_batch_size:", "max_sequence_length:", "opt_name:", "opt_base_learning_rate:",
                           "opt_learning_rate_warmup_steps:", "opt_adam_beta_1:", "opt_adam_beta_2:",
                           "opt_adam_epsilon:"}) {
-      EXPECT_EQ(Count(text, std::string(" ") + k), 1) << k;
+      EXPECT_EQ(CountOccurrences(text, std::string(" ") + k), 1) << k;
     }
     EXPECT_THAT(text, HasSubstr("\\\"mode\\\":\\\"projected\\\""));  // the BLEU values are modelled
     std::string check = Podbench("check --quiet " + first, &rc);
