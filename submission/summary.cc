@@ -6,7 +6,6 @@
 #include <fstream>
 #include <map>
 #include <memory>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -245,10 +244,13 @@ Scored ScoreLogs(const FolderScan& scan, const std::string& benchmark,
 
 std::string PrettyFramework(const std::string& f) {
   if (f.find("TensorFlow") == std::string::npos) return f;
-  static const std::regex kHash(" commit hash = [^\n\r]*");
-  std::smatch m;
-  if (!std::regex_search(f, m, kHash)) return f;
-  std::string out = f, needle = m[0].str();
+  // The first " commit hash = ..." up to the end of its line, as the
+  // official re.search(" commit hash = [^\n\r]*") finds it; every copy of
+  // that text is then removed, as its str.replace does.
+  const size_t at = f.find(" commit hash = ");
+  if (at == std::string::npos) return f;
+  const size_t end = f.find_first_of("\n\r", at);
+  std::string out = f, needle = f.substr(at, end == std::string::npos ? std::string::npos : end - at);
   for (size_t p = out.find(needle); p != std::string::npos; p = out.find(needle, p)) out.erase(p, needle.size());
   return out;
 }
