@@ -228,7 +228,7 @@ Scored ScoreLogs(const FolderScan& scan, const std::string& benchmark,
   if (rd.HasFile(scaling)) {
     auto j = rd.ReadJson(scaling);
     if (!j.ok()) {
-      const std::string& m = j.status().message();
+      const std::string m = j.status().message();  // a copy: status() returns a temporary
       rd.messages->push_back((m.rfind("ERROR", 0) == 0 ? m : "ERROR: " + m) + " (scaling factor 1 used)");
     } else if (!j->is_object() || !j->contains("scaling_factor") || !(*j)["scaling_factor"].is_number()) {
       rd.messages->push_back("ERROR: " + rd.Shown(scaling) + ": no numeric \"scaling_factor\" (scaling factor 1 used)");
