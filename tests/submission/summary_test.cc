@@ -155,6 +155,15 @@ const char kPowerResnet[] = "results/1xSMC-H100-SXM-80GB/resnet";
 // The breaks of data/record_summaries.py's cases, on a copy at `root`.
 void BreakSummaryTree(const std::string& name, const fs::path& root) {
   if (name == "hpc_weak_too_few_models") fs::remove(root / kWeakCosmoflow / "result_10.txt");
+  if (name == "training_power_with_switch_logs") {
+    for (const auto& run : fs::directory_iterator(root / kPowerResnet / "power")) {
+      WriteText(run.path() / "sw_1.txt",
+                ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1, \"event_type\": \"POINT_IN_TIME\", \"key\": "
+                "\"conversion_eff\", \"value\": 0.9, \"metadata\": \"\"}\n"
+                ":::MLLOG {\"namespace\": \"\", \"time_ms\": 2, \"event_type\": \"POINT_IN_TIME\", \"key\": "
+                "\"interconnect_power_est\", \"value\": 150, \"metadata\": \"\"}\n");
+    }
+  }
   if (name == "training_power_one_aborted_run") {
     const fs::path log = root / kPowerResnet / "result_5797-240517143743970275917_1.txt";
     const std::string text = ReadText(log);
@@ -167,7 +176,8 @@ void BreakSummaryTree(const std::string& name, const fs::path& root) {
 // What the official result_summarizer wrote on trimmed subsets of real trees
 // (data/summary_trees; recorded by data/record_summaries.py): hpc v3.0 strong
 // and weak scaling (HPE+LBNL) and training v4.0 power (Sustainable Metal
-// Cloud's resnet with power logs), and broken copies of both. podbench's
+// Cloud's resnet with power logs), broken copies of both, and a copy with
+// switch power logs (sw_*.txt, made up: no real tree here has them). podbench's
 // tables, messages and verdicts equal them. The official summary.csv holds the
 // strong table and then the weak one with its own header; its summary.json is
 // the weak table when there is one (written last), else the strong one.
@@ -208,7 +218,7 @@ TEST(SummaryParity, HpcWeakScalingAndTrainingPower) {
     for (const auto& m : s->messages) got.push_back(Replace(m, root.generic_string(), "<TREE>"));
     EXPECT_EQ(got, expected);
   }
-  EXPECT_EQ(cases, 4);
+  EXPECT_EQ(cases, 5);
 }
 
 // Where the official summarizer crashes on power logs (an AssertionError for a

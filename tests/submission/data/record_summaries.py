@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Records what the official result_summarizer (mlperf_logging 4.1.59) writes
 on the trees in summary_trees/ beside this script and on broken copies of them
-(the same breaks as summary_test.cc's OfficialSummaries cases), as
+(the same breaks as summary_test.cc's HpcWeakScalingAndTrainingPower cases; the
+switch logs of training_power_with_switch_logs are made up, to cover sw_*.txt), as
 official_summaries.jsonl beside this script.
 
 summary_trees/ holds small subsets of two public MLCommons results trees,
@@ -35,12 +36,23 @@ def abort(path):
     k = t.find('"key": "run_stop"')
     open(path, 'w').write(t[:t.rfind('\n', 0, k) + 1])
 
+SWITCH_LOG = (':::MLLOG {"namespace": "", "time_ms": 1, "event_type": "POINT_IN_TIME", "key": "conversion_eff", '
+              '"value": 0.9, "metadata": ""}\n'
+              ':::MLLOG {"namespace": "", "time_ms": 2, "event_type": "POINT_IN_TIME", "key": "interconnect_power_est", '
+              '"value": 150, "metadata": ""}\n')
+
+def add_switch_logs(r):
+    power = f'{r}/{resnet}/power'
+    for run in sorted(os.listdir(power)):
+        open(f'{power}/{run}/sw_1.txt', 'w').write(SWITCH_LOG)
+
 CASES = [
     ('hpc_strong_and_weak', 'HPE+LBNL', 'hpc', '3.0.0', lambda r: None),
     ('hpc_weak_too_few_models', 'HPE+LBNL', 'hpc', '3.0.0', lambda r: os.remove(f'{r}/{weak}/result_10.txt')),
     ('training_power', 'smc-ac-power', 'training', '4.0.0', lambda r: None),
     ('training_power_one_aborted_run', 'smc-ac-power', 'training', '4.0.0',
      lambda r: abort(f'{r}/{resnet}/result_5797-240517143743970275917_1.txt')),
+    ('training_power_with_switch_logs', 'smc-ac-power', 'training', '4.0.0', add_switch_logs),
 ]
 
 # python3 -m mlperf_logging.result_summarizer, with os.listdir and glob.glob
