@@ -32,34 +32,37 @@ class Messages {
   // overwritten by a later failure of the same key).
   using Render = std::function<std::string()>;
 
-  void Put(const std::string& key, std::string text) {
-    PutLazy(key, [t = std::move(text)] { return t; });
+  // `line`: the 1-based log line the message comes from, 0 for none.
+  void Put(const std::string& key, std::string text, int64_t line = 0) {
+    PutLazy(key, [t = std::move(text)] { return t; }, line);
   }
-  void PutLazy(const std::string& key, Render render) {
+  void PutLazy(const std::string& key, Render render, int64_t line = 0) {
     if (key.empty()) {
-      other_.push_back({"", std::move(render)});
+      other_.push_back({"", std::move(render), line});
       return;
     }
     for (auto& m : keyed_) {
       if (m.key == key) {
         m.render = std::move(render);
+        m.line = line;
         return;
       }
     }
-    keyed_.push_back({key, std::move(render)});
+    keyed_.push_back({key, std::move(render), line});
   }
-  void Warn(const std::string& key, std::string text, bool werror) {
+  void Warn(const std::string& key, std::string text, bool werror, int64_t line = 0) {
     if (werror) {
-      Put(key, std::move(text));
+      Put(key, std::move(text), line);
       return;
     }
     for (auto& m : warnings_) {
       if (m.key == key) {
         m.text = std::move(text);
+        m.line = line;
         return;
       }
     }
-    warnings_.push_back({key, std::move(text)});
+    warnings_.push_back({key, std::move(text), line});
   }
   void Drop(const std::string& key) {
     keyed_.erase(std::remove_if(keyed_.begin(), keyed_.end(), [&](const Entry& m) { return m.key == key; }),
@@ -67,8 +70,8 @@ class Messages {
   }
   void Fill(CheckResult* r) const {
     r->pass = keyed_.empty() && other_.empty();
-    for (const auto& m : keyed_) r->errors.push_back({m.key, m.render()});
-    for (const auto& m : other_) r->errors.push_back({"", m.render()});
+    for (const auto& m : keyed_) r->errors.push_back({m.key, m.render(), m.line});
+    for (const auto& m : other_) r->errors.push_back({"", m.render(), m.line});
     for (const auto& m : keyed_) r->error_keys.push_back(m.key);
     std::sort(r->error_keys.begin(), r->error_keys.end());
     r->warnings = warnings_;
@@ -80,6 +83,7 @@ class Messages {
   struct Entry {
     std::string key;
     Render render;
+    int64_t line = 0;
   };
   std::vector<Entry> keyed_, other_;
   std::vector<CheckMessage> warnings_;
@@ -210,10 +214,14 @@ class LogRun {
     py::BreakCycles(roots_);
   }
 
-  void Run(size_t parse_errors, CheckResult* result) {
-    if (parse_errors > 0) {
-      messages_.Put("", "Log lines had parsing errors.\n  " + std::to_string(parse_errors) +
-                            " line(s) with the log token could not be parsed");
+  void Run(const std::vector<mllog::LineError>& parse_errors, CheckResult* result) {
+    if (!parse_errors.empty()) {
+      const mllog::LineError& first = parse_errors.front();
+      messages_.Put("",
+                    "Log lines had parsing errors.\n  " + std::to_string(parse_errors.size()) +
+                        " line(s) with the log token could not be parsed; the first, line " +
+                        std::to_string(first.file_line) + ": " + first.message,
+                    first.file_line);
     }
     if (lines_.size() == 0) messages_.Put("", "No log lines detected");
     queue_.push_back(opt_.config);
@@ -259,8 +267,8 @@ class LogRun {
     return loglines_;
   }
 
-  void Crash(std::string text) {
-    messages_.Put("", std::move(text));
+  void Crash(std::string text, int64_t line = 0) {
+    messages_.Put("", std::move(text), line);
     crashed_ = true;
   }
 
@@ -317,6 +325,7 @@ class LogRun {
 
     const size_t nkeys = file.keys.size();
     std::vector<std::vector<Val>> reported(nkeys);
+    std::vector<int64_t> second_line(nkeys, 0);  // the file line of a key's second occurrence
     std::vector<int64_t> atleast_hits(nkeys, -1);  // -1: key never seen with an ATLEAST_ONE_CHECK
 
     Val* v_slot = nullptr;   // the globals v and ll
@@ -340,6 +349,7 @@ class LogRun {
       const KeyRule& rule = file.keys[ki];
       bool first = reported[ki].empty();
       reported[ki].push_back(*payload);
+      if (reported[ki].size() == 2) second_line[ki] = line.file_line;
       if (!first && rule.name.find("submission_") != std::string::npos) return;
 
       if (v_slot == nullptr) {  // made at the first line, as SetGlobal would
@@ -358,8 +368,9 @@ class LogRun {
         auto ok = interp.EvalTruth(*rule.atleast_one_check->program);
         if (!ok.ok()) {
           Crash("Failed executing ATLEAST_ONE_CHECK for '" + key + "' in line " + py::Str(line.lineno) +
-                ": " + ok.status().message() + "\n  rule: " + Where(file, *rule.atleast_one_check) + ": " +
-                rule.atleast_one_check->source + LineDetails(line));
+                    ": " + ok.status().message() + "\n  rule: " + Where(file, *rule.atleast_one_check) + ": " +
+                    rule.atleast_one_check->source + LineDetails(line),
+                line.file_line);
           return;
         }
         if (*ok) ++atleast_hits[ki];
@@ -414,10 +425,10 @@ class LogRun {
             }
             std::string msg = "Required EXACTLY_ONE occurrence of '" + rule.name + "' but found " + count;
             if (all_same) {
-              messages_.Warn(rule.name, msg, opt_.werror);
+              messages_.Warn(rule.name, msg, opt_.werror, second_line[ki]);
             } else {
               if (!values.empty()) msg += " with values " + Truncate(py::Repr(Val::NewList(values)));
-              messages_.Put(rule.name, msg);
+              messages_.Put(rule.name, msg, second_line[ki]);
             }
           }
           break;
@@ -482,10 +493,13 @@ class LogRun {
   void RunExec(py::Interpreter& interp, const RuleFile& file, const Code& code, const char* what, const Val& line_val) {
     Status st = interp.Exec(*code.program);
     if (st.ok()) return;
-    messages_.PutLazy(line_val.line().key.str(), [this, &file, &code, what, line_val, error = st.message()] {
-      return std::string("Failed executing ") + what + " code triggered by line :" + LineDetails(line_val.line()) +
-             "\n  rule: " + Where(file, code) + ": " + code.source + "\n  error: " + error;
-    });
+    messages_.PutLazy(
+        line_val.line().key.str(),
+        [this, &file, &code, what, line_val, error = st.message()] {
+          return std::string("Failed executing ") + what + " code triggered by line :" + LineDetails(line_val.line()) +
+                 "\n  rule: " + Where(file, code) + ": " + code.source + "\n  error: " + error;
+        },
+        line_val.line().file_line);
   }
 
   void RunCheck(py::Interpreter& interp, const RuleFile& file, const Code& code, const Val& line_val,
@@ -499,7 +513,7 @@ class LogRun {
                             "\n  v = " + Truncate(py::Repr(line.value));
       if (!error.empty()) return "Failed executing CHECK code:" + details + "\n  error: " + error;
       return "CHECK for '" + key + "' failed in line " + py::Str(line.lineno) + ":" + details;
-    });
+    }, line_val.line().file_line);
   }
 
   RuleSet* rules_;
@@ -521,8 +535,8 @@ class LogRun {
 
 }  // namespace
 
-CheckResult Checker::CheckRecords(const std::vector<mllog::Record>& records, size_t parse_errors,
-                                  std::string log_name) const {
+CheckResult Checker::CheckRecords(const std::vector<mllog::Record>& records,
+                                  const std::vector<mllog::LineError>& parse_errors, std::string log_name) const {
   CheckResult result;
   result.log = log_name;
   result.lines = static_cast<int64_t>(records.size());
@@ -543,7 +557,7 @@ Result<CheckResult> Checker::CheckFile(const std::filesystem::path& path) const 
   result.lines = static_cast<int64_t>(lines.size());
   {
     LogRun run(rules_.get(), options_, lines, path.string());
-    run.Run(reader->errors().size(), &result);
+    run.Run(reader->errors(), &result);
   }
   std::error_code ec;
   auto size = std::filesystem::file_size(path, ec);
@@ -562,7 +576,7 @@ CheckResult Checker::CheckText(std::string text, std::string log_name) const {
   result.lines = static_cast<int64_t>(lines.size());
   {
     LogRun run(rules_.get(), options_, lines, log_name);
-    run.Run(reader->errors().size(), &result);
+    run.Run(reader->errors(), &result);
   }
   result.bytes = bytes;
   return result;

@@ -39,6 +39,10 @@ struct CheckOptions {
 struct CheckMessage {
   std::string key;   // empty for messages not tied to a key
   std::string text;  // first line as the official checker words it; details follow on later lines
+  // The 1-based line of the log that the message comes from (the line that
+  // failed a check or raised; the second occurrence of a key required once;
+  // the first unparsable line), or 0 when it comes from no single line.
+  int64_t line = 0;
 };
 
 struct CheckResult {
@@ -64,10 +68,10 @@ class Checker {
   // Checks a log held in memory (read once by the caller, e.g. from a
   // submission tree); `log_name` names it in messages.
   CheckResult CheckText(std::string text, std::string log_name) const;
-  // Checks records already read; `parse_errors` is the number of lines the
-  // reader could not parse. Thread-safe (the rule set is shared, all state is per call).
-  CheckResult CheckRecords(const std::vector<mllog::Record>& records, size_t parse_errors,
-                           std::string log_name) const;
+  // Checks records already read; `parse_errors` are the lines the reader
+  // could not parse. Thread-safe (the rule set is shared, all state is per call).
+  CheckResult CheckRecords(const std::vector<mllog::Record>& records,
+                           const std::vector<mllog::LineError>& parse_errors, std::string log_name) const;
 
  private:
   std::shared_ptr<RuleSet> rules_;

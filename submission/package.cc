@@ -78,25 +78,37 @@ std::string MetaString(const mllog::Value* v) {
   return v->is_string() ? v->as_string() : v->ToJson();
 }
 
+// One seed checker error: the result file it concerns, the 1-based line (0: none).
+struct SeedError {
+  std::string path;
+  int64_t line = 0;
+  std::string message;
+};
+
 // The seed checker's rules over one benchmark folder's result files.
-std::vector<std::string> CheckSeeds(const Tree& tree, const std::vector<Entry>& results, mllog::Format format) {
-  std::vector<std::string> errors;
+std::vector<SeedError> CheckSeeds(const Tree& tree, const std::vector<Entry>& results, mllog::Format format) {
+  std::vector<SeedError> errors;
   std::map<std::tuple<std::string, std::string, int64_t>, std::string> seen;  // (file, lineno, seed) -> result file
   for (const auto& e : results) {
     std::vector<mllog::LineError> parse_errors;
     auto records = mllog::ReadLog(tree.root / e.path, format, &parse_errors);
     if (!records.ok()) {
-      errors.push_back("Error found when querying seeds from " + e.path + ": " + records.status().message());
+      errors.push_back({e.path, 0, "Error found when querying seeds from " + e.path + ": " + records.status().message()});
       continue;
     }
     if (!parse_errors.empty()) {
-      errors.push_back("Error found when querying seeds from " + e.path + ": " +
-                       Plural(static_cast<int64_t>(parse_errors.size()), "log line") + " had parsing errors (first: line " +
-                       std::to_string(parse_errors[0].file_line) + ": " + parse_errors[0].message + ")");
+      errors.push_back({e.path, parse_errors[0].file_line,
+                        "Error found when querying seeds from " + e.path + ": " +
+                            Plural(static_cast<int64_t>(parse_errors.size()), "log line") +
+                            " had parsing errors (first: line " + std::to_string(parse_errors[0].file_line) + ": " +
+                            parse_errors[0].message + ")"});
       continue;
     }
     std::vector<std::tuple<std::string, std::string, int64_t>> seeds;
     std::string bad;
+    int64_t bad_line = 0;
+    // The line of each seed, for a duplicate's message.
+    std::vector<int64_t> seed_lines;
     for (const auto& r : *records) {
       if (r.key != "seed") continue;
       const mllog::Value& meta = r.metadata();
@@ -105,25 +117,30 @@ std::vector<std::string> CheckSeeds(const Tree& tree, const std::vector<Entry>& 
       int64_t seed = 0;
       if (file == nullptr || lineno == nullptr) {
         bad = "line " + std::to_string(r.file_line) + ": the seed's metadata has no " + (file ? "lineno" : "file");
+        bad_line = r.file_line;
         break;
       }
       if (!SeedAsInt(r.payload(), &seed)) {
         bad = "line " + std::to_string(r.file_line) + ": seed " + r.payload().ToJson() + " is not an integer";
+        bad_line = r.file_line;
         break;
       }
       seeds.emplace_back(MetaString(file), MetaString(lineno), seed);
+      seed_lines.push_back(r.file_line);
     }
     if (!bad.empty()) {
-      errors.push_back("Error found when querying seeds from " + e.path + ": " + bad);
+      errors.push_back({e.path, bad_line, "Error found when querying seeds from " + e.path + ": " + bad});
       continue;
     }
-    if (seeds.empty()) errors.push_back("Result file " + e.path + " logs no seed.");
-    for (const auto& s : seeds) {
+    if (seeds.empty()) errors.push_back({e.path, 0, "Result file " + e.path + " logs no seed."});
+    for (size_t i = 0; i < seeds.size(); ++i) {
+      const auto& s = seeds[i];
       auto [it, inserted] = seen.emplace(s, e.path);
       if (!inserted) {
-        errors.push_back("Result file " + e.path + " logs seed " + std::to_string(std::get<2>(s)) + " on " +
-                         std::get<0>(s) + ":" + std::get<1>(s) + ". However, result file " + it->second +
-                         " already logs the same seed on the same line.");
+        errors.push_back({e.path, seed_lines[i],
+                          "Result file " + e.path + " logs seed " + std::to_string(std::get<2>(s)) + " on " +
+                              std::get<0>(s) + ":" + std::get<1>(s) + ". However, result file " + it->second +
+                              " already logs the same seed on the same line."});
       }
     }
   }
@@ -189,13 +206,13 @@ Result<PackageReport> CheckPackage(const fs::path& folder, const PackageOptions&
     std::string name = e.path.substr(8, e.path.size() - 8 - 5);  // systems/<name>.json
     systems[name] = {true, r.division != "open"};  // anything but "open" is checked as closed
     if (full_sysdesc) {
-      if (!r.valid) add(Severity::kError, "systems", e.path, SystemDescSummaryLine(r));
+      if (!r.valid) add(Severity::kError, "systems", e.path, SystemDescSummaryLine(r), r.line);
     } else {
       // Before 1.0.0 the official checker reads only `division`; podbench
       // still reports what stops it from being read.
       for (const auto& why : r.errors) {
         if (why.rfind("not ", 0) == 0 || why.find("division") != std::string::npos) {
-          add(Severity::kError, "systems", e.path, why);
+          add(Severity::kError, "systems", e.path, why, r.line);
         }
       }
     }
@@ -350,7 +367,7 @@ Result<PackageReport> CheckPackage(const fs::path& folder, const PackageOptions&
       if (r.pass) continue;
       ++br.failing_logs;
       for (const auto& m : r.errors) {
-        add(Severity::kError, "compliance", log, (m.key.empty() ? "" : "[" + m.key + "] ") + m.text);
+        add(Severity::kError, "compliance", log, (m.key.empty() ? "" : "[" + m.key + "] ") + m.text, m.line);
       }
     }
     rep.logs_failing += br.failing_logs;
@@ -381,7 +398,7 @@ Result<PackageReport> CheckPackage(const fs::path& folder, const PackageOptions&
       } else {
         auto seed_errors = CheckSeeds(tree, b.result_files, copt.format);
         br.seeds = seed_errors.empty() ? StepState::kPass : StepState::kFail;
-        for (const auto& m : seed_errors) add(Severity::kError, "seeds", b.path, m);
+        for (const auto& m : seed_errors) add(Severity::kError, "seeds", m.path, m.message, m.line);
       }
       if (b.benchmark != "minigo") {
         if (options.rcp == nullptr) {

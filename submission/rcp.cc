@@ -79,6 +79,7 @@ RcpRecord InterpRecord(const std::string& benchmark, int submission_runs, double
   r.stdev = NumpyInterp2(bs, lo.bs, hi.bs, lo.stdev, hi.stdev);
   r.min_epochs = MinAcceptableMean(r.mean, r.stdev, submission_runs * 2, submission_runs);
   r.max_speedup = r.mean / r.min_epochs;
+  r.interpolated_from = {lo.name, hi.name};
   return r;
 }
 
@@ -176,7 +177,9 @@ Result<RcpTable> ParseRcpTable(std::string_view text, std::string_view name, std
     auto bs = rec.find("BS");
     if (bs == rec.end() || !JsonNumber(*bs)) return Status::Corruption(where + " has no numeric \"BS\"");
     r.bs = *JsonNumber(*bs);
-    if (rec.find("Hyperparams") == rec.end()) return Status::Corruption(where + " has no \"Hyperparams\"");
+    auto hyper = rec.find("Hyperparams");
+    if (hyper == rec.end()) return Status::Corruption(where + " has no \"Hyperparams\"");
+    r.hyperparams = hyper->dump(-1, ' ', false, ojson::error_handler_t::replace);
     const char* unit = (r.benchmark == "llama2_70b_lora" || r.benchmark == "flux1") ? "samples to converge"
                                                                                     : "Epochs to converge";
     auto ep = rec.find(unit);

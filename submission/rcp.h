@@ -54,6 +54,10 @@ struct RcpRecord {
   double stdev = 0;
   double max_speedup = 0;
   double min_epochs = 0;  // the minimum acceptable submission mean
+  // The record's "Hyperparams" as compact JSON, in file order ("{}" for an interpolated record).
+  std::string hyperparams = "{}";
+  // An interpolated record: the names of the two records it lies between.
+  std::vector<std::string> interpolated_from;
 };
 
 // The number of submission runs the official RCP checker expects for

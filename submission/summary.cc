@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <set>
@@ -77,7 +78,9 @@ bool PyTruthy(const ojson& v) {
   if (v.is_null()) return false;
   if (v.is_boolean()) return v.get<bool>();
   if (v.is_number()) return v.get<double>() != 0;
-  if (v.is_string() || v.is_array() || v.is_object()) return !v.empty();
+  // (ojson's empty() is false for every string, "" included: read the text.)
+  if (v.is_string()) return !v.get_ref<const std::string&>().empty();
+  if (v.is_array() || v.is_object()) return !v.empty();
   return true;
 }
 
@@ -170,9 +173,58 @@ struct Scored {
   std::optional<double> score;
   double scaling_factor = 1.0;
   std::vector<std::pair<std::string, double>> run_minutes;
+  // The kept runs, in the order read: file name, run_start and run_stop (ms).
+  struct Run {
+    std::string file;
+    double start = 0, stop = 0;
+  };
+  std::vector<Run> runs;
+  int dropped = 0, max_dropped = 1;
 };
 
-// _compute_strong_score_standalone without power.
+// The reason a log is a dropped run ("Compliance check
+// failed", "Parse error", "run_start not recorded", "run_stop not recorded"),
+// or "" with *start and *stop set (ms).
+std::string RunSpan(const Log& log, const rules::Checker& checker, mllog::Format format, double* start, double* stop) {
+  auto check = checker.CheckText(log.text, PathText(log.path));
+  if (!check.pass) return "Compliance check failed";
+  auto reader = mllog::LogReader::FromString(log.text, format, PathText(log.path));
+  mllog::RawRecord raw;
+  std::optional<double> rs, re;
+  while (reader->NextRaw(&raw)) {
+    if (rs && re) continue;
+    if (raw.key == "run_start") rs = raw.timestamp;
+    if (raw.key == "run_stop") re = raw.timestamp;
+  }
+  if (!reader->errors().empty()) return "Parse error";
+  if (!rs) return "run_start not recorded";
+  if (!re) return "run_stop not recorded";
+  *start = *rs;
+  *stop = *re;
+  return "";
+}
+
+// The review committee's factor from the folder's scaling.json (1 without
+// one); read, never written. Messages as the official tool prints them.
+double ScalingFactor(const FolderScan& scan, const Reader& rd) {
+  const std::string scaling = scan.rel.empty() ? "scaling.json" : scan.rel + "/scaling.json";
+  if (!rd.HasFile(scaling)) return 1.0;
+  auto j = rd.ReadJson(scaling);
+  if (!j.ok()) {
+    const std::string m = j.status().message();  // a copy: status() returns a temporary
+    rd.messages->push_back((m.rfind("ERROR", 0) == 0 ? m : "ERROR: " + m) + " (scaling factor 1 used)");
+    return 1.0;
+  }
+  if (!j->is_object() || !j->contains("scaling_factor") || !(*j)["scaling_factor"].is_number()) {
+    rd.messages->push_back("ERROR: " + rd.Shown(scaling) + ": no numeric \"scaling_factor\" (scaling factor 1 used)");
+    return 1.0;
+  }
+  rd.messages->push_back("NOTICE: Applying scaling factor " + PyStr((*j)["scaling_factor"]) + " to dir " +
+                         rd.Shown(scan.rel));
+  return (*j)["scaling_factor"].get<double>();
+}
+
+// _compute_strong_score_standalone's time to train (its energy: Energy()).
 Scored ScoreLogs(const FolderScan& scan, const std::string& benchmark,
                  const std::string& system, const std::string& submitter, const rules::Checker& checker,
                  mllog::Format format, const Reader& rd) {
@@ -180,32 +232,8 @@ Scored ScoreLogs(const FolderScan& scan, const std::string& benchmark,
   std::vector<double> scores;
   int dropped = 0;
   for (const auto& log : scan.logs) {
-    std::string why;
-    auto check = checker.CheckText(log.text, PathText(log.path));
     double start = 0, stop = 0;
-    if (!check.pass) {
-      why = "Compliance check failed";
-    } else {
-      auto reader = mllog::LogReader::FromString(log.text, format, PathText(log.path));
-      mllog::RawRecord raw;
-      std::optional<double> rs, re;
-      std::vector<std::pair<std::string, double>> marks;
-      while (reader->NextRaw(&raw)) {
-        if (rs && re) continue;
-        if (raw.key == "run_start") rs = raw.timestamp;
-        if (raw.key == "run_stop") re = raw.timestamp;
-      }
-      if (!reader->errors().empty()) {
-        why = "Parse error";
-      } else if (!rs) {
-        why = "run_start not recorded";
-      } else if (!re) {
-        why = "run_stop not recorded";
-      } else {
-        start = *rs;
-        stop = *re;
-      }
-    }
+    const std::string why = RunSpan(log, checker, format, &start, &stop);
     if (!why.empty()) {
       rd.messages->push_back(why + " in " + PathText(log.path));
       ++dropped;
@@ -213,8 +241,11 @@ Scored ScoreLogs(const FolderScan& scan, const std::string& benchmark,
     }
     scores.push_back((stop - start) / 60 / 1000);
     out.run_minutes.emplace_back(log.path.filename().string(), scores.back());
+    out.runs.push_back({log.path.filename().string(), start, stop});
   }
   const int max_dropped = benchmark == "unet3d" ? 4 : 1;
+  out.dropped = dropped;
+  out.max_dropped = max_dropped;
   if (dropped > max_dropped) {
     rd.messages->push_back("CRITICAL ERROR: Too many non-converging runs for " + submitter + " " + system + "/" + benchmark);
     rd.messages->push_back("** CRITICAL ERROR ** Results in the table for " + submitter + " " + system + "/" + benchmark +
@@ -223,23 +254,146 @@ Scored ScoreLogs(const FolderScan& scan, const std::string& benchmark,
     rd.messages->push_back("NOTICE: Dropping non-converged run(s) for " + submitter + " " + system + "/" + benchmark +
                            " using olympic scoring.");
   }
-  // scaling.json: the review committee's factor; read, never written.
-  const std::string scaling = scan.rel.empty() ? "scaling.json" : scan.rel + "/scaling.json";
-  if (rd.HasFile(scaling)) {
-    auto j = rd.ReadJson(scaling);
-    if (!j.ok()) {
-      const std::string m = j.status().message();  // a copy: status() returns a temporary
-      rd.messages->push_back((m.rfind("ERROR", 0) == 0 ? m : "ERROR: " + m) + " (scaling factor 1 used)");
-    } else if (!j->is_object() || !j->contains("scaling_factor") || !(*j)["scaling_factor"].is_number()) {
-      rd.messages->push_back("ERROR: " + rd.Shown(scaling) + ": no numeric \"scaling_factor\" (scaling factor 1 used)");
-    } else {
-      out.scaling_factor = (*j)["scaling_factor"].get<double>();
-      rd.messages->push_back("NOTICE: Applying scaling factor " + PyStr((*j)["scaling_factor"]) + " to dir " +
-                             rd.Shown(scan.rel));
-    }
-  }
+  out.scaling_factor = ScalingFactor(scan, rd);
   if (auto mean = rules::TrimmedOlympicMean(scores, dropped, max_dropped)) out.score = *mean * out.scaling_factor;
   return out;
+}
+
+// ---- Power (v4.0 on): the energy of a benchmark folder with a power/ folder ----
+
+// The records of one power log, sorted by timestamp (stable, as Python's sort).
+Result<std::vector<mllog::Record>> PowerRecords(const Reader& rd, const std::string& rel, mllog::Format format) {
+  PODBENCH_ASSIGN_OR_RETURN(std::string text, rd.Read(rel));
+  auto reader = mllog::LogReader::FromString(std::move(text), format, rd.Shown(rel));
+  std::vector<mllog::Record> out;
+  mllog::Record r;
+  while (reader->Next(&r)) out.push_back(r);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const mllog::Record& a, const mllog::Record& b) { return a.timestamp < b.timestamp; });
+  return out;
+}
+
+// A power value as a number; an error naming the file and line where the
+// official tool raises (arithmetic on a value that is not a number).
+Result<double> PowerNumber(const mllog::Record& r, const std::string& shown) {
+  const mllog::Value& v = r.payload();
+  if (!v.is_number() && !v.is_bool()) {
+    return Status::InvalidArgument(shown + ":" + std::to_string(r.file_line) + ": " + r.key + " value " + v.ToJson() +
+                                   " is not a number");
+  }
+  return v.as_number();
+}
+
+// _compute_power_node: the readings between power_measurement_start and
+// power_measurement_stop integrated over time, scaled to the run's time to
+// train (ms), times conversion_eff.
+Result<double> NodeEnergy(const Reader& rd, const std::string& rel, double time_to_train, mllog::Format format) {
+  PODBENCH_ASSIGN_OR_RETURN(auto records, PowerRecords(rd, rel, format));
+  const std::string shown = rd.Shown(rel);
+  double prev = 0, last = 0, start = 0, stop = 0, agg = 0, eff = 1.0;
+  bool start_found = false, stop_found = false;
+  for (const auto& r : records) {
+    if (r.key == "power_measurement_start") {
+      start = prev = r.timestamp;
+      start_found = true;
+    }
+    if (r.key == "power_reading" && !stop_found && start_found) {
+      PODBENCH_ASSIGN_OR_RETURN(double w, PowerNumber(r, shown));
+      agg += w * (r.timestamp - prev);
+      prev = r.timestamp;
+      last = std::max(last, r.timestamp);
+    }
+    if (r.key == "power_measurement_stop") {
+      stop = r.timestamp;
+      stop_found = true;
+    }
+    if (r.key == "conversion_eff") {
+      PODBENCH_ASSIGN_OR_RETURN(eff, PowerNumber(r, shown));
+    }
+  }
+  if (!start_found) return Status::InvalidArgument(shown + ": Power start timestamp not found");
+  if (!stop_found) {
+    stop = last;
+    rd.messages->push_back("WARNING: Power stop not found, taking last_timestamp as the power measurement stop");
+  }
+  if (stop == start) {
+    return Status::InvalidArgument(shown + ": the power measurement lasts 0 ms (stop at its start): no energy");
+  }
+  return eff * agg * time_to_train / (stop - start) / 1000;
+}
+
+// _compute_power_sw: interconnect_power_est (the first) times the run's time
+// to train (ms), times a conversion_eff logged before it.
+Result<double> SwitchEnergy(const Reader& rd, const std::string& rel, double time_to_train, mllog::Format format) {
+  PODBENCH_ASSIGN_OR_RETURN(std::string text, rd.Read(rel));
+  auto reader = mllog::LogReader::FromString(std::move(text), format, rd.Shown(rel));
+  double agg = 0, eff = 1.0;
+  mllog::Record r;
+  while (reader->Next(&r)) {
+    if (r.key == "conversion_eff") {
+      PODBENCH_ASSIGN_OR_RETURN(eff, PowerNumber(r, rd.Shown(rel)));
+    }
+    if (r.key == "interconnect_power_est") {
+      PODBENCH_ASSIGN_OR_RETURN(agg, PowerNumber(r, rd.Shown(rel)));
+      break;
+    }
+  }
+  return eff * agg * time_to_train / 1000;
+}
+
+// _compute_total_power of one run: its power/<result name>/node_*.txt and sw_*.txt.
+Result<double> RunEnergy(const Reader& rd, const std::string& bdir, const std::string& result_file, double time_to_train,
+                         mllog::Format format) {
+  const std::string run_dir = bdir + "/power/" + result_file.substr(0, result_file.find('.'));
+  std::vector<std::string> nodes, switches;
+  for (const auto& name : rd.List(run_dir, false)) {
+    const bool txt = name.size() > 4 && name.compare(name.size() - 4, 4, ".txt") == 0;
+    if (txt && name.rfind("node_", 0) == 0) nodes.push_back(run_dir + "/" + name);
+    if (txt && name.rfind("sw_", 0) == 0) switches.push_back(run_dir + "/" + name);
+  }
+  if (nodes.empty()) {
+    return Status::NotFound(rd.Shown(run_dir) + ": no node_*.txt power log for " + result_file);
+  }
+  double total = 0;
+  for (const auto& n : nodes) {
+    PODBENCH_ASSIGN_OR_RETURN(double e, NodeEnergy(rd, n, time_to_train, format));
+    total += e;
+  }
+  for (const auto& sw : switches) {
+    PODBENCH_ASSIGN_OR_RETURN(double e, SwitchEnergy(rd, sw, time_to_train, format));
+    total += e;
+  }
+  return total;
+}
+
+// The Energy column of a benchmark folder with power results: each kept
+// run's energy, the olympic mean taken in the order of the runs' times to
+// train (the official _index_olympic_average), times the scaling factor.
+// nullopt, with an ERROR message naming the file, where the official tool
+// crashes (a run without node power logs, a log without
+// power_measurement_start, a value that is not a number).
+std::optional<double> Energy(const Reader& rd, const std::string& bdir, const Scored& sc, mllog::Format format) {
+  std::vector<double> energy, minutes;
+  for (const auto& run : sc.runs) {
+    auto e = RunEnergy(rd, bdir, run.file, run.stop - run.start, format);
+    if (!e.ok()) {
+      rd.messages->push_back("ERROR: " + e.status().message() +
+                             " (Energy left empty; the official summarizer crashes here)");
+      return std::nullopt;
+    }
+    energy.push_back(*e);
+    minutes.push_back((run.stop - run.start) / 60 / 1000);
+  }
+  if (sc.dropped > sc.max_dropped) return std::nullopt;
+  std::vector<size_t> index(minutes.size());
+  for (size_t i = 0; i < index.size(); ++i) index[i] = i;
+  std::stable_sort(index.begin(), index.end(), [&](size_t a, size_t b) { return minutes[a] < minutes[b]; });
+  const size_t lo = static_cast<size_t>(sc.max_dropped);
+  const size_t cut = static_cast<size_t>(sc.max_dropped - sc.dropped);
+  if (index.size() < lo + cut || index.size() - cut <= lo) return std::nullopt;
+  double sum = 0;
+  for (size_t i = lo; i < index.size() - cut; ++i) sum += energy[index[i]];
+  return sum * 1.0 / static_cast<double>(index.size() - cut - lo) * sc.scaling_factor;
 }
 
 std::string PrettyFramework(const std::string& f) {
@@ -270,6 +424,7 @@ const char* kSpecColumns[] = {"division", "availability", "submitter", "system",
                               "host_processor_model_name", "host_processors_count", "accelerator_model_name",
                               "accelerators_count", "framework", "notes", "private_id"};
 const char* kDetailMetrics[] = {"time_to_train", "Energy", "GBS", "samples_to_converge", "RCP", "rcp_scaling_factor"};
+const char* kWeakMetrics[] = {"number_of_models", "instance_scale", "time_to_train_all"};
 
 int CompareCells(const Cell& a, const Cell& b) {
   const bool an = std::holds_alternative<std::monostate>(a), bn = std::holds_alternative<std::monostate>(b);
@@ -400,6 +555,111 @@ Result<std::unique_ptr<Context>> MakeContext(const SummaryOptions& options) {
   return ctx;
 }
 
+// Python's int() of a logged value; nullopt where it raises.
+std::optional<int64_t> LoggedInt(const mllog::Value& v) {
+  if (v.is_number() || v.is_bool()) return PyInt(ojson::parse(v.ToJson(), nullptr, false));
+  if (v.is_string()) return PyInt(ojson(v.as_string()));
+  return std::nullopt;
+}
+
+// _query_instance_scale: number_of_nodes * max(accelerators_per_node, 1), as
+// logged; the reason it cannot be read otherwise.
+std::variant<int64_t, std::string> InstanceScale(const Log& log, mllog::Format format) {
+  auto reader = mllog::LogReader::FromString(log.text, format, PathText(log.path));
+  mllog::Record r;
+  std::optional<mllog::Value> n, a;
+  while (!(n && a) && reader->Next(&r)) {
+    if (r.key == "number_of_nodes") n = r.payload();
+    if (r.key == "accelerators_per_node") a = r.payload();
+  }
+  if (!n) return std::string("number_of_nodes not recorded");
+  if (!a) return std::string("accelerators_per_node not recorded");
+  auto ni = LoggedInt(*n), ai = LoggedInt(*a);
+  if (!ni || !ai) {
+    return std::string(!ni ? "number_of_nodes " + n->ToJson() : "accelerators_per_node " + a->ToJson()) +
+           " is not a whole number";
+  }
+  return *ni * std::max<int64_t>(*ai, 1);
+}
+
+// _compute_weak_scaling_scores for one hpc system with a weak/ folder: per
+// benchmark the number of models that passed compliance, their instance scale
+// and the minutes from the first run_start to the last run_stop (when at
+// least the benchmark's result-file count of models passed). The row goes to
+// out->weak; a system without weak/ has none.
+void AddWeakRow(const Reader& rd, const Context& ctx, const Schema& schema, const std::string& system,
+                const std::string& submitter, const std::vector<Cell>& specs, const std::vector<Cell>& urls,
+                Summary* out) {
+  const auto& opt = ctx.options;
+  const std::string parent = "results/" + system + "/weak";
+  if (!rd.HasDir(parent)) return;
+  std::map<std::string, Cell> weak;
+  for (const auto& name : rd.List(parent, true)) {
+    const std::string bdir = parent + "/" + name;
+    const std::string benchmark = name == "mask" ? "maskrcnn" : name;
+    const auto required = ResultFileCount(opt.usage, benchmark);
+    if (!required ||
+        std::find(schema.benchmarks.begin(), schema.benchmarks.end(), benchmark) == schema.benchmarks.end()) {
+      out->messages.push_back("ERROR: " + rd.Shown(bdir) + ": " + benchmark + " is not a " + opt.usage + " " +
+                              opt.ruleset + " benchmark; left out (the official summarizer crashes here)");
+      continue;
+    }
+    FolderScan scan = ScanFolder(rd, bdir);
+    if (scan.has_power) {
+      out->messages.push_back("WARNING: podbench: power results in " + rd.Shown(bdir + "/power") +
+                              " are not summarized for weak scaling (no summary_power table is written)");
+    }
+    double first_start = std::numeric_limits<double>::infinity();
+    double last_stop = -std::numeric_limits<double>::infinity();
+    int models = 0;
+    std::optional<int64_t> scale;
+    bool mismatch = false;
+    for (const auto& log : scan.logs) {
+      double start = 0, stop = 0;
+      const std::string why = RunSpan(log, *ctx.checker, ctx.format, &start, &stop);
+      if (!why.empty()) {
+        out->messages.push_back(why + " in " + PathText(log.path));
+        continue;
+      }
+      first_start = std::min(first_start, start);
+      last_stop = std::max(last_stop, stop);
+      ++models;  // counted before its scale is read, as the official tool counts it
+      auto s = InstanceScale(log, ctx.format);
+      if (auto* reason = std::get_if<std::string>(&s)) {
+        out->messages.push_back(*reason + " in " + PathText(log.path));
+        continue;
+      }
+      const int64_t this_scale = std::get<int64_t>(s);
+      if (scale && *scale != this_scale) {
+        out->messages.push_back("ERROR: " + PathText(log.path) + ": instance scale " + std::to_string(this_scale) +
+                                " differs from the " + std::to_string(*scale) + " of the runs before it; " + benchmark +
+                                " left out (the official summarizer crashes here)");
+        mismatch = true;
+        break;
+      }
+      scale = this_scale;
+    }
+    if (mismatch) continue;
+    if (models >= *required) {
+      weak[benchmark + ":number_of_models"] = static_cast<double>(models);
+      weak[benchmark + ":instance_scale"] = scale ? Cell{static_cast<double>(*scale)} : Cell{};
+      weak[benchmark + ":time_to_train_all"] = (last_stop - first_start) / 60 / 1000;
+    } else {
+      out->messages.push_back("CRITICAL ERROR: Not enough converging weak scaling runs for " + submitter + " " + system +
+                              "/" + benchmark);
+    }
+  }
+  std::vector<Cell> row = specs;
+  for (const auto& b : schema.benchmarks) {
+    for (const char* m : kWeakMetrics) {
+      auto it = weak.find(b + ":" + m);
+      row.push_back(it == weak.end() ? Cell{} : it->second);
+    }
+  }
+  row.insert(row.end(), urls.begin(), urls.end());
+  out->weak.rows.push_back(std::move(row));
+}
+
 void SummarizeOrg(const fs::path& folder, const Context& ctx, const Schema& schema, Summary* out) {
   const auto& opt = ctx.options;
   WalkLimits limits;
@@ -497,18 +757,21 @@ void SummarizeOrg(const fs::path& folder, const Context& ctx, const Schema& sche
                                      PyStr(private_id)};
     const bool closed = desc["division"].is_string() && desc["division"] == "closed";
 
+    const std::vector<Cell> urls = {
+        UrlPrefix(opt.usage, opt.ruleset) + "/blob/main/" + submitter + "/systems/" + system + ".json",
+        UrlPrefix(opt.usage, opt.ruleset) + "/blob/master/" + submitter + "/benchmarks"};
+
     // Benchmarks.
     std::map<std::string, Cell> strong;
     std::map<std::string, Cell> detailed;
     std::string parent = "results/" + system;
     if (opt.usage == "hpc") {
-      if (rd.HasDir(parent + "/weak")) {
-        out->messages.push_back("WARNING: podbench: weak scaling results in " + rd.Shown(parent + "/weak") +
-                                " are not summarized");
-      }
       parent += "/strong";
-      // The official summarizer adds no row for a system without strong/.
-      if (!rd.HasDir(parent)) continue;
+      // The official summarizer adds no strong row for a system without strong/.
+      if (!rd.HasDir(parent)) {
+        AddWeakRow(rd, ctx, schema, system, submitter, specs, urls, out);
+        continue;
+      }
     }
     for (const auto& name : rd.List(parent, true)) {
       const std::string bdir = parent + "/" + name;
@@ -519,11 +782,13 @@ void SummarizeOrg(const fs::path& folder, const Context& ctx, const Schema& sche
         continue;
       }
       FolderScan scan = ScanFolder(rd, bdir);
-      if (scan.has_power) {
-        out->messages.push_back("WARNING: podbench: power results in " + rd.Shown(bdir + "/power") +
-                                " are not scored (Energy left empty)");
-      }
       Scored sc = ScoreLogs(scan, benchmark, system, submitter, *ctx.checker, ctx.format, rd);
+      // The energy is a Cell from the start: an optional<double> copied into the
+      // variant trips GCC 12's -Wmaybe-uninitialized.
+      Cell energy;
+      if (scan.has_power) {
+        if (auto e = Energy(rd, bdir, sc, ctx.format)) energy = *e;
+      }
       std::optional<double> gbs, epochs;
       std::optional<std::string> rcp;
       if (closed) {
@@ -563,11 +828,9 @@ void SummarizeOrg(const fs::path& folder, const Context& ctx, const Schema& sche
       if (gbs) detailed[benchmark + ":GBS"] = *gbs;
       if (epochs) detailed[benchmark + ":samples_to_converge"] = *epochs;
       if (rcp) detailed[benchmark + ":RCP"] = *rcp;
+      if (!std::holds_alternative<std::monostate>(energy)) detailed[benchmark + ":Energy"] = energy;
       if (sc.score) strong[benchmark] = *sc.score;
     }
-    const std::vector<Cell> urls = {
-        UrlPrefix(opt.usage, opt.ruleset) + "/blob/main/" + submitter + "/systems/" + system + ".json",
-        UrlPrefix(opt.usage, opt.ruleset) + "/blob/master/" + submitter + "/benchmarks"};
     std::vector<Cell> srow = specs, drow = specs;
     for (const auto& b : schema.benchmarks) {
       auto it = strong.find(b);
@@ -585,6 +848,7 @@ void SummarizeOrg(const fs::path& folder, const Context& ctx, const Schema& sche
     drow.insert(drow.end(), urls.begin(), urls.end());
     out->strong.rows.push_back(std::move(srow));
     out->detailed.rows.push_back(std::move(drow));
+    if (opt.usage == "hpc") AddWeakRow(rd, ctx, schema, system, submitter, specs, urls, out);
   }
 }
 
@@ -601,18 +865,22 @@ Result<Summary> Summarize(const std::vector<fs::path>& folders, const SummaryOpt
   for (const char* c : kSpecColumns) {
     out.strong.columns.push_back(c);
     out.detailed.columns.push_back(c);
+    out.weak.columns.push_back(c);
   }
   for (const auto& b : schema.benchmarks) {
     out.strong.columns.push_back(b);
     for (const char* m : kDetailMetrics) out.detailed.columns.push_back(b + ":" + m);
+    for (const char* m : kWeakMetrics) out.weak.columns.push_back(b + ":" + m);
   }
   for (const char* c : {"details_url", "code_url"}) {
     out.strong.columns.push_back(c);
     out.detailed.columns.push_back(c);
+    out.weak.columns.push_back(c);
   }
   for (const auto& f : folders) SummarizeOrg(f, *ctx, schema, &out);
   SortRows(&out.strong);
   SortRows(&out.detailed);
+  SortRows(&out.weak);
   for (const auto& m : out.messages) {
     if (m.rfind("ERROR", 0) == 0 || m.rfind("CRITICAL ERROR", 0) == 0) out.failed = true;
   }

@@ -1,5 +1,6 @@
 // The results summary of whole MLPerf submissions, as mlperf_logging's
-// result_summarizer computes it (training and hpc strong scaling, v0.7 on),
+// result_summarizer computes it (training, and hpc strong and weak scaling,
+// v0.7 on),
 // and the per-benchmark score its compute_score meant to print.
 //
 // For each submitter folder (<org>/systems/, <org>/results/<system>/<benchmark>/):
@@ -19,7 +20,22 @@
 //     review committee's file), which is only read;
 //   - closed division: the RCP check (pruned pass) gives the RCP column
 //     (Pass, Fail, Interp. Fail, Missing, No RCP, Unknown state), the GBS
-//     and the olympic mean of the epochs (samples_to_converge).
+//     and the olympic mean of the epochs (samples_to_converge);
+//   - a benchmark folder with a power/ folder gives the Energy column: per
+//     kept run, power/<result name>/node_*.txt (readings between
+//     power_measurement_start and _stop, integrated over time and scaled to
+//     the run's time to train, times conversion_eff) plus sw_*.txt
+//     (interconnect_power_est times the time to train); the olympic mean in
+//     the order of the runs' times to train, times the scaling factor;
+//   - hpc: results/<system>/strong/ gives the strong rows, and
+//     results/<system>/weak/ the weak-scaling rows (Summary::weak): per
+//     benchmark the models that pass compliance, their instance scale
+//     (number_of_nodes * accelerators_per_node as logged) and the minutes
+//     from the first run_start to the last run_stop, when at least the
+//     benchmark's result-file count of models passed ("CRITICAL ERROR: Not
+//     enough converging weak scaling runs" otherwise). The official tool's
+//     weak-scaling power table (summary_power.csv) is not produced: a weak
+//     folder with power results gets a WARNING saying so.
 // The tree is read through the shared walk (submission/tree.h): links that
 // leave it are reported and not followed, depth, entries and sizes bounded.
 // Rows are sorted by every column in order (empty cells last), as the
@@ -29,8 +45,10 @@
 //
 // Where the official summarizer crashes (no results folder, a system file
 // that is not JSON, an unknown benchmark folder, a count that is not a whole
-// number), podbench prints an ERROR line for it and leaves the system or
-// benchmark out; the summary then fails.
+// number, a run without node power logs or a power log without
+// power_measurement_start, weak-scaling runs of different instance scales),
+// podbench prints an ERROR line for it and leaves the system, benchmark or
+// Energy cell out; the summary then fails.
 #pragma once
 
 #include <filesystem>
@@ -67,6 +85,10 @@ struct SummaryOptions {
 struct Summary {
   SummaryTable strong;    // summary.csv: one column per benchmark
   SummaryTable detailed;  // summary_detailed.csv: time_to_train, Energy, GBS, samples_to_converge, RCP, rcp_scaling_factor
+  // hpc only: one row per system with a weak/ folder, per benchmark
+  // number_of_models, instance_scale and time_to_train_all (the table the
+  // official tool appends to summary.csv).
+  SummaryTable weak;
   // What the official tool prints, line by line (NOTICE, WARNING, ERROR,
   // CRITICAL ERROR ...), plus podbench's own ERROR lines where it crashes.
   std::vector<std::string> messages;

@@ -58,8 +58,14 @@ SystemDescResult CheckSystemDesc(std::string_view json_text, const std::string& 
   r.file = file;
   mllog::Value doc;
   std::string error;
-  if (!mllog::ParseJson(json_text, &doc, &error)) {
-    r.errors.push_back("not valid JSON: " + error);
+  size_t offset = 0;
+  if (!mllog::ParseJson(json_text, &doc, &error, &offset)) {
+    offset = std::min(offset, json_text.size());
+    const std::string_view before = json_text.substr(0, offset);
+    r.line = 1 + static_cast<int64_t>(std::count(before.begin(), before.end(), '\n'));
+    const size_t line_start = before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1;
+    r.errors.push_back("not valid JSON: " + error + " at line " + std::to_string(r.line) + ", column " +
+                       std::to_string(offset - line_start + 1));
     return r;
   }
   if (!doc.is_dict()) {

@@ -5,7 +5,7 @@
 //     options ("Field status contains a non valid value: ...").
 // Where the official tools crash, podbench gives a verdict instead:
 //   - text that is not JSON, or JSON that is not an object: FAIL, naming the
-//     file and (for JSON errors) where;
+//     file and (for JSON errors) the line and column (SystemDescResult::line);
 //   - a required field that is not a string where the summary table joins it
 //     (the official checker raises TypeError): FAIL "Field F is not a string";
 //   - `division` other than "closed" or "open" (the package checker reads a
@@ -15,6 +15,7 @@
 //     RCP checks.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -24,6 +25,8 @@ namespace podbench::submission {
 
 struct SystemDescResult {
   std::string file;         // as given (for messages)
+  // The 1-based line of the JSON syntax error when the text is not JSON, else 0.
+  int64_t line = 0;
   std::string system_name;  // "" when absent or not a string
   bool valid = false;
   std::vector<std::string> errors;  // one reason each, in the official wording where there is one

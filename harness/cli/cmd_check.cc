@@ -53,10 +53,16 @@ Status CollectLogs(const std::vector<std::string>& paths, std::vector<fs::path>*
   return Status::Ok();
 }
 
+// "<log>:<line>: " for a message from one log line, else "".
+std::string WhereInLog(const rules::CheckResult& r, const rules::CheckMessage& m) {
+  return m.line > 0 ? r.log + ":" + std::to_string(m.line) + ": " : "";
+}
+
 void PrintText(const rules::CheckResult& r, bool quiet, std::ostream& out) {
   if (!quiet) {
     if (!r.printed.empty()) out << r.printed;
-    // Errors grouped per key, then the messages not tied to a key.
+    // Errors grouped per key, then the messages not tied to a key; the log
+    // line a message comes from first, the official wording after it.
     for (const auto& m : r.errors) {
       std::string label = m.key.empty() ? "(log)" : m.key;
       std::string text = m.text;
@@ -65,9 +71,9 @@ void PrintText(const rules::CheckResult& r, bool quiet, std::ostream& out) {
         text.replace(pos, 1, "\n    ");
         pos += 5;
       }
-      out << "  ERROR [" << label << "] " << text << "\n";
+      out << "  ERROR " << WhereInLog(r, m) << "[" << label << "] " << text << "\n";
     }
-    for (const auto& m : r.warnings) out << "  WARNING [" << m.key << "] " << m.text << "\n";
+    for (const auto& m : r.warnings) out << "  WARNING " << WhereInLog(r, m) << "[" << m.key << "] " << m.text << "\n";
   }
   out << (r.pass ? "PASS" : "FAIL") << "  " << r.log;
   if (!r.pass) out << "  (" << Plural(static_cast<int64_t>(r.errors.size()), "error") << ")";
@@ -75,23 +81,30 @@ void PrintText(const rules::CheckResult& r, bool quiet, std::ostream& out) {
 }
 
 // One log's verdict as JSON: {"log", "verdict": "PASS" or "FAIL", "error_keys",
-// "errors", "warning_keys"}.
+// "errors", "error_lines", "warning_keys"}; error_lines[i] is the 1-based log
+// line errors[i] comes from, null when none.
 nlohmann::json LogJson(const rules::CheckResult& r) {
   nlohmann::json j;
   j["log"] = r.log;
   j["verdict"] = r.pass ? "PASS" : "FAIL";
   j["error_keys"] = r.error_keys;
   nlohmann::json errors = nlohmann::json::array();
-  for (const auto& m : r.errors) errors.push_back(m.text);
+  nlohmann::json lines = nlohmann::json::array();
+  for (const auto& m : r.errors) {
+    errors.push_back(m.text);
+    lines.push_back(m.line > 0 ? nlohmann::json(m.line) : nlohmann::json(nullptr));
+  }
   j["errors"] = errors;
+  j["error_lines"] = lines;
   j["warning_keys"] = r.warning_keys;
   return j;
 }
 
 // A log that could not be checked (unreadable): verdict "ERROR" and why.
 nlohmann::json UncheckedLogJson(const fs::path& log, const Status& why) {
-  return {{"log", log.string()}, {"verdict", "ERROR"}, {"error_keys", nlohmann::json::array()},
-          {"errors", {why.message()}}, {"warning_keys", nlohmann::json::array()}};
+  return {{"log", log.string()},         {"verdict", "ERROR"},
+          {"error_keys", nlohmann::json::array()}, {"errors", {why.message()}},
+          {"error_lines", {nullptr}},          {"warning_keys", nlohmann::json::array()}};
 }
 
 std::string Dump(const nlohmann::json& j, int indent) {

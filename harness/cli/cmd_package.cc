@@ -191,9 +191,10 @@ int RunSysdesc(const SysdescCmdOptions& opt, CliContext& ctx) {
     if (opt.format == OutputFormat::kJson) {
       docs.push_back({{"file", file}, {"system_name", r.system_name}, {"verdict", r.valid ? "PASS" : "FAIL"},
                       {"division", r.division}, {"errors", r.errors}});
+      if (r.line > 0) docs.back()["line"] = r.line;
       continue;
     }
-    for (const auto& e : r.errors) ctx.out << "  ERROR " << e << "\n";
+    for (const auto& e : r.errors) ctx.out << "  ERROR " << (r.line > 0 ? file + ":" + std::to_string(r.line) + ": " : "") << e << "\n";
     ctx.out << (r.valid ? "PASS" : "FAIL") << "  " << file << "  (" << submission::SystemDescSummaryLine(r) << ")\n";
   }
   if (opt.format == OutputFormat::kJson) ctx.out << Dump({{"files", docs}}) << "\n";

@@ -31,9 +31,74 @@ struct RcpCmdOptions {
 };
 
 nlohmann::json RecordJson(const submission::RcpRecord& r) {
-  return {{"name", r.name},         {"benchmark", r.benchmark},     {"bs", r.bs},
-          {"mean", r.mean},         {"stdev", r.stdev},             {"max_speedup", r.max_speedup},
-          {"min_epochs", r.min_epochs}};
+  nlohmann::json j{{"name", r.name},         {"benchmark", r.benchmark},     {"bs", r.bs},
+                   {"mean", r.mean},         {"stdev", r.stdev},             {"max_speedup", r.max_speedup},
+                   {"min_epochs", r.min_epochs}, {"epochs", r.epochs}};
+  j["hyperparams"] = nlohmann::json::parse(r.hyperparams, nullptr, false);
+  if (!r.interpolated_from.empty()) j["interpolated_from"] = r.interpolated_from;
+  return j;
+}
+
+// A number as Python's repr prints it (the official tool's digits), a whole
+// number without ".0".
+std::string Num(double x) {
+  return std::floor(x) == x && std::fabs(x) < 1e15 ? std::to_string(static_cast<int64_t>(x)) : submission::PyRepr(x);
+}
+
+std::string NumList(const std::vector<double>& xs) {
+  std::string out;
+  for (double x : xs) out += (out.empty() ? "" : ", ") + Num(x);
+  return out;
+}
+
+// The check in podbench's words: one "name  value" line per fact, every
+// number the official tool logs (at full precision), then the verdict line.
+void PrintText(const RcpCmdOptions& opt, const std::vector<submission::ResultLog>& logs,
+               const std::vector<submission::RunConvergence>& runs, const submission::RcpVerdict& v, std::ostream& out) {
+  auto line = [&](const std::string& name, const std::string& value) {
+    out << "  " << name << std::string(name.size() < 21 ? 21 - name.size() : 1, ' ') << value << "\n";
+  };
+  out << "RCP check of " << opt.dir << " (" << opt.usage << " " << opt.ruleset << ", " << opt.rcp_pass << " RCPs)\n";
+  if (v.benchmark) line("benchmark", *v.benchmark);
+  line("global batch size", v.bs && *v.bs != -1 ? Num(*v.bs) : "unknown (missing, or the logs disagree)");
+  for (size_t i = 0; i < runs.size() && i < logs.size(); ++i) {
+    line(i == 0 ? "runs (epochs)" : "", logs[i].path.filename().string() + "  " +
+                                            (runs[i].converged ? Num(runs[i].epochs) : std::string("did not converge")));
+  }
+  if (v.submission_mean) line("submission mean", Num(*v.submission_mean) + "  (olympic mean of the runs)");
+  if (v.record) {
+    const auto& r = *v.record;
+    std::string which = r.name + "  (batch size " + Num(r.bs);
+    if (!r.interpolated_from.empty()) {
+      which += ", interpolated between " + r.interpolated_from[0] + " and " + r.interpolated_from[1];
+    }
+    line("RCP", which + ")");
+    if (!r.epochs.empty()) line("RCP runs (epochs)", std::to_string(r.epochs.size()) + ": " + NumList(r.epochs));
+    if (r.hyperparams != "{}") line("RCP hyperparameters", r.hyperparams);
+    line("RCP mean", Num(r.mean));
+    line("RCP stdev", Num(r.stdev));
+    line("max speedup", Num(r.max_speedup));
+    line("min epochs", Num(r.min_epochs) + "  (RCP mean / max speedup: the least submission mean that passes)");
+    if (v.submission_mean) {
+      // The official comparison: pass when the submission mean >= RCP mean / max speedup.
+      const double mean = *v.submission_mean;
+      if (mean < r.mean / r.max_speedup) {
+        line("score normalization", "none: the submission mean " + Num(mean) + " is below min epochs (faster than the RCP allows)");
+      } else if (mean < r.mean) {
+        line("score normalization", Num(r.mean) + " / " + Num(mean) + " = " + Num(v.norm_factor) +
+                                        "  (faster than the RCP mean, within the max speedup)");
+      } else {
+        line("score normalization", "1  (not faster than the RCP mean)");
+      }
+    }
+  }
+  for (const auto& l : v.log) {
+    if (l.rfind("WARNING -  ", 0) == 0) out << "  WARNING " << l.substr(11) << "\n";
+    if (l.rfind("INFO -  bert_train_samples", 0) == 0) out << "  NOTE " << l.substr(8) << "\n";
+  }
+  out << (v.pass ? "PASS" : "FAIL") << "  " << opt.dir << "  (" << v.message;
+  if (!v.pass && !v.official_crash) out << "; --rcp-bypass lets it pass, as the package checker's --rcp_bypass does";
+  out << ")\n";
 }
 
 int RunRcp(const RcpCmdOptions& opt, CliContext& ctx) {
@@ -71,33 +136,28 @@ int RunRcp(const RcpCmdOptions& opt, CliContext& ctx) {
     j["verdict"] = v.pass ? "PASS" : "FAIL";
     j["message"] = v.message;
     j["official_crash"] = v.official_crash;
+    j["rcp_pass"] = opt.rcp_pass;
     j["benchmark"] = v.benchmark ? nlohmann::json(*v.benchmark) : nlohmann::json(nullptr);
     j["global_batch_size"] = v.bs ? nlohmann::json(*v.bs) : nlohmann::json(nullptr);
     j["runs"] = logs.size();
+    nlohmann::json run_epochs = nlohmann::json::array();
+    for (size_t i = 0; i < runs.size() && i < logs.size(); ++i) {
+      run_epochs.push_back({{"file", logs[i].path.filename().string()},
+                            {"epochs", runs[i].converged ? nlohmann::json(runs[i].epochs) : nlohmann::json(nullptr)}});
+    }
+    j["run_epochs"] = run_epochs;
     j["epochs"] = v.epochs ? nlohmann::json(*v.epochs) : nlohmann::json(nullptr);
     j["submission_mean"] = v.submission_mean ? nlohmann::json(*v.submission_mean) : nlohmann::json(nullptr);
     j["rcp"] = v.record ? RecordJson(*v.record) : nlohmann::json(nullptr);
     j["norm_factor"] = v.norm_factor;
+    nlohmann::json warnings = nlohmann::json::array();
+    for (const auto& l : v.log) {
+      if (l.rfind("WARNING -  ", 0) == 0) warnings.push_back(l.substr(11));
+    }
+    j["warnings"] = warnings;
     ctx.out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
-    for (const auto& l : v.log) ctx.out << l << "\n";
-    if (v.record) {
-      const auto& r = *v.record;
-      const std::string bs = std::floor(r.bs) == r.bs && std::fabs(r.bs) < 1e15
-                                 ? std::to_string(static_cast<int64_t>(r.bs))
-                                 : submission::PyRepr(r.bs);
-      ctx.out << "INFO -  RCP record " << r.name << ": BS " << bs << ", mean "
-              << submission::PyRepr(r.mean) << ", stdev " << submission::PyRepr(r.stdev) << ", max speedup "
-              << submission::PyRepr(r.max_speedup) << ", min epochs " << submission::PyRepr(r.min_epochs) << "\n";
-    }
-    if (v.pass) {
-      ctx.out << "INFO - " << v.message << ", RCP test PASSED\n";
-    } else if (v.official_crash) {
-      ctx.out << "ERROR - " << v.message << ", RCP test FAILED\n";
-    } else {
-      ctx.out << "ERROR - " << v.message
-              << ", RCP test FAILED (--rcp-bypass lets it pass, as the package checker's --rcp_bypass does)\n";
-    }
+    PrintText(opt, logs, runs, v, ctx.out);
   }
   return v.pass ? kExitOk : kExitVerdict;
 }

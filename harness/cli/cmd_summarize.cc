@@ -99,33 +99,43 @@ int RunSummarize(const SummarizeCmdOptions& opt, CliContext& ctx) {
     ctx.err << "podbench summarize: " << s.status().message() << "\n";
     return kExitUsage;
   }
+  // The strong table, then (hpc) the weak-scaling table with its own header,
+  // as the official tool writes summary.csv.
+  const bool weak = !opt.detailed && !s->weak.rows.empty();
+  const std::string strong_csv =
+      submission::SummaryCsv(s->strong) + (weak ? submission::SummaryCsv(s->weak) : std::string());
   if (!opt.csv.empty()) {
-    if (!WriteFile(opt.csv, submission::SummaryCsv(s->strong), ctx) ||
+    if (!WriteFile(opt.csv, strong_csv, ctx) ||
         !WriteFile(WithSuffix(opt.csv, ".json"), submission::SummaryJson(s->strong), ctx) ||
         !WriteFile(WithSuffix(opt.csv, "_detailed.csv"), submission::SummaryCsv(s->detailed), ctx) ||
-        !WriteFile(WithSuffix(opt.csv, "_detailed.json"), submission::SummaryJson(s->detailed), ctx)) {
+        !WriteFile(WithSuffix(opt.csv, "_detailed.json"), submission::SummaryJson(s->detailed), ctx) ||
+        (!s->weak.rows.empty() && !WriteFile(WithSuffix(opt.csv, "_weak.json"), submission::SummaryJson(s->weak), ctx))) {
       return kExitUsage;
     }
   }
   const auto& table = opt.detailed ? s->detailed : s->strong;
+  const std::string table_csv = opt.detailed ? submission::SummaryCsv(table) : strong_csv;
+  const size_t rows = table.rows.size() + (weak ? s->weak.rows.size() : 0);
   switch (opt.format) {
     case OutputFormat::kJson: {
       nlohmann::ordered_json j;
       j["verdict"] = s->failed ? "FAIL" : "PASS";
       j["messages"] = s->messages;
       j["summary"] = nlohmann::ordered_json::parse(submission::SummaryJson(table));
+      if (weak) j["weak_scaling"] = nlohmann::ordered_json::parse(submission::SummaryJson(s->weak));
       ctx.out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
       break;
     }
     case OutputFormat::kCsv:
       for (const auto& m : s->messages) ctx.err << m << "\n";
-      ctx.out << submission::SummaryCsv(table);
+      ctx.out << table_csv;
       break;
     case OutputFormat::kText:
       for (const auto& m : s->messages) ctx.out << m << "\n";
-      ctx.out << submission::SummaryCsv(table);
-      ctx.out << "summary: " << (s->failed ? "FAIL" : "PASS") << " ("
-              << Plural(static_cast<int64_t>(table.rows.size()), "row") << ")\n";
+      ctx.out << table_csv;
+      ctx.out << "summary: " << (s->failed ? "FAIL" : "PASS") << " (" << Plural(static_cast<int64_t>(rows), "row");
+      if (weak) ctx.out << ", " << s->weak.rows.size() << " of them weak scaling";
+      ctx.out << ")\n";
       break;
   }
   return s->failed ? kExitVerdict : kExitOk;
@@ -144,7 +154,8 @@ void AddSummarizeCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("--mlperf-logging", opt->mlperf_logging,
                   "The official mlperf_logging folder (compliance_checker/, rcp_checker/)");
   sub->add_option("--csv", opt->csv,
-                  "Also write FILE.csv, FILE.json, FILE_detailed.csv and FILE_detailed.json, as the official tool");
+                  "Also write FILE.csv, FILE.json, FILE_detailed.csv and FILE_detailed.json, as the official tool "
+                  "(hpc weak scaling: its table appended to FILE.csv, and FILE_weak.json)");
   sub->add_flag("--detailed", opt->detailed,
                 "Print the detailed table (time_to_train, Energy, GBS, samples_to_converge, RCP, rcp_scaling_factor)");
   sub->add_option("--benchmark-folder", opt->benchmark_folder,

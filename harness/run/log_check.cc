@@ -36,7 +36,7 @@ LogVerdict CheckLogText(const std::string& text, mllog::Format format, const std
   std::vector<mllog::Record> records;
   mllog::Record r;
   while (reader->Next(&r)) records.push_back(r);
-  rules::CheckResult result = V06Checker(format).CheckRecords(records, reader->errors().size(), name);
+  rules::CheckResult result = V06Checker(format).CheckRecords(records, reader->errors(), name);
   v.checked = true;
   v.errors = std::move(result.errors);
   return v;

@@ -245,6 +245,16 @@ bool ParseJson(std::string_view text, Value* out, std::string* error) {
   return p.Parse(out, error);
 }
 
+bool ParseJson(std::string_view text, Value* out, std::string* error, size_t* error_offset) {
+  ValueBuilder b;
+  JsonParser<ValueBuilder> p(text, &b);
+  std::string positioned;
+  if (p.Parse(out, &positioned)) return true;
+  *error = p.error().empty() ? "extra data" : p.error();
+  *error_offset = p.pos();
+  return false;
+}
+
 std::string Value::ToJson() const {
   std::string out;
   AppendJson(*this, &out);

@@ -89,5 +89,8 @@ class Value {
 // allowed). On failure returns false and sets `error` to a message with the
 // 0-based column.
 bool ParseJson(std::string_view text, Value* out, std::string* error);
+// As above, but on failure `error` is the reason alone and `error_offset` the
+// 0-based byte offset in `text` where parsing stopped (for a line and column).
+bool ParseJson(std::string_view text, Value* out, std::string* error, size_t* error_offset);
 
 }  // namespace podbench::mllog

@@ -28,7 +28,7 @@ class CheckerTest : public ::testing::Test {
     opt.werror = werror;
     Checker checker(std::make_shared<RuleSet>(DirectorySource(dir_.path())), opt);
     const std::filesystem::path file = dir_ / "logs" / "test.log";
-    CheckResult from_records = checker.CheckRecords(records, reader->errors().size(), file.string());
+    CheckResult from_records = checker.CheckRecords(records, reader->errors(), file.string());
     // What `podbench check` runs (CheckFile keeps each line's JSON text and
     // builds values on demand) must give exactly what the records give.
     Write(file, log);
@@ -47,6 +47,7 @@ class CheckerTest : public ::testing::Test {
     for (size_t i = 0; i < a.errors.size(); ++i) {
       EXPECT_EQ(a.errors[i].key, b.errors[i].key);
       EXPECT_EQ(a.errors[i].text, b.errors[i].text);
+      EXPECT_EQ(a.errors[i].line, b.errors[i].line);
     }
     ASSERT_EQ(a.warnings.size(), b.warnings.size());
     for (size_t i = 0; i < a.warnings.size(); ++i) EXPECT_EQ(a.warnings[i].text, b.warnings[i].text);
@@ -63,6 +64,7 @@ TEST_F(CheckerTest, OnlyTheLastFailurePerKeyIsKept) {
   EXPECT_FALSE(r.pass);
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_EQ(r.errors[0].text.substr(0, 34), "CHECK for 'x' failed in line 2:\n  ");
+  EXPECT_EQ(r.errors[0].line, 3);  // the 1-based file line of the kept failure (the official index is 0-based)
   EXPECT_EQ(r.error_keys, std::vector<std::string>{"x"});
 }
 
@@ -76,6 +78,7 @@ TEST_F(CheckerTest, RaisingCheckIsAFailureAndPostStillRuns) {
   ASSERT_EQ(r.errors.size(), 1u);  // the END check passed: POST ran twice
   EXPECT_NE(r.errors[0].text.find("Failed executing CHECK code:"), std::string::npos);
   EXPECT_NE(r.errors[0].text.find("KeyError: 'missing'"), std::string::npos);
+  EXPECT_EQ(r.errors[0].line, 2);
 }
 
 TEST_F(CheckerTest, ExactlyOneDuplicatesAreWarningsUnlessWerror) {
@@ -84,6 +87,10 @@ TEST_F(CheckerTest, ExactlyOneDuplicatesAreWarningsUnlessWerror) {
   auto r = Check(log);
   EXPECT_EQ(r.warning_keys, std::vector<std::string>{"x"});
   EXPECT_EQ(r.error_keys, std::vector<std::string>{"y"});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].line, 4);  // the key's second occurrence
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0].line, 2);
   auto w = Check(log, /*werror=*/true);
   EXPECT_EQ(w.error_keys, (std::vector<std::string>{"x", "y"}));
   EXPECT_TRUE(w.warning_keys.empty());
@@ -137,7 +144,7 @@ TEST_F(CheckerTest, EnqueuedPathsCannotLeaveTheRulesFolder) {
   std::vector<mllog::Record> records;
   mllog::Record rec;
   while (reader->Next(&rec)) records.push_back(rec);
-  auto sym = checker.CheckRecords(records, 0, "x");
+  auto sym = checker.CheckRecords(records, {}, "x");
   EXPECT_FALSE(sym.pass);
   EXPECT_NE(sym.errors.back().text.find("outside the rules folder"), std::string::npos) << sym.errors.back().text;
 }
@@ -218,9 +225,11 @@ TEST_F(CheckerTest, NoLinesAndParseErrorsFail) {
   auto r = Check("no mlperf lines here\n");
   EXPECT_FALSE(r.pass);
   EXPECT_EQ(r.errors.back().text, "No log lines detected");
-  auto p = Check(Line(1, "x", "1") + ":::MLL 2.0 x: {'value': 1}\n");
+  EXPECT_EQ(r.errors.back().line, 0);
+  auto p = Check(Line(1, "x", "1") + "other text\n" + ":::MLL 2.0 x: {'value': 1}\n");
   EXPECT_FALSE(p.pass);
   EXPECT_EQ(p.errors.front().text.substr(0, 29), "Log lines had parsing errors.");
+  EXPECT_EQ(p.errors.front().line, 3);
 }
 
 }  // namespace

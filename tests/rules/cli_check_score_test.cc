@@ -61,7 +61,8 @@ TEST(CheckCli, FailingLogExitsOneAndExplainsPerKey) {
   int rc = 0;
   std::string out = Podbench("check " + dir.path().string(), &rc);
   EXPECT_EQ(rc, 1) << out;
-  EXPECT_THAT(out, HasSubstr("ERROR [run_start] CHECK for 'run_start' failed in line 13:"));
+  // The log line first (file:line, 1-based), then the official wording (0-based line index).
+  EXPECT_THAT(out, HasSubstr("ERROR " + (dir / "bad.txt").string() + ":14: [run_start] CHECK for 'run_start' failed in line 13:"));
   EXPECT_THAT(out, HasSubstr("bad.txt:14: :::MLL 20.0 run_start"));  // file:line of the failing log line
   EXPECT_THAT(out, HasSubstr("not s['run_started']"));                 // the failing expression
   EXPECT_THAT(out, HasSubstr("Failed checks for eval_accuracy"));
@@ -82,6 +83,11 @@ TEST(CheckCli, FailingLogExitsOneAndExplainsPerKey) {
     if (j["log"].get<std::string>().find("bad.txt") != std::string::npos) {
       EXPECT_EQ(j["verdict"], "FAIL");
       EXPECT_EQ(j["error_keys"], nlohmann::json::array({"run_start"}));
+      // error_lines runs beside errors: run_start's failure is at line 14; the
+      // never-reached target comes from no single line.
+      ASSERT_EQ(j["error_lines"].size(), j["errors"].size()) << j.dump();
+      EXPECT_EQ(j["error_lines"][0], 14) << j.dump();
+      EXPECT_TRUE(j["error_lines"].back().is_null()) << j.dump();
     } else {
       EXPECT_EQ(j["verdict"], "PASS");
     }

@@ -118,7 +118,7 @@ CheckResult CheckLines(const std::vector<std::string>& lines) {
   mllog::Record r;
   while (reader->Next(&r)) records.push_back(r);
   Checker checker(BuiltIn(), V06());
-  return checker.CheckRecords(records, reader->errors().size(), "mutated.log");
+  return checker.CheckRecords(records, reader->errors(), "mutated.log");
 }
 
 size_t Find(const std::vector<std::string>& lines, const std::string& needle, size_t from = 0) {

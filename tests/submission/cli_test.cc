@@ -3,7 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include <nlohmann/json.hpp>
 
@@ -87,6 +89,53 @@ TEST(SysdescCli, MisspelledDivisionIsAVerdict) {
   EXPECT_THAT(out, HasSubstr("Field division contains a non valid value: Closed, must be one of ['closed', 'open']"));
   EXPECT_THAT(out, HasSubstr("Missing field submitter"));
   EXPECT_THAT(out, HasSubstr("FAIL  " + (dir / "sys.json").string()));
+}
+
+TEST(SysdescCli, JsonSyntaxErrorNamesTheLine) {
+  testing::TempDir dir;
+  std::ofstream(dir / "sys.json") << "{\n  \"division\": \"closed\",\n  \"system_name\" \"s\"\n}\n";
+  int rc = 0;
+  const std::string file = (dir / "sys.json").string();
+  std::string out = Podbench("sysdesc " + file + " --ruleset 4.0.0", &rc);
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_THAT(out, HasSubstr("  ERROR " + file + ":3: not valid JSON: expecting ':' delimiter at line 3, column 17"));
+  std::string json = PodbenchStdout("sysdesc --format json " + file + " --ruleset 4.0.0", &rc);
+  EXPECT_EQ(nlohmann::json::parse(json)["files"][0]["line"], 3) << json;
+}
+
+// A compliance failure in a log of a copied tree is listed at its path and line.
+TEST(PackageCli, ComplianceFailureIsListedAtItsLogLine) {
+  PODBENCH_REQUIRE_SHARED(shared);
+  testing::MlperfLoggingFixture ml(shared);
+  testing::TempDir dir;
+  const auto tree = dir / "Intel-HabanaLabs";
+  std::filesystem::copy(shared / "fixtures/parity/trees/v4.0/Intel-HabanaLabs", tree,
+                        std::filesystem::copy_options::recursive);
+  const auto log = tree / "results/HLS-Gaudi2-PT/llama2_70b_lora/result_0.txt";
+  std::string text;
+  {
+    std::ifstream in(log);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const std::string from = "\"key\": \"lora_rank\", \"value\": 16,";
+  ASSERT_NE(text.find(from), std::string::npos);
+  text.replace(text.find(from), from.size(), "\"key\": \"lora_rank\", \"value\": 8,");  // line 20; must be 16
+  std::ofstream(log, std::ios::trunc) << text;
+  const std::string args = "package " + tree.string() + " --ruleset 4.0.0 --mlperf-logging " + ml.path().string();
+  int rc = 0;
+  std::string out = Podbench(args, &rc);
+  // One failing log is accepted under olympic scoring: its message stays listed, as a warning.
+  EXPECT_THAT(out, HasSubstr("  WARNING results/HLS-Gaudi2-PT/llama2_70b_lora/result_0.txt:20: [lora_rank] CHECK for "
+                             "'lora_rank' failed in line 19:"));
+  std::string json = PodbenchStdout(args + " --format json", &rc);
+  bool seen = false;
+  const auto doc = nlohmann::json::parse(json);
+  for (const auto& e : doc["warnings"]) {
+    if (e["check"] != "compliance" || e["path"] != "results/HLS-Gaudi2-PT/llama2_70b_lora/result_0.txt") continue;
+    seen = true;
+    EXPECT_EQ(e["line"], 20) << e.dump();
+  }
+  EXPECT_TRUE(seen) << json;
 }
 
 TEST(RepoCli, HiddenFilesFail) {

@@ -95,9 +95,20 @@ class BrokenCopy : public ::testing::Test {
     return false;
   }
 
+  // As Has, and the finding is at 1-based `line` of `path`.
+  static bool HasAt(const PackageReport& r, Severity s, const std::string& path, int64_t line, const std::string& words) {
+    for (const auto& f : r.findings) {
+      if (f.severity == s && f.path == path && f.line == line && f.message.find(words) != std::string::npos) return true;
+    }
+    return false;
+  }
+
   static std::string Dump(const PackageReport& r) {
     std::string out;
-    for (const auto& f : r.findings) out += (f.severity == Severity::kError ? "E " : "W ") + f.path + ": " + f.message + "\n";
+    for (const auto& f : r.findings) {
+      out += (f.severity == Severity::kError ? "E " : "W ") + f.path + (f.line > 0 ? ":" + std::to_string(f.line) : "") +
+             ": " + f.message + "\n";
+    }
     return out;
   }
 
@@ -140,10 +151,12 @@ TEST_F(BrokenCopy, MissingSystemDescription) {
 }
 
 TEST_F(BrokenCopy, InvalidSystemDescription) {
-  Spit(root_ / "systems/HLS-Gaudi2-PT.json", "{\"submitter\": ");
+  Spit(root_ / "systems/HLS-Gaudi2-PT.json", "{\n  \"submitter\": \"x\",\n  \"division\" \"closed\"\n}\n");
   auto r = Check();
   EXPECT_FALSE(r.pass());
-  EXPECT_TRUE(Has(r, Severity::kError, "systems/HLS-Gaudi2-PT.json", "not valid JSON")) << Dump(r);
+  // The syntax error is on line 3 (a missing ':'), column 14.
+  EXPECT_TRUE(HasAt(r, Severity::kError, "systems/HLS-Gaudi2-PT.json", 3, "not valid JSON")) << Dump(r);
+  EXPECT_TRUE(Has(r, Severity::kError, "systems/HLS-Gaudi2-PT.json", "at line 3, column 14")) << Dump(r);
 }
 
 TEST_F(BrokenCopy, MisspelledDivision) {
@@ -193,7 +206,10 @@ TEST_F(BrokenCopy, DuplicateSeed) {
   fs::copy_file(root_ / kLora / "result_0.txt", root_ / kLora / "result_1.txt", fs::copy_options::overwrite_existing);
   auto r = Check();
   EXPECT_FALSE(r.pass());
-  EXPECT_TRUE(Has(r, Severity::kError, kLora, "already logs the same seed on the same line")) << Dump(r);
+  // The copy's seed line (13) is named in the copy, the second file checked.
+  EXPECT_TRUE(HasAt(r, Severity::kError, std::string(kLora) + "/result_1.txt", 13,
+                    "already logs the same seed on the same line"))
+      << Dump(r);
 }
 
 TEST_F(BrokenCopy, UnknownBenchmarkFolderIsSkippedWithAWarning) {
@@ -216,7 +232,21 @@ TEST_F(BrokenCopy, UnparsableSeedIsAVerdict) {
   Replace(root_ / kLora / "result_0.txt", "\"key\": \"seed\", \"value\": 11621,", "\"key\": \"seed\", \"value\": \"abc\",");
   auto r = Check();
   EXPECT_FALSE(r.pass());
-  EXPECT_TRUE(Has(r, Severity::kError, kLora, "is not an integer")) << Dump(r);
+  EXPECT_TRUE(HasAt(r, Severity::kError, std::string(kLora) + "/result_0.txt", 13, "is not an integer")) << Dump(r);
+}
+
+TEST_F(BrokenCopy, ComplianceFindingsNameTheLogLine) {
+  // result_0.txt line 20 logs lora_rank, which the rules require to be 16;
+  // result_1.txt line 2 is no longer JSON.
+  Replace(root_ / kLora / "result_0.txt", "\"key\": \"lora_rank\", \"value\": 16,", "\"key\": \"lora_rank\", \"value\": 8,");
+  Replace(root_ / kLora / "result_1.txt", "\"key\": \"init_start\", \"value\": \"\",", "\"key\": \"init_start\", \"value\": ,");
+  auto r = Check();
+  EXPECT_FALSE(r.pass());
+  EXPECT_TRUE(HasAt(r, Severity::kError, std::string(kLora) + "/result_0.txt", 20, "[lora_rank] CHECK for 'lora_rank' failed"))
+      << Dump(r);
+  EXPECT_TRUE(HasAt(r, Severity::kError, std::string(kLora) + "/result_1.txt", 2, "Log lines had parsing errors.")) << Dump(r);
+  // The folder's own verdict comes from no line.
+  EXPECT_TRUE(HasAt(r, Severity::kError, kLora, 0, "2 files do not comply")) << Dump(r);
 }
 
 TEST_F(BrokenCopy, LeftoversOfAnEarlierRunDoNotChangeTheVerdict) {

@@ -3,7 +3,10 @@
 // verdicts, never crashes, on broken copies.
 #include "submission/summary.h"
 
+#include <algorithm>
 #include <fstream>
+#include <map>
+#include <variant>
 #include <set>
 #include <sstream>
 
@@ -137,6 +140,135 @@ TEST(SummaryParity, ComputeScoreCasesScoreAsTheSummarizerRow) {
 void WriteText(const fs::path& p, const std::string& s) {
   std::ofstream out(p, std::ios::binary);
   out << s;
+}
+
+std::string ReadText(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+const char kWeakCosmoflow[] = "results/perlmutter_10x128x4_ngc21.09_mxnet/weak/cosmoflow";
+const char kPowerResnet[] = "results/1xSMC-H100-SXM-80GB/resnet";
+
+// The breaks of data/record_summaries.py's cases, on a copy at `root`.
+void BreakSummaryTree(const std::string& name, const fs::path& root) {
+  if (name == "hpc_weak_too_few_models") fs::remove(root / kWeakCosmoflow / "result_10.txt");
+  if (name == "training_power_with_switch_logs") {
+    for (const auto& run : fs::directory_iterator(root / kPowerResnet / "power")) {
+      WriteText(run.path() / "sw_1.txt",
+                ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1, \"event_type\": \"POINT_IN_TIME\", \"key\": "
+                "\"conversion_eff\", \"value\": 0.9, \"metadata\": \"\"}\n"
+                ":::MLLOG {\"namespace\": \"\", \"time_ms\": 2, \"event_type\": \"POINT_IN_TIME\", \"key\": "
+                "\"interconnect_power_est\", \"value\": 150, \"metadata\": \"\"}\n");
+    }
+  }
+  if (name == "training_power_one_aborted_run") {
+    const fs::path log = root / kPowerResnet / "result_5797-240517143743970275917_1.txt";
+    const std::string text = ReadText(log);
+    const size_t key = text.find("\"key\": \"run_stop\"");
+    ASSERT_NE(key, std::string::npos);
+    WriteText(log, text.substr(0, text.rfind('\n', key) + 1));
+  }
+}
+
+// What the official result_summarizer wrote on trimmed subsets of real trees
+// (data/summary_trees; recorded by data/record_summaries.py): hpc v3.0 strong
+// and weak scaling (HPE+LBNL) and training v4.0 power (Sustainable Metal
+// Cloud's resnet with power logs), broken copies of both, and a copy with
+// switch power logs (sw_*.txt, made up: no real tree here has them). podbench's
+// tables, messages and verdicts equal them. The official summary.csv holds the
+// strong table and then the weak one with its own header; its summary.json is
+// the weak table when there is one (written last), else the strong one.
+TEST(SummaryParity, HpcWeakScalingAndTrainingPower) {
+  PODBENCH_REQUIRE_SHARED(shared);
+  testing::MlperfLoggingFixture fixture(shared);
+  const fs::path data = PODBENCH_SUBMISSION_TEST_DATA;
+  std::ifstream in(data / "official_summaries.jsonl");
+  int cases = 0;
+  for (std::string l; std::getline(in, l);) {
+    const auto c = nlohmann::json::parse(l);
+    const std::string name = c["case"], tree = c["tree"];
+    SCOPED_TRACE(name);
+    ++cases;
+    testing::TempDir tmp;
+    const fs::path root = tmp / tree;
+    fs::copy(data / "summary_trees" / tree, root, fs::copy_options::recursive);
+    BreakSummaryTree(name, root);
+    SummaryOptions o;
+    o.usage = c["usage"];
+    o.ruleset = c["ruleset"];
+    o.mlperf_logging = fixture.path();
+    auto s = Summarize({root}, o);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    const auto& out = c["outputs"];
+    const bool weak = !s->weak.rows.empty();
+    EXPECT_EQ(weak, o.usage == "hpc");
+    EXPECT_EQ(SummaryCsv(s->strong) + (weak ? SummaryCsv(s->weak) : ""), out["summary.csv"].get<std::string>());
+    EXPECT_EQ(SummaryJson(weak ? s->weak : s->strong), out["summary.json"].get<std::string>());
+    EXPECT_EQ(SummaryCsv(s->detailed), out["summary_detailed.csv"].get<std::string>());
+    EXPECT_EQ(SummaryJson(s->detailed), out["summary_detailed.json"].get<std::string>());
+    EXPECT_EQ(s->failed ? "FAIL" : "PASS", c["verdict"].get<std::string>());
+    std::vector<std::string> expected;
+    for (const auto& line : Lines(c["stdout"])) {
+      if (line != "Strong Scaling Scores:" && line != "Weak Scaling Scores:") expected.push_back(line);
+    }
+    std::vector<std::string> got;
+    for (const auto& m : s->messages) got.push_back(Replace(m, root.generic_string(), "<TREE>"));
+    EXPECT_EQ(got, expected);
+  }
+  EXPECT_EQ(cases, 5);
+}
+
+// Where the official summarizer crashes on power logs (an AssertionError for a
+// run without node_*.txt, a ValueError for a log without
+// power_measurement_start), podbench prints an ERROR naming the file and
+// leaves the Energy cell empty; the time to train is still scored.
+TEST(Summary, BrokenPowerLogsLeaveEnergyEmptyWithAnError) {
+  PODBENCH_REQUIRE_SHARED(shared);
+  testing::MlperfLoggingFixture fixture(shared);
+  const fs::path data = PODBENCH_SUBMISSION_TEST_DATA;
+  testing::TempDir tmp;
+  const fs::path root = tmp / "smc-ac-power";
+  fs::copy(data / "summary_trees/smc-ac-power", root, fs::copy_options::recursive);
+  SummaryOptions o;
+  o.ruleset = "4.0.0";
+  o.mlperf_logging = fixture.path();
+  auto energy_cell = [](const Summary& s) {
+    const auto col = std::find(s.detailed.columns.begin(), s.detailed.columns.end(), "resnet:Energy") -
+                     s.detailed.columns.begin();
+    return s.detailed.rows.at(0).at(static_cast<size_t>(col));
+  };
+  auto has = [](const Summary& s, const std::string& needle) {
+    for (const auto& m : s.messages) {
+      if (m.find(needle) != std::string::npos) return true;
+    }
+    return false;
+  };
+  const fs::path run = root / kPowerResnet / "power/result_5797-240517143743970275917_1";
+  const std::string node = ReadText(run / "node_1.txt");
+  WriteText(run / "node_1.txt", Replace(node, "power_measurement_start", "power_measurement_begin"));
+  auto s = Summarize({root}, o);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_TRUE(s->failed);
+  EXPECT_TRUE(has(*s, (run / "node_1.txt").generic_string() + ": Power start timestamp not found"));
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(energy_cell(*s)));
+  EXPECT_FALSE(std::holds_alternative<std::monostate>(s->strong.rows.at(0).at(15)));  // resnet's time to train
+
+  fs::remove_all(run);
+  s = Summarize({root}, o);
+  ASSERT_TRUE(s.ok());
+  EXPECT_TRUE(has(*s, run.generic_string() + ": no node_*.txt power log for result_5797-240517143743970275917_1.txt"));
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(energy_cell(*s)));
+
+  // Intact, the cell holds the official number (the parity case above).
+  fs::remove_all(root);
+  fs::copy(data / "summary_trees/smc-ac-power", root, fs::copy_options::recursive);
+  s = Summarize({root}, o);
+  ASSERT_TRUE(s.ok());
+  EXPECT_FALSE(s->failed);
+  EXPECT_EQ(std::get<double>(energy_cell(*s)), 5620140.6572646815);
 }
 
 TEST(Summary, BrokenCopiesGiveVerdictsNotCrashes) {
