@@ -28,7 +28,8 @@ constexpr const char* kForceVariable = "PODBENCH_KERNELS";
 constexpr const char* kCacheVariable = "PODBENCH_KERNEL_CACHE";
 
 // Measurement: at least kMinRounds rounds of every contender, then more
-// until kMinSeconds have passed or kMaxRounds; after kPruneRound rounds,
+// until kMinSeconds have passed (on the clock the runs are timed by) or
+// kMaxRounds; after kPruneRound rounds,
 // contenders whose best is slower than kPruneFactor x the best drop out. Not
 // after one: a single timed run can be a spike, and a 2-thread bf16 res3
 // convolution class lost oneDNN, its fastest contender, in 5 of 15 processes
@@ -193,16 +194,20 @@ double BudgetSeconds(const std::vector<double>& best, const std::vector<std::siz
 
 Ranking Measure(std::span<const Candidate> c, const std::vector<std::size_t>& contenders,
                 FunctionRef<void(std::size_t)> run, bool cpu_time) {
+  // The budget is counted on the clock the runs are timed by: with CPU time
+  // a busy machine stretches neither the runs nor the budget, so a 1-thread
+  // class gets as many rounds under load as on an idle machine.
+  auto Now = [&] { return cpu_time ? ThreadCpuSeconds() : WallSeconds(); };
   auto Seconds = [&](std::size_t i) {
-    const double t0 = cpu_time ? ThreadCpuSeconds() : WallSeconds();
+    const double t0 = Now();
     run(i);
-    return (cpu_time ? ThreadCpuSeconds() : WallSeconds()) - t0;
+    return Now() - t0;
   };
   Ranking r;
   std::vector<double> best(c.size(), std::numeric_limits<double>::infinity());
   std::vector<std::size_t> active = contenders;
   for (std::size_t i : active) run(i);  // untimed: JIT, packing buffers, page faults
-  const auto start = std::chrono::steady_clock::now();
+  const double start = Now();
   for (int round = 1;; ++round) {
     for (std::size_t i : active) {
       // With more than one thread, a contender that follows another one in
@@ -219,7 +224,7 @@ Ranking Measure(std::span<const Candidate> c, const std::vector<std::size_t>& co
       for (std::size_t i : active) fastest = std::min(fastest, best[i]);
       std::erase_if(active, [&](std::size_t i) { return best[i] > kPruneFactor * fastest; });
     }
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double elapsed = Now() - start;
     if (round >= kMinRounds && (elapsed >= BudgetSeconds(best, active) || round >= kMaxRounds)) break;
   }
   for (std::size_t i : contenders) r.seconds.emplace_back(c[i].name, best[i]);
