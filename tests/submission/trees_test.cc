@@ -40,6 +40,11 @@ std::string Slurp(const fs::path& p) {
 
 void Spit(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary | std::ios::trunc) << text; }
 
+std::string ReplaceAll(std::string s, const std::string& from, const std::string& to) {
+  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
+  return s;
+}
+
 // The official tools' records, in file order; `tool` picks one tool's.
 std::vector<nlohmann::json> Records(const std::string& tool) {
   std::ifstream in(kData / "official_trees.jsonl");
@@ -146,6 +151,38 @@ std::string Errors(const PackageReport& r) {
   return out;
 }
 
+bool HasError(const PackageReport& r, const std::string& text, bool whole) {
+  for (const auto& f : r.findings) {
+    if (f.severity != Severity::kError) continue;
+    if (whole ? f.message == text : f.message.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// One ERROR record of the official package checker's log (its "ERROR - " tag
+// cut) must be among podbench's error findings: an RCP failure as the
+// folder's RCP message, each of the seed checker's newline-joined messages as
+// one finding, anything else as part of a finding's message. The official
+// summary lines ("Seed checker failed", ...) repeat the errors before them.
+void ExpectOfficialErrorReported(const std::string& official, const PackageReport& r) {
+  std::string m = ReplaceAll(official.substr(official.find_first_not_of(' ')), "<TREE>/", "");
+  if (m == "Seed checker failed" || m == "System description file checker failed") return;
+  const std::string rcp = "RCP Test Failed: ";
+  if (m.rfind(rcp, 0) == 0) {
+    bool found = false;
+    for (const auto& b : r.benchmarks) found = found || (b.rcp == StepState::kFail && b.rcp_message == m.substr(rcp.size()));
+    EXPECT_TRUE(found) << official << Errors(r);
+    return;
+  }
+  const std::string seeds = "Seed checker failed and found the following errors: ";
+  if (m.rfind(seeds, 0) == 0) {
+    std::istringstream each(m.substr(seeds.size()));
+    for (std::string one; std::getline(each, one);) EXPECT_TRUE(HasError(r, one, true)) << one << Errors(r);
+    return;
+  }
+  EXPECT_TRUE(HasError(r, m, false)) << official << Errors(r);
+}
+
 // podbench's package verdict where the official package checker crashed or,
 // deliberately, differs; and why.
 const std::map<std::string, std::string> kPackageDecided = {
@@ -185,6 +222,7 @@ TEST(OfficialTrees, PackageCheckerVerdicts) {
   ASSERT_NE(rcp, nullptr);
   const auto records = Records("package_checker");
   ASSERT_EQ(records.size(), 36u);
+  int official_errors = 0;
   for (const auto& c : records) {
     SCOPED_TRACE(Key(c));
     testing::TempDir tmp;
@@ -202,16 +240,13 @@ TEST(OfficialTrees, PackageCheckerVerdicts) {
     }
     const std::string want = decided != kPackageDecided.end() ? decided->second : official;
     EXPECT_EQ(rep->pass() ? "PASS" : "FAIL", want) << "official: " << official << Errors(*rep);
-    // An official RCP failure is podbench's, with the same message.
-    for (const auto& line : c["error_lines"]) {
-      const std::string l = line;
-      const std::string tag = "ERROR - RCP Test Failed: ";
-      if (l.rfind(tag, 0) != 0) continue;
-      bool found = false;
-      for (const auto& b : rep->benchmarks) found = found || (b.rcp == StepState::kFail && b.rcp_message == l.substr(tag.size()));
-      EXPECT_TRUE(found) << l << Errors(*rep);
+    // Every official error is one of podbench's, paths relative to the tree.
+    for (const auto& m : c["error_messages"]) {
+      ExpectOfficialErrorReported(m, *rep);
+      ++official_errors;
     }
   }
+  EXPECT_EQ(official_errors, 26);  // all of them compared
 }
 
 TEST(OfficialTrees, RcpCheckerVerdictsAndNumbers) {
@@ -251,11 +286,6 @@ std::vector<std::string> Lines(const std::string& text) {
   std::istringstream in(text);
   for (std::string l; std::getline(in, l);) out.push_back(l);
   return out;
-}
-
-std::string ReplaceAll(std::string s, const std::string& from, const std::string& to) {
-  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
-  return s;
 }
 
 // podbench's summary verdict where the official summarizer crashed, and why.

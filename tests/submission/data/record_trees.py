@@ -150,6 +150,21 @@ def run(argv, work, root):
     return p.returncode, out, err, crash
 
 
+def error_messages(err):
+    # Each ERROR record of the log with its continuation lines (the seed
+    # checker joins its messages with newlines), without the "ERROR - " tag.
+    out, in_error = [], False
+    for line in err.splitlines():
+        if line.startswith('ERROR - '):
+            out.append(line[len('ERROR - '):])
+            in_error = True
+        elif in_error and not re.match(r'(INFO|WARNING|DEBUG|CRITICAL|ERROR)\b|\*\*|Traceback', line):
+            out[-1] += '\n' + line
+        else:
+            in_error = False
+    return out
+
+
 def copy_of(tree, case):
     work = tempfile.mkdtemp()
     root = os.path.join(work, os.path.basename(tree))
@@ -168,7 +183,8 @@ for tree, ruleset, breaks in TREES:
                                      '--log_output', os.path.join(work, 'package_checker.log')], work, root)
         verdict = 'CRASH' if crash else ('PASS' if 'PACKAGE CHECKER FOUND NO ERRORS, SUCCESS !' in err else 'FAIL')
         records.append(dict(base, tool='package_checker', target='.', verdict=verdict, exit_code=code, crash=crash,
-                            error_lines=[l for l in err.splitlines() if l.startswith('ERROR')]))
+                            error_lines=[l for l in err.splitlines() if l.startswith('ERROR')],
+                            error_messages=error_messages(err)))
         print(tree, case, 'package_checker', verdict, crash or '', file=sys.stderr)
         dirs = bench_dirs(root)
         shutil.rmtree(work)
