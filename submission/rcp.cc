@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "rules/py/value.h"
 #include "submission/pynum.h"
 
 namespace podbench::submission {
@@ -119,7 +120,10 @@ std::optional<double> JsonNumber(const ojson& j) {
   return std::nullopt;
 }
 
+// Python's '%.4f' % x: NaN prints as "nan" whatever its sign bit (C's
+// printf gives "-nan" for the NaN that 0.0 / 0.0 makes on x86).
 std::string Fixed4(double x) {
+  if (std::isnan(x)) return "nan";
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.4f", x);
   return buf;
@@ -359,10 +363,11 @@ RcpVerdict CheckRcp(const std::vector<RunConvergence>& runs, const RcpOptions& o
   RcpVerdict v;
   const bool pruned = options.pass == RcpPass::kPruned;
   v.log.push_back(std::string("INFO -  Running RCP Checker, pass: ") + (pruned ? "pruned_rcps" : "full_rcps"));
-  auto crash = [&](std::string msg) {
+  auto crash = [&](std::string msg, std::string exception = {}) {
     v.pass = false;
     v.official_crash = true;
     v.message = std::move(msg);
+    v.official_exception = std::move(exception);
     return v;
   };
   if (runs.empty()) return crash("no result_*.txt file to check (the official rcp_checker crashes here)");
@@ -402,15 +407,18 @@ RcpVerdict CheckRcp(const std::vector<RunConvergence>& runs, const RcpOptions& o
     if (!r.problem.empty()) return crash("a result log cannot be read for RCP: " + r.problem);
   }
   if (!benchmark) {
+    // Officially: a KeyError on None from the run-count table.
     return crash(mismatch ? "the result logs disagree on global_batch_size or submission_benchmark"
-                          : "no submission_benchmark in the result logs (the official rcp_checker crashes here)");
+                          : "no submission_benchmark in the result logs (the official rcp_checker crashes here)",
+                 "None");
   }
   if (!IsSupportedRuleset(options.ruleset)) {
     return crash("the RCP check exists for rule sets 1.0.0 to 6.1.0, not " + options.ruleset);
   }
   if (!RcpSubmissionRuns(options.usage, *benchmark)) {
     return crash("benchmark " + *benchmark + " is not in the RCP checker's run-count table for " + options.usage +
-                 " (the official rcp_checker crashes here)");
+                     " (the official rcp_checker crashes here)",
+                 rules::py::Repr(rules::py::Val::Str(*benchmark)));
   }
   auto table = load(*benchmark);
   if (!table.ok()) return crash(table.status().message());

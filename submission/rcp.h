@@ -117,6 +117,11 @@ struct RcpVerdict {
   // rcp_bypass"), or podbench's message where the official tool crashes.
   std::string message;
   bool official_crash = false;  // the official checker raises here
+  // Where official_crash: str() of the exception the official checker raises,
+  // where podbench knows it ("'dlrm'" for its KeyError on a benchmark missing
+  // from the run-count table, "None" for runs naming no single benchmark);
+  // else empty. The summarizer prints it as the official one does.
+  std::string official_exception;
   double norm_factor = 1.0;     // RCP mean / submission mean, at least 1
   std::optional<double> bs;     // the runs' global batch size (-1: unknown or mismatched)
   std::optional<std::string> benchmark;

@@ -799,7 +799,9 @@ void SummarizeOrg(const fs::path& folder, const Context& ctx, const Schema& sche
         ro.ruleset = opt.ruleset;
         RcpVerdict v = CheckRcp(runs, ro, FileRcpLoader(opt.mlperf_logging, opt.usage, opt.ruleset));
         if (v.official_crash) {
-          out->messages.push_back("WARNING: RCP/GBS computation failed for " + rd.Shown(bdir) + ": " + v.message);
+          // The official summarizer prints str() of the exception it caught.
+          out->messages.push_back("WARNING: RCP/GBS computation failed for " + rd.Shown(bdir) + ": " +
+                                  (v.official_exception.empty() ? v.message : v.official_exception));
         } else {
           if (!v.pass) {
             out->messages.push_back("ERROR: RCP Test Failed on " + submitter + "/" + system + "/" + benchmark +
