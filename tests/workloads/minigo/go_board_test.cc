@@ -3,6 +3,7 @@
 #include "workloads/minigo/go/board.h"
 
 #include <algorithm>
+#include <array>
 #include <string>
 
 #include <gmock/gmock.h>
@@ -65,16 +66,13 @@ TEST(GoBoardTest, DiagramErrorsNameTheInput) {
 }
 
 TEST(GoBoardTest, SingleStoneCapture) {
-  Position p = Diagram(
+  Position p = Diagram(Pad(
       ".........\n"
       ".........\n"
       ".........\n"
       "....O....\n"
       "...OX....\n"
-      "....O....\n"
-      ".........\n"
-      ".........\n"
-      ".........\n",
+      "....O....\n"),
       Color::kWhite);
   EXPECT_EQ(p.LibertiesAt(Pt("E5")), 1);
   ASSERT_TRUE(p.Play(Pt("F5")).ok());
@@ -86,16 +84,9 @@ TEST(GoBoardTest, SingleStoneCapture) {
 }
 
 TEST(GoBoardTest, GroupCaptureInTheCorner) {
-  Position p = Diagram(
+  Position p = Diagram(Pad(
       "XXO......\n"
-      "XO.......\n"
-      ".........\n"
-      ".........\n"
-      ".........\n"
-      ".........\n"
-      ".........\n"
-      ".........\n"
-      ".........\n",
+      "XO.......\n"),
       Color::kWhite);
   EXPECT_EQ(p.GroupSizeAt(Pt("A9")), 3);
   EXPECT_EQ(p.LibertiesAt(Pt("A9")), 1);
@@ -106,16 +97,9 @@ TEST(GoBoardTest, GroupCaptureInTheCorner) {
 }
 
 TEST(GoBoardTest, OneMoveCapturesTwoGroups) {
-  Position p = Diagram(
+  Position p = Diagram(Pad(
       "X.XO.....\n"
-      "O.O......\n"
-      ".........\n"
-      ".........\n"
-      ".........\n"
-      ".........\n"
-      ".........\n"
-      ".........\n"
-      ".........\n",
+      "O.O......\n"),
       Color::kWhite);
   ASSERT_TRUE(p.Play(Pt("B9")).ok());
   EXPECT_EQ(p.at(Pt("A9")), Color::kEmpty);
@@ -125,18 +109,21 @@ TEST(GoBoardTest, OneMoveCapturesTwoGroups) {
   EXPECT_EQ(p.LibertiesAt(Pt("B9")), 3);  // A9, C9, B8
 }
 
+// White's D5 stone in atari at E5, an eye-shaped point of white's: black E5
+// takes it and makes a ko.
+constexpr std::string_view kKoShape =
+    ".........\n"
+    ".........\n"
+    ".........\n"
+    "...XO....\n"
+    "..XO.O...\n"
+    "...XO....\n"
+    ".........\n"
+    ".........\n"
+    ".........\n";
+
 TEST(GoBoardTest, KoForbidsTheImmediateRecaptureOnly) {
-  Position p = Diagram(
-      ".........\n"
-      ".........\n"
-      ".........\n"
-      "...XO....\n"
-      "..XO.O...\n"
-      "...XO....\n"
-      ".........\n"
-      ".........\n"
-      ".........\n",
-      Color::kBlack);
+  Position p = Diagram(kKoShape, Color::kBlack);
   ASSERT_TRUE(p.Play(Pt("E5")).ok());  // black takes the white stone at D5
   EXPECT_EQ(p.at(Pt("D5")), Color::kEmpty);
   EXPECT_EQ(p.ko(), Pt("D5"));
@@ -156,17 +143,7 @@ TEST(GoBoardTest, KoForbidsTheImmediateRecaptureOnly) {
 }
 
 TEST(GoBoardTest, PassClearsKo) {
-  Position p = Diagram(
-      ".........\n"
-      ".........\n"
-      ".........\n"
-      "...XO....\n"
-      "..XO.O...\n"
-      "...XO....\n"
-      ".........\n"
-      ".........\n"
-      ".........\n",
-      Color::kBlack);
+  Position p = Diagram(kKoShape, Color::kBlack);
   ASSERT_TRUE(p.Play(Pt("E5")).ok());
   ASSERT_TRUE(p.Play(kPass).ok());  // white passes: go.py:434 clears the ko
   EXPECT_EQ(p.ko(), kNoPoint);
@@ -175,16 +152,10 @@ TEST(GoBoardTest, PassClearsKo) {
 }
 
 TEST(GoBoardTest, SuicideIsIllegalButCapturingIntoAnEyeIsNot) {
-  Position p = Diagram(
+  Position p = Diagram(Pad(
       ".OX......\n"
       "O.O......\n"
-      ".O.......\n"
-      ".........\n"
-      ".........\n"
-      ".........\n"
-      ".........\n"
-      ".........\n"
-      ".........\n",
+      ".O.......\n"),
       Color::kBlack);
   // A9 and B8 are white's eyes: a single black stone there has no liberty.
   EXPECT_FALSE(p.IsLegal(Pt("A9")));
@@ -193,29 +164,15 @@ TEST(GoBoardTest, SuicideIsIllegalButCapturingIntoAnEyeIsNot) {
   ASSERT_FALSE(st.ok());
   EXPECT_THAT(st.message(), HasSubstr("suicide"));
   // Several stones: A9 would join black B9, whose only liberty is A9.
-  Position q = Diagram(
+  Position q = Diagram(Pad(
       ".XO......\n"
-      "OO.......\n"
-      ".........\n"
-      ".........\n"
-      ".........\n"
-      ".........\n"
-      ".........\n"
-      ".........\n"
-      ".........\n",
+      "OO.......\n"),
       Color::kBlack);
   EXPECT_FALSE(q.IsLegal(Pt("A9")));
   // The same shape when the move captures: white's B9 group in atari.
-  Position r = Diagram(
+  Position r = Diagram(Pad(
       ".OX......\n"
-      "XX.......\n"
-      ".........\n"
-      ".........\n"
-      ".........\n"
-      ".........\n"
-      ".........\n"
-      ".........\n"
-      ".........\n",
+      "XX.......\n"),
       Color::kBlack);
   EXPECT_TRUE(r.IsLegal(Pt("A9")));
   ASSERT_TRUE(r.Play(Pt("A9")).ok());
@@ -307,10 +264,8 @@ TEST(GoBoardTest, GamesEndAtTheMoveLimitOf162) {
   for (int game = 0; game < 20; ++game) {
     Position p;
     while (!p.IsTerminal()) {
-      int legal[kNumMoves];
-      int n = 0;
-      for (int m = 0; m < kNumPoints; ++m)
-        if (p.IsLegal(m)) legal[n++] = m;
+      std::array<int8_t, kNumPoints> legal;
+      const int n = p.LegalPoints(&legal);
       ASSERT_TRUE(p.Play(n == 0 ? kPass : legal[rng.UniformInt(n)]).ok());
     }
     EXPECT_LE(p.move_number(), 162);
@@ -340,10 +295,8 @@ TEST(GoBoardTest, IncrementalLibertiesMatchARebuildOverRandomGames) {
   for (int game = 0; game < 30; ++game) {
     Position p;
     while (!p.IsTerminal()) {
-      int legal[kNumMoves];
-      int n = 0;
-      for (int m = 0; m < kNumPoints; ++m)
-        if (p.IsLegal(m)) legal[n++] = m;
+      std::array<int8_t, kNumPoints> legal;
+      const int n = p.LegalPoints(&legal);
       const int m = (n == 0 || rng.UniformInt(40) == 0) ? kPass : legal[rng.UniformInt(n)];
       ASSERT_TRUE(p.Play(m).ok());
       auto rebuilt = Position::FromDiagram(p.ToDiagram(), p.to_play());

@@ -372,6 +372,13 @@ TEST(MctsTest, FindsTheCaptureOfAGroupInAtari) {
   MctsPlayer p(o, 1, false, *start);
   Search(p, e);
   EXPECT_EQ(p.ChooseMove(), Pt("F5")) << "visits at F5: " << p.root().child_N(Pt("F5"));
+  EXPECT_GT(p.root().child_N(Pt("F5")), 0.5f * p.root().N());
+  // With a value blind to material (constant 0) nothing points at F5: the
+  // capture above is found by the search, not given by the evaluator.
+  FakeEvaluator blind;
+  MctsPlayer q(o, 1, false, *start);
+  Search(q, blind);
+  EXPECT_LT(q.root().child_N(Pt("F5")), 0.1f * q.root().N());
 }
 
 }  // namespace

@@ -52,6 +52,13 @@ PointSet Position::LegalMoves() const {
   return legal;
 }
 
+int Position::LegalPoints(std::array<int8_t, kNumPoints>* points) const {
+  int n = 0;
+  for (int p = 0; p < kNumPoints; ++p)
+    if (IsLegal(p)) (*points)[static_cast<size_t>(n++)] = static_cast<int8_t>(p);
+  return n;
+}
+
 void Position::RemoveGroup(int id, PointSet* freed) {
   groups_[id].stones.ForEach([&](int s) {
     board_[s] = 0;

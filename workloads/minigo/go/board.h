@@ -110,6 +110,9 @@ class Position {
   bool IsLegal(int move) const;
   // Bit m set iff move m (0..81) is legal; pass is always legal.
   PointSet LegalMoves() const;
+  // The legal board points (pass excluded), in increasing order, into
+  // `points`; returns how many.
+  int LegalPoints(std::array<int8_t, kNumPoints>* points) const;
 
   // Plays `move` for to_play(). An out-of-range or illegal move is an
   // InvalidArgument naming it (GTP name) and why; the position is unchanged.

@@ -4,6 +4,7 @@
 // Run: build/release/workloads/minigo/minigo_mcts_bench
 #include <benchmark/benchmark.h>
 
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -75,12 +76,9 @@ void BM_RandomPlayouts(benchmark::State& state) {
   for (auto _ : state) {
     Position pos;
     while (!pos.IsTerminal()) {
-      int legal[kNumMoves];
-      int n = 0;
-      for (int m = 0; m < kNumPoints; ++m)
-        if (pos.IsLegal(m)) legal[n++] = m;
-      const int m = n == 0 ? kPass : legal[rng.UniformInt(n)];
-      pos.PlayLegal(m);
+      std::array<int8_t, kNumPoints> legal;
+      const int n = pos.LegalPoints(&legal);
+      pos.PlayLegal(n == 0 ? kPass : legal[rng.UniformInt(n)]);
       ++moves;
     }
     benchmark::DoNotOptimize(pos.Score());
