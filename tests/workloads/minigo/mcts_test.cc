@@ -5,6 +5,7 @@
 #include "workloads/minigo/go/mcts.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <set>
 #include <vector>
@@ -160,6 +161,24 @@ TEST(MctsTest, EvaluatorErrorsReachTheCaller) {
   ASSERT_FALSE(games.ok());
   EXPECT_THAT(games.status().message(), HasSubstr("device lost"));
   EXPECT_THAT(games.status().message(), HasSubstr("leaf evaluation"));
+}
+
+TEST(MctsTest, NonFiniteEvaluatorOutputIsAnError) {
+  class Nan : public Evaluator {
+   public:
+    Status Evaluate(std::span<const float>, int batch, std::span<float> policy, std::span<float> value) override {
+      std::fill(policy.begin(), policy.end(), 1.0f / kNumMoves);
+      std::fill(value.begin(), value.end(), 0.0f);
+      value[static_cast<size_t>(batch - 1)] = std::nanf("");
+      return Status::Ok();
+    }
+  } nan;
+  MctsPlayer p(MctsOptions(), 1, false);
+  p.StartSearch();
+  MctsPlayer* ps[] = {&p};
+  Status st = SearchStep(ps, nan);
+  ASSERT_FALSE(st.ok());
+  EXPECT_THAT(st.message(), HasSubstr("position 0 of 1"));
 }
 
 // The root's priors after the noise went in (the first step after expansion).

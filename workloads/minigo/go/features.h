@@ -14,7 +14,7 @@
 // one pass ago is the same board.
 //
 // Symmetries (cc/symmetries.h; the search draws one per evaluation when
-// random_symmetry is on, cc/mcts_player.cc:368-378): the 8 elements of the
+// random_symmetry is on, cc/mcts_player.cc:371-378): the 8 elements of the
 // square's dihedral group act on the 9x9 grid; a policy computed on
 // transformed features is mapped back by the inverse, pass unchanged.
 #pragma once

@@ -341,6 +341,20 @@ Status Step(std::span<MctsPlayer* const> players, Evaluator& evaluator, Batch* b
   b->value.assign(static_cast<size_t>(total), 0.0f);
   Status st = evaluator.Evaluate(b->features, total, b->policy, b->value);
   if (!st.ok()) return st.WithContext("MCTS leaf evaluation of " + std::to_string(total) + " positions");
+  // A broken network must not poison the trees: NaN, infinite or negative
+  // outputs are an error naming the first such position.
+  for (int i = 0; i < total; ++i) {
+    bool bad = !std::isfinite(b->value[static_cast<size_t>(i)]);
+    for (int m = 0; m < kNumMoves && !bad; ++m) {
+      const float x = b->policy[static_cast<size_t>(i) * kNumMoves + static_cast<size_t>(m)];
+      bad = !std::isfinite(x) || x < 0;
+    }
+    if (bad) {
+      return Status::InvalidArgument("MCTS leaf evaluation: the evaluator's output for position " +
+                                     std::to_string(i) + " of " + std::to_string(total) +
+                                     " holds a NaN, an infinity or a negative probability");
+    }
+  }
   if (stats != nullptr) {
     ++stats->evaluator_calls;
     stats->positions_evaluated += total;

@@ -46,6 +46,10 @@
 //
 // Randomness (noise, symmetries, soft-pick) comes from the player's seed
 // alone, so a seed and an evaluator fix a game exactly.
+//
+// Threads: a player shares nothing with other players, so different players
+// may search on different threads; one player, and one Evaluator call, is
+// for one thread at a time.
 #pragma once
 
 #include <array>
@@ -66,7 +70,7 @@ namespace podbench::minigo {
 inline constexpr int kResign = -2;
 
 struct MctsOptions {
-  // selfplay.flags:8 --num_readouts=240 (v0.6). Readouts per move.
+  // selfplay.flags:7 --num_readouts=240 (v0.6). Readouts per move.
   int num_readouts = 240;
   // selfplay.flags:15 --virtual_losses=8. Leaves per game per search step.
   int virtual_losses = 8;
@@ -81,7 +85,7 @@ struct MctsOptions {
   float noise_mix = 0.25f;
   // cc/selfplay.cc:66 --inject_noise default true.
   bool inject_noise = true;
-  // selfplay.flags:10 --value_init_penalty=0.2.
+  // selfplay.flags:8 --value_init_penalty=0.2.
   float value_init_penalty = 0.2f;
   // cc/selfplay.cc:76 --random_symmetry default true.
   bool random_symmetry = true;
@@ -92,10 +96,10 @@ struct MctsOptions {
   // cc/selfplay.cc:85 --policy_softmax_temp default 0.98 (the soft-pick
   // exponent, cc/mcts_player.cc:205).
   float policy_softmax_temp = 0.98f;
-  // selfplay.flags:12 --resign_threshold=-0.99 (made negative,
+  // selfplay.flags:11 --resign_threshold=-0.99 (made negative,
   // cc/selfplay.cc:147).
   float resign_threshold = -0.99f;
-  // selfplay.flags:11 --disable_resign_pct=0.1 (cc/selfplay.cc:277: a game
+  // selfplay.flags:10 --disable_resign_pct=0.1 (cc/selfplay.cc:277: a game
   // resigns iff its uniform draw >= this).
   float disable_resign_pct = 0.1f;
   // cc/constants.h:33 kDefaultKomi.
@@ -243,7 +247,9 @@ struct SearchStats {
 // One batched step: every player in `players` whose search is not done
 // selects its leaves, all of them go to `evaluator` in one call, and each
 // player takes its results. Players that selected none are skipped. Errors:
-// the evaluator's status.
+// the evaluator's status, or an output that is not finite or a negative
+// probability (InvalidArgument naming the position in the batch); the
+// players are then mid-step and should be dropped.
 Status SearchStep(std::span<MctsPlayer* const> players, Evaluator& evaluator, SearchStats* stats = nullptr);
 // Runs every player's current search to the end with SearchStep. Each
 // player must have StartSearch()ed.
