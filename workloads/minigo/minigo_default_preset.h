@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "workloads/minigo/go/mcts.h"
 #include "workloads/projection/layout.h"
 
 namespace podbench::minigo {
@@ -25,10 +26,11 @@ inline constexpr double kMiniGoMomentum = 0.9;
 inline constexpr double kMiniGoL2 = 1e-4;            // l2_strength
 inline constexpr double kMiniGoValueCostWeight = 0.25;
 // Self-play: MCTS readouts per move, and the positions one inference call
-// evaluates (parallel_games x virtual_losses, selfplay.flags).
-inline constexpr int64_t kMiniGoReadoutsPerMove = 240;
+// evaluates (parallel_games x virtual_losses, selfplay.flags). Readouts and
+// virtual losses are the tree search's own defaults (go/mcts.h).
+inline constexpr int64_t kMiniGoReadoutsPerMove = MctsOptions{}.num_readouts;
 inline constexpr int64_t kMiniGoParallelGames = 128;
-inline constexpr int64_t kMiniGoVirtualLosses = 8;
+inline constexpr int64_t kMiniGoVirtualLosses = MctsOptions{}.virtual_losses;
 inline constexpr int64_t kMiniGoInferenceBatch = kMiniGoParallelGames * kMiniGoVirtualLosses;
 
 // The "minigo" zoo entry's preset function: `default` only, on any slice
