@@ -38,7 +38,7 @@ struct RunCliOptions {
 
 constexpr char kLaunchHelp[] =
     "Several processes (functional mode): launch with an MPI launcher, e.g.\n"
-    "  mpirun -np 4 podbench run transformer --mode functional --slice tpu-v3-8 --seed 1\n"
+    "  mpirun -np 4 podbench run transformer --mode functional --preset functional --seed 1\n"
     "and over several machines with a hostfile (one line per machine: `host slots=N`):\n"
     "  mpirun --hostfile hosts -np 8 podbench run ...\n"
     "Every machine needs the same podbench build at the same path, and the same flags\n"
