@@ -3,7 +3,11 @@
 # the functional collectives (one thread per emulated core), functional
 # ResNet training (one thread per emulated core, batch-norm and gradient
 # all-reduces between them), and the shared data-parallel machinery with the
-# functional Transformer trained on it. Builds only those test programs, with
+# functional Transformer trained on it. The threads an MPI rank runs (its
+# cores' threads, taking turns at the rank group) are covered by
+# data_parallel_test's ranks-as-threads group (OverRanksEqualsOneProcessBitwise):
+# the same DataParallel code over a topology::RankGroup, without OpenMPI,
+# whose uninstrumented library would only add noise. Builds only those test programs, with
 # -DPODBENCH_TSAN=ON, and runs them; any report fails (halt_on_error).
 # Where the compiler cannot build a ThreadSanitizer program it prints
 # "tsan: SKIPPED: <why>" and exits 0.

@@ -51,6 +51,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
+#include "topology/rank_group.h"
 #include "topology/system.h"
 #include "workloads/projection/categories.h"
 #include "workloads/projection/layout.h"
@@ -397,6 +398,13 @@ class Session {
   virtual Result<BlockResult> TrainBlock(int64_t first_epoch, int64_t epochs) = 0;
   // Evaluates the model after `epoch`.
   virtual Result<EvalResult> Evaluate(int64_t epoch) = 0;
+  // Functional mode: a fingerprint of the model's parameters as they are
+  // now (base/hash.h FingerprintOf of their bytes), so tests can compare
+  // runs bitwise (e.g. over R ranks and in one process). Unimplemented by
+  // default.
+  virtual Result<std::string> ParameterFingerprint() const {
+    return Status::Unimplemented("this workload does not fingerprint its parameters");
+  }
 };
 
 struct RunContext {
@@ -413,6 +421,12 @@ struct RunContext {
   // evaluations; it only reports (nothing of the run depends on it). Never
   // empty: a no-op unless the harness sets it.
   std::function<void(const StepDone&)> on_step = [](const StepDone&) {};
+  // Functional mode: the processes the run's emulated cores are spread over
+  // (`mpirun -np R podbench run`): each rank trains only its block of the
+  // cores (topology::CoresOfRank) and takes part in every collective; every
+  // rank's session must make the same collective calls and return the same
+  // results. Null = one process holds every core.
+  std::shared_ptr<topology::RankGroup> ranks = nullptr;
 };
 
 class Workload {

@@ -210,6 +210,7 @@ Result<RunSummary> RunOnce(const EffectiveRunSettings& s, int index,
   const bool beside = d.cadence.beside_training;
   const std::string& workload = s.request.workload;
   workloads::RunContext ctx{s.slice, s.system, s.mode, s.base_seed + static_cast<uint64_t>(index), s.hp, d};
+  ctx.ranks = s.ranks;
   // Steps reach the observers with the host clock of the emitter below,
   // which exists before the first TrainBlock.
   const Emitter* clock = nullptr;
@@ -267,7 +268,9 @@ Result<RunSummary> RunOnce(const EffectiveRunSettings& s, int index,
       PODBENCH_RETURN_IF_ERROR(em.Emit("block_start", Value(), Meta({{"first_epoch_num", Value::Int(next_epoch)},
                                                                      {"epoch_count", Value::Int(count)}})));
     }
+    const double train_from = em.host_s();
     PODBENCH_ASSIGN_OR_RETURN(workloads::BlockResult block, session->TrainBlock(next_epoch, count));
+    sum.train_host_s += em.host_s() - train_from;
     for (const WorkloadEvent& e : block.events) {
       const std::string where = workload + ": event '" + e.key + "' of the block of epochs " +
                                 std::to_string(next_epoch) + " to " + std::to_string(eval_epoch);
@@ -381,6 +384,9 @@ Result<RunSummary> RunOnce(const EffectiveRunSettings& s, int index,
   if (sum.steps > 0) {
     sum.step_time_s = sum.train.total_s() / static_cast<double>(sum.steps);
     if (sum.step_time_s > 0) sum.throughput = static_cast<double>(d.global_batch) / sum.step_time_s;
+  }
+  if (s.mode == workloads::Mode::kFunctional) {
+    if (auto fp = session->ParameterFingerprint(); fp.ok()) sum.parameter_fingerprint = *fp;
   }
   PODBENCH_RETURN_IF_ERROR(em.Each([&](RunObserver* o) { return o->OnFinish(sum); }));
   return sum;

@@ -64,6 +64,10 @@ struct RunSummary {
   double throughput = 0;    // examples per emulated second of training
   workloads::TimeBreakdown train;  // summed over the run
   double evaluation_s = 0;  // emulated seconds of every evaluation (beside training or not)
+  // Functional mode: the session's ParameterFingerprint() after the run;
+  // empty when the workload has none.
+  std::string parameter_fingerprint;
+  double train_host_s = 0;  // host seconds inside the session's TrainBlock calls
 };
 
 // Training progress between evaluations: a step a functional session

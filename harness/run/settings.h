@@ -49,6 +49,9 @@ struct EffectiveRunSettings {
   int runs = 0;
   uint64_t base_seed = 0;  // run i uses base_seed + i
   mllog::Format log_format = mllog::Format::kMll;
+  // The processes a functional run is spread over (`mpirun`, set by `podbench
+  // run` after Normalize); null = one process. See workloads::RunContext.
+  std::shared_ptr<topology::RankGroup> ranks;
 
   // Log path of run `index` (0-based): the --log path itself for a single
   // run, else "<stem>_<index><ext>" beside it; empty when no --log.

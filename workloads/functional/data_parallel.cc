@@ -47,6 +47,13 @@ Status DataParallel::Setup(const DataParallelConfig& config, int64_t parameters)
   n_ = parameters;
   if (cfg_.cores < 1) return Status::InvalidArgument("data parallel: cores must be >= 1");
   if (parameters < 1) return Status::InvalidArgument("data parallel: the model has no parameters");
+  group_ = cfg_.ranks ? cfg_.ranks : topology::OneProcess();
+  if (group_->size() > cfg_.cores) {
+    return Status::InvalidArgument("data parallel: " + std::to_string(group_->size()) +
+                                   " ranks for " + std::to_string(cfg_.cores) +
+                                   " emulated cores: every rank needs at least one core");
+  }
+  local_ = group_->CoresOf(cfg_.cores);
   const auto n = static_cast<uint64_t>(parameters);
   if (cfg_.cores > 1) {
     PODBENCH_ASSIGN_OR_RETURN(
@@ -72,7 +79,7 @@ Status DataParallel::Setup(const DataParallelConfig& config, int64_t parameters)
                                   "' do not give core " + std::to_string(c) + " its ShardOfCore shard");
         }
       }
-      replicas_ = std::make_unique<topology::CoreBuffers>(topology::DType::kF32, n, 0, cfg_.cores);
+      replicas_ = std::make_unique<topology::CoreBuffers>(topology::DType::kF32, n, local_.begin, local_.end);
     } else {
       PODBENCH_ASSIGN_OR_RETURN(allreduce_,
                                 BuildSchedule(cfg_.allreduce, topology::CollectiveKind::kAllReduce, *whole_, n));
@@ -85,23 +92,23 @@ Status DataParallel::Setup(const DataParallelConfig& config, int64_t parameters)
     }
   }
   if (!replicas_) weights_.assign(n, 0.f);
-  grads_ = std::make_unique<topology::CoreBuffers>(topology::DType::kF32, n, 0, cfg_.cores);
+  grads_ = std::make_unique<topology::CoreBuffers>(topology::DType::kF32, n, local_.begin, local_.end);
   if (cfg_.gradient_dtype == topology::DType::kBF16) {
-    grads_bf16_ = std::make_unique<topology::CoreBuffers>(topology::DType::kBF16, n, 0, cfg_.cores);
+    grads_bf16_ = std::make_unique<topology::CoreBuffers>(topology::DType::kBF16, n, local_.begin, local_.end);
   }
-  meeting_ = std::make_unique<Meeting>(cfg_.cores);
+  meeting_ = std::make_unique<Meeting>(local_.size());
   return Status::Ok();
 }
 
 Status DataParallel::OnEveryCore(const std::function<Status(int core)>& f) {
-  std::vector<Status> status(static_cast<size_t>(cfg_.cores));
-  if (cfg_.cores == 1) {
-    status[0] = f(0);
+  std::vector<Status> status(static_cast<size_t>(local_.size()));
+  if (local_.size() == 1) {
+    status[0] = f(local_.begin);
   } else {
     std::vector<std::thread> threads;
     threads.reserve(status.size());
-    for (int c = 0; c < cfg_.cores; ++c) {
-      threads.emplace_back([&, c] { status[static_cast<size_t>(c)] = f(c); });
+    for (int c = local_.begin; c < local_.end; ++c) {
+      threads.emplace_back([&, c] { status[static_cast<size_t>(c - local_.begin)] = f(c); });
     }
     for (auto& t : threads) t.join();
   }
@@ -110,13 +117,13 @@ Status DataParallel::OnEveryCore(const std::function<Status(int core)>& f) {
 }
 
 void DataParallel::Sync() {
-  if (cfg_.cores > 1) meeting_->barrier.arrive_and_wait();
+  if (local_.size() > 1) meeting_->barrier.arrive_and_wait();
 }
 
 Status DataParallel::CollectiveInStep(int core, std::string_view algorithm, const topology::LogicalTopology& logical,
                                       topology::CoreBuffers& buffers) {
   Sync();
-  if (core == 0) meeting_->collective = topology::RunCollective(algorithm, logical, buffers, {}, 1);
+  if (core == local_.begin) meeting_->collective = group_->RunCollective(algorithm, logical, buffers, {}, 1);
   Sync();
   Status s = meeting_->collective;
   Sync();  // nobody overwrites the status before every core has read it
@@ -125,7 +132,9 @@ Status DataParallel::CollectiveInStep(int core, std::string_view algorithm, cons
 
 void DataParallel::SetWeights(std::span<const float> w) {
   if (replicas_) {
-    for (int c = 0; c < cfg_.cores; ++c) std::memcpy(replicas_->Data(c), w.data(), w.size() * sizeof(float));
+    for (int c = local_.begin; c < local_.end; ++c) {
+      std::memcpy(replicas_->Data(c), w.data(), w.size() * sizeof(float));
+    }
   } else {
     std::copy(w.begin(), w.end(), weights_.begin());
   }
@@ -139,7 +148,7 @@ const float* DataParallel::weights(int core) const {
 float* DataParallel::gradient(int core) { return reinterpret_cast<float*>(grads_->Data(core)); }
 
 const float* DataParallel::summed_gradient(int core) const {
-  return reinterpret_cast<const float*>(grads_->Data(replicas_ ? core : 0));
+  return reinterpret_cast<const float*>(grads_->Data(replicas_ ? core : local_.begin));
 }
 
 std::pair<int64_t, int64_t> DataParallel::shard(int core) const {
@@ -153,7 +162,7 @@ std::pair<int64_t, int64_t> DataParallel::shard(int core) const {
 Status DataParallel::SumGradients() {
   const topology::Schedule* sched = replicas_ ? &*reduce_scatter_ : allreduce_ ? &*allreduce_ : nullptr;
   if (!grads_bf16_) {
-    return sched ? topology::RunFunctional(*sched, *grads_, 0) : Status::Ok();
+    return sched ? group_->Run(*sched, *grads_, 0) : Status::Ok();
   }
   // bf16: round every core's gradient, sum in bf16, widen the part each
   // core's optimizer reads.
@@ -161,9 +170,10 @@ Status DataParallel::SumGradients() {
     kernels::ConvertToBf16(gradient(c), reinterpret_cast<kernels::Bf16*>(grads_bf16_->Data(c)), static_cast<long>(n_));
     return Status::Ok();
   }));
-  if (sched) PODBENCH_RETURN_IF_ERROR(topology::RunFunctional(*sched, *grads_bf16_, 0));
+  if (sched) PODBENCH_RETURN_IF_ERROR(group_->Run(*sched, *grads_bf16_, 0));
   return OnEveryCore([&](int c) {
-    const auto [begin, end] = shard(c);
+    // Without sharding every rank's optimizer reads its first core's sum.
+    const auto [begin, end] = replicas_ || c != local_.begin ? shard(c) : std::pair<int64_t, int64_t>{0, n_};
     if (end > begin) {
       kernels::ConvertToFloat(reinterpret_cast<const kernels::Bf16*>(grads_bf16_->Data(c)) + begin,
                               gradient(c) + begin, static_cast<long>(end - begin));
@@ -174,7 +184,7 @@ Status DataParallel::SumGradients() {
 
 Status DataParallel::ApplyUpdate(const ShardUpdate& update) {
   if (!replicas_) {
-    update(0, 0, n_, weights_.data(), summed_gradient(0));
+    update(0, 0, n_, weights_.data(), summed_gradient(local_.begin));
     return Status::Ok();
   }
   PODBENCH_RETURN_IF_ERROR(OnEveryCore([&](int c) {
@@ -182,12 +192,91 @@ Status DataParallel::ApplyUpdate(const ShardUpdate& update) {
     if (end > begin) update(c, begin, end, reinterpret_cast<float*>(replicas_->Data(c)), summed_gradient(c));
     return Status::Ok();
   }));
-  return topology::RunFunctional(*all_gather_, *replicas_, 0);
+  return group_->Run(*all_gather_, *replicas_, 0);
 }
 
 Status DataParallel::AllReduce(topology::CoreBuffers& buffers) {
   if (cfg_.cores == 1) return Status::Ok();
-  return topology::RunCollective(cfg_.allreduce, *whole_, buffers, {}, 0);
+  return group_->RunCollective(cfg_.allreduce, *whole_, buffers, {}, 0);
+}
+
+Status DataParallel::ShareCoreBytes(std::vector<std::string>& per_core) {
+  if (per_core.size() != static_cast<size_t>(cfg_.cores)) {
+    return Status::Internal("data parallel: ShareCoreBytes needs one entry per core");
+  }
+  if (group_->size() == 1) return Status::Ok();
+  // This rank's entries, each as an 8-byte length and its bytes.
+  std::string mine;
+  for (int c = local_.begin; c < local_.end; ++c) {
+    const std::string& v = per_core[static_cast<size_t>(c)];
+    const uint64_t len = v.size();
+    mine.append(reinterpret_cast<const char*>(&len), sizeof len);
+    mine += v;
+  }
+  PODBENCH_ASSIGN_OR_RETURN(std::vector<std::string> all, group_->AllGather(mine));
+  for (int r = 0; r < group_->size(); ++r) {
+    const topology::CoreBlock b = topology::CoresOfRank(cfg_.cores, group_->size(), r);
+    const std::string& s = all[static_cast<size_t>(r)];
+    size_t pos = 0;
+    for (int c = b.begin; c < b.end; ++c) {
+      uint64_t len = 0;
+      if (pos + sizeof len > s.size()) return Status::Internal("data parallel: rank " + std::to_string(r) + " sent a short record");
+      std::memcpy(&len, s.data() + pos, sizeof len);
+      pos += sizeof len;
+      if (pos + len > s.size()) return Status::Internal("data parallel: rank " + std::to_string(r) + " sent a short record");
+      per_core[static_cast<size_t>(c)] = s.substr(pos, len);
+      pos += len;
+    }
+  }
+  return Status::Ok();
+}
+
+Status DataParallel::ShareCoreValues(std::span<double> per_core) {
+  if (group_->size() == 1) return Status::Ok();
+  std::vector<std::string> bytes(per_core.size());
+  for (int c = local_.begin; c < local_.end && static_cast<size_t>(c) < per_core.size(); ++c) {
+    bytes[static_cast<size_t>(c)].assign(reinterpret_cast<const char*>(&per_core[static_cast<size_t>(c)]),
+                                         sizeof(double));
+  }
+  PODBENCH_RETURN_IF_ERROR(ShareCoreBytes(bytes));
+  for (size_t c = 0; c < per_core.size(); ++c) std::memcpy(&per_core[c], bytes[c].data(), sizeof(double));
+  return Status::Ok();
+}
+
+Status ShareRoundRobinRows(DataParallel& dp, int64_t chunk, std::vector<std::vector<int32_t>>& rows) {
+  if (dp.ranks().size() == 1) return Status::Ok();
+  const int cores = dp.cores();
+  auto core_of = [&](size_t i) { return static_cast<int>((static_cast<int64_t>(i) / chunk) % cores); };
+  // Per core: its rows in order, each as a 4-byte length and its ids.
+  std::vector<std::string> per_core(static_cast<size_t>(cores));
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const int c = core_of(i);
+    if (!dp.IsLocal(c)) continue;
+    std::string& s = per_core[static_cast<size_t>(c)];
+    const auto len = static_cast<uint32_t>(rows[i].size());
+    s.append(reinterpret_cast<const char*>(&len), sizeof len);
+    s.append(reinterpret_cast<const char*>(rows[i].data()), rows[i].size() * sizeof(int32_t));
+  }
+  PODBENCH_RETURN_IF_ERROR(dp.ShareCoreBytes(per_core));
+  std::vector<size_t> pos(static_cast<size_t>(cores), 0);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const int c = core_of(i);
+    const std::string& s = per_core[static_cast<size_t>(c)];
+    size_t& p = pos[static_cast<size_t>(c)];
+    uint32_t len = 0;
+    if (p + sizeof len > s.size()) return Status::Internal("data parallel: core " + std::to_string(c) + "'s rows are short");
+    std::memcpy(&len, s.data() + p, sizeof len);
+    p += sizeof len;
+    if (p + len * sizeof(int32_t) > s.size()) {
+      return Status::Internal("data parallel: core " + std::to_string(c) + "'s rows are short");
+    }
+    if (!dp.IsLocal(c)) {
+      rows[i].resize(len);
+      std::memcpy(rows[i].data(), s.data() + p, len * sizeof(int32_t));
+    }
+    p += len * sizeof(int32_t);
+  }
+  return Status::Ok();
 }
 
 }  // namespace podbench::functional

@@ -22,6 +22,14 @@
 //     gradient), then the all-gather of the pair gives every replica every
 //     shard. Shards are topology::ShardOfCore's layout.
 //
+//   - Over processes: with DataParallelConfig::ranks (a topology::RankGroup,
+//     e.g. the ranks of `mpirun`), this process holds only its block of the
+//     cores (local_cores(): their threads, gradients, replicas) and every
+//     collective runs over the group, bitwise as in one process. Without
+//     sharding every rank keeps the one fp32 copy and updates it
+//     identically. Per-core results the whole run needs (losses, evaluation
+//     outputs) are exchanged with ShareCoreBytes/ShareCoreValues.
+//
 // Threading contract: OnEveryCore's function may call Sync and
 // CollectiveInStep; then every core must make the same calls in the same
 // order, even after an error (finish the step, return the error after).
@@ -35,9 +43,11 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "base/status.h"
 #include "topology/collectives.h"
+#include "topology/rank_group.h"
 #include "topology/slice.h"
 #include "topology/system.h"
 
@@ -50,6 +60,9 @@ struct DataParallelConfig {
   std::string allreduce = "torus2d";              // a registered all-reduce
   topology::DType gradient_dtype = topology::DType::kF32;
   bool weight_update_sharding = false;
+  // The processes the cores are spread over; null = this process holds
+  // every core (topology::OneProcess()).
+  std::shared_ptr<topology::RankGroup> ranks;
 };
 
 class DataParallel {
@@ -65,23 +78,35 @@ class DataParallel {
   int64_t parameters() const { return n_; }
   bool sharded() const { return replicas_ != nullptr; }
 
-  // Runs f(core) for every core, each on its own host thread (the caller's
-  // when there is one core); returns the first error in core order.
+  // The cores this process holds: all of them, or its rank's block.
+  topology::CoreBlock local_cores() const { return local_; }
+  bool IsLocal(int core) const { return local_.Holds(core); }
+  topology::RankGroup& ranks() const { return *group_; }
+
+  // Runs f(core) for every local core, each on its own host thread (the
+  // caller's when there is one); returns the first error in core order.
   Status OnEveryCore(const std::function<Status(int core)>& f);
   // Inside OnEveryCore: returns once every core has called it.
   void Sync();
   // Inside OnEveryCore, on every core: once all cores have arrived, runs
-  // `algorithm` on `buffers` (holding every core) over `logical`; returns
-  // its status on every core.
+  // `algorithm` on `buffers` (holding every local core) over `logical`,
+  // over the ranks; returns its status on every core.
   Status CollectiveInStep(int core, std::string_view algorithm, const topology::LogicalTopology& logical,
                           topology::CoreBuffers& buffers);
   // Every core of the slice (REQUIRES: cores() > 1).
   const topology::LogicalTopology& whole_slice() const { return *whole_; }
 
+  // Every rank's values of its own cores: on entry per_core[c] is set for
+  // the local cores c (per_core.size() == cores()); on return every entry
+  // holds its core's value, from the rank that owns it. Call between steps,
+  // on every rank.
+  Status ShareCoreBytes(std::vector<std::string>& per_core);
+  Status ShareCoreValues(std::span<double> per_core);
+
   // Sets every weight copy to `w`. REQUIRES: w.size() == parameters().
   void SetWeights(std::span<const float> w);
-  // The weights core `core` computes with: its replica with sharding, else
-  // the one shared copy.
+  // The weights core `core` (a local core) computes with: its replica with
+  // sharding, else the one shared copy.
   const float* weights(int core) const;
   // Core `core`'s gradient buffer (fp32, parameters() elements), for its
   // backward pass to fill. SumGradients replaces it with the sum.
@@ -103,11 +128,13 @@ class DataParallel {
   // core's thread at once, so it must touch only [begin, end) of any state.
   using ShardUpdate = std::function<void(int core, int64_t begin, int64_t end, float* w, const float* g)>;
   // Applies `update` to shard(core) of the weights core `core` owns, for
-  // every core that owns any, then all-gathers the shards (with sharding).
+  // every local core that owns any, then all-gathers the shards (with
+  // sharding). Without sharding every rank updates its copy as core 0.
   Status ApplyUpdate(const ShardUpdate& update);
 
   // Sums small per-core vectors over all cores with `allreduce` (e.g. the
-  // per-layer partial norms LARS needs under sharding).
+  // per-layer partial norms LARS needs under sharding). `buffers` hold the
+  // local cores.
   Status AllReduce(topology::CoreBuffers& buffers);
 
  private:
@@ -116,6 +143,8 @@ class DataParallel {
 
   DataParallelConfig cfg_;
   int64_t n_ = 0;
+  std::shared_ptr<topology::RankGroup> group_;
+  topology::CoreBlock local_;
   std::optional<topology::Slice> slice_;
   std::optional<topology::LogicalTopology> whole_;
   std::optional<topology::Schedule> allreduce_, reduce_scatter_, all_gather_;
@@ -126,5 +155,11 @@ class DataParallel {
   struct Meeting;
   std::unique_ptr<Meeting> meeting_;
 };
+
+// For outputs dealt to the cores round-robin in chunks (chunk k of `chunk`
+// rows to core k % cores(), as the Translate functions deal sentences):
+// `rows` holds the rows of this process's cores on entry, every row on
+// return (from the ranks that computed them). Call on every rank.
+Status ShareRoundRobinRows(DataParallel& dp, int64_t chunk, std::vector<std::vector<int32_t>>& rows);
 
 }  // namespace podbench::functional

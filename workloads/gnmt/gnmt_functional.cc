@@ -39,7 +39,10 @@ Result<std::unique_ptr<FunctionalGnmt>> FunctionalGnmt::Create(const FunctionalC
   std::unique_ptr<FunctionalGnmt> t(new FunctionalGnmt(config));
   PODBENCH_ASSIGN_OR_RETURN(t->dp_, functional::DataParallel::Create(config.parallel, t->layout_.total));
   t->dp_->SetWeights(InitialParameters(config.model, config.seed));
-  for (int c = 0; c < cores; ++c) t->cores_.push_back(std::make_unique<GnmtCore>(config.model, t->layout_));
+  t->cores_.resize(static_cast<size_t>(cores));  // this process's cores only
+  for (int c = t->dp_->local_cores().begin; c < t->dp_->local_cores().end; ++c) {
+    t->cores_[static_cast<size_t>(c)] = std::make_unique<GnmtCore>(config.model, t->layout_);
+  }
   t->adam_m_.assign(static_cast<size_t>(t->layout_.total), 0.f);
   t->adam_v_.assign(static_cast<size_t>(t->layout_.total), 0.f);
   return t;
@@ -81,6 +84,12 @@ Result<double> FunctionalGnmt::ComputeGradients(const translation::PackedRows& b
   };
   PODBENCH_RETURN_IF_ERROR(dp_->OnEveryCore(work));
   PODBENCH_RETURN_IF_ERROR(dp_->SumGradients());
+  // Every rank's cores' values (positions are exact in a double).
+  std::vector<double> pos_d(positions.begin(), positions.end());
+  PODBENCH_RETURN_IF_ERROR(dp_->ShareCoreValues(loss));
+  PODBENCH_RETURN_IF_ERROR(dp_->ShareCoreValues(pos_d));
+  PODBENCH_RETURN_IF_ERROR(dp_->ShareCoreValues(norms_));
+  for (size_t c = 0; c < positions.size(); ++c) positions[c] = static_cast<int64_t>(pos_d[c]);
   const int64_t n = std::accumulate(positions.begin(), positions.end(), int64_t{0});
   const double sum = std::accumulate(loss.begin(), loss.end(), 0.0);
   return n > 0 ? sum / static_cast<double>(n) : 0.0;
@@ -126,6 +135,7 @@ Result<std::vector<std::vector<int32_t>>> FunctionalGnmt::Translate(const std::v
     return Status::Ok();
   };
   PODBENCH_RETURN_IF_ERROR(dp_->OnEveryCore(work));
+  PODBENCH_RETURN_IF_ERROR(functional::ShareRoundRobinRows(*dp_, chunk, out));
   return out;
 }
 

@@ -76,7 +76,8 @@ class FunctionalGnmt {
   Result<std::vector<std::vector<int32_t>>> Translate(const std::vector<std::vector<int32_t>>& sources,
                                                       const translation::BeamSearchOptions& beam, int chunk = 32);
 
-  const float* weights(int core = 0) const { return dp_->weights(core); }
+  // -1: this process's first core.
+  const float* weights(int core = -1) const { return dp_->weights(core < 0 ? dp_->local_cores().begin : core); }
   int64_t num_parameters() const { return layout_.total; }
   const GnmtLayout& layout() const { return layout_; }
   int64_t steps() const { return step_; }

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "base/hash.h"
 #include "topology/slice.h"
 #include "workloads/functional/parallel_hyperparameters.h"
 #include "workloads/gnmt/gnmt_functional.h"
@@ -119,6 +120,7 @@ class GnmtFunctionalSession : public workloads::Session {
     FunctionalConfig fc;
     fc.model = FunctionalModel(hp, data_->vocab.size());
     fc.parallel = functional::DataParallelFromHyperparameters(hp, ctx_.slice, ctx_.system.get());
+    fc.parallel.ranks = ctx_.ranks;
     fc.global_batch = batch_;
     fc.max_gradient_norm = hp.Float("max_gradient_norm");
     fc.seed = ctx_.seed;
@@ -194,6 +196,12 @@ class GnmtFunctionalSession : public workloads::Session {
     r.emulated_s = run_.EvalS(run_.BlockTrainS(batches_->batches_per_pass()),
                               bleu.score >= ctx_.hp.Float("functional_target"));
     return r;
+  }
+
+  Result<std::string> ParameterFingerprint() const override {
+    if (!model_) return Status::FailedPrecondition("gnmt: no model before Initialize");
+    return FingerprintOf({reinterpret_cast<const char*>(model_->weights()),
+                          static_cast<size_t>(model_->num_parameters()) * sizeof(float)});
   }
 
  private:

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/hash.h"
 #include "kernels/cost/tpu_cost.h"
 #include "topology/collectives.h"
 #include "topology/logical.h"
@@ -225,6 +226,7 @@ class SsdSession : public Session {
     fc.allreduce = hp.String("allreduce");
     fc.precision = hp.String("functional_precision") == "fp32" ? kernels::Precision::kF32 : kernels::Precision::kBf16;
     fc.seed = ctx_.seed;
+    fc.ranks = ctx_.ranks;
     PODBENCH_ASSIGN_OR_RETURN(net_, ssd::FunctionalSsd::Create(fc));
     ssd::SsdDataConfig dc;
     dc.shapes.height = dc.shapes.width = fc.net.image_size;
@@ -306,6 +308,15 @@ class SsdSession : public Session {
     return static_cast<float>(lr);
   }
 
+
+ public:
+  Result<std::string> ParameterFingerprint() const override {
+    if (!net_) return Status::FailedPrecondition("ssd: no model before Initialize");
+    const std::vector<float>& p = net_->parameters();
+    return FingerprintOf({reinterpret_cast<const char*>(p.data()), p.size() * sizeof(float)});
+  }
+
+ private:
   RunContext ctx_;
   std::optional<topology::Slice> slice_;
   std::unique_ptr<ssd::FunctionalSsd> net_;

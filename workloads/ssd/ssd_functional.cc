@@ -130,18 +130,19 @@ struct FunctionalSsd::Comms {
     Comms* comms;
     void operator()() noexcept { comms->RunPendingSchedule(); }
   };
-  explicit Comms(int cores) : barrier(cores, RunPending{this}) {}
+  Comms(topology::RankGroup& g, topology::CoreBlock l) : group(g), local(l), barrier(l.size(), RunPending{this}) {}
   void RunPendingSchedule() {
     if (pending == nullptr) return;
-    Status s = topology::RunFunctional(pending->sched, *pending->buf, 1);
+    Status s = group.Run(pending->sched, *pending->buf, 1);
     if (!s.ok() && error.ok()) error = s;
     pending = nullptr;
   }
-  // Every core calls it once its part of `b` is written; returns when the
-  // collective has run. REQUIRES: all cores call it with the same buffer.
-  void Run(int cores, int core, Buffer& b) {
-    if (core == 0) pending = &b;  // read by the completion, after core 0 arrived
-    if (cores > 1) {
+  // Every local core calls it once its part of `b` is written; returns when
+  // the collective has run (over the ranks). REQUIRES: all cores call it
+  // with the same buffer.
+  void Run(int /*cores*/, int core, Buffer& b) {
+    if (core == local.begin) pending = &b;  // read by the completion, after this core arrived
+    if (local.size() > 1) {
       barrier.arrive_and_wait();
     } else {
       RunPendingSchedule();
@@ -152,6 +153,8 @@ struct FunctionalSsd::Comms {
   std::vector<Buffer> step;  // per training step: halo exchange or gather
   std::vector<Buffer> bn;    // per training step: BN statistics
   Buffer pred;               // predictions and their gradient within a replica
+  topology::RankGroup& group;
+  topology::CoreBlock local;  // this process's cores
   Buffer* pending = nullptr;
   Status error;  // of a collective
   std::barrier<RunPending> barrier;
@@ -185,7 +188,7 @@ Result<std::unique_ptr<FunctionalSsd>> FunctionalSsd::Create(const FunctionalCon
   return s;
 }
 
-const float* FunctionalSsd::gradient() const { return dp_->summed_gradient(0); }
+const float* FunctionalSsd::gradient() const { return dp_->summed_gradient(dp_->local_cores().begin); }
 
 class FunctionalSsd::Core::Reducer : public kernels::BatchNormStatsReducer {
  public:
@@ -246,8 +249,10 @@ Status FunctionalSsd::Setup(const FunctionalConfig& config) {
   dpc.slice = cfg_.slice;
   dpc.system = &sys;
   dpc.allreduce = cfg_.allreduce;
+  dpc.ranks = cfg_.ranks;
   PODBENCH_ASSIGN_OR_RETURN(dp_, functional::DataParallel::Create(dpc, net_.num_params));
-  comms_ = std::make_unique<Comms>(cores_);
+  const topology::CoreBlock local = dp_->local_cores();
+  comms_ = std::make_unique<Comms>(dp_->ranks(), local);
   Comms& cm = *comms_;
   cm.step.resize(tp.steps.size());
   cm.bn.resize(tp.steps.size());
@@ -258,7 +263,7 @@ Status FunctionalSsd::Setup(const FunctionalConfig& config) {
     PODBENCH_ASSIGN_OR_RETURN(cm.bn_group, topology::LogicalTopology::ReplicaGroups(*cm.slice, k, cfg_.bn_group));
     auto make = [&](Comms::Buffer& b, const std::string& algo, const topology::LogicalTopology& lt,
                     uint64_t elements) -> Status {
-      b.buf = std::make_unique<topology::CoreBuffers>(topology::DType::kF32, elements, 0, cores_);
+      b.buf = std::make_unique<topology::CoreBuffers>(topology::DType::kF32, elements, local.begin, local.end);
       PODBENCH_ASSIGN_OR_RETURN(b.sched, BuildSchedule(algo, lt, elements));
       return Status::Ok();
     };
@@ -279,7 +284,7 @@ Status FunctionalSsd::Setup(const FunctionalConfig& config) {
   }
   if (!cm.pred.buf) {
     cm.pred.buf = std::make_unique<topology::CoreBuffers>(topology::DType::kF32, static_cast<uint64_t>(n * A * P),
-                                                          0, cores_);
+                                                          local.begin, local.end);
   }
 
   // Initial weights: He normal backbone and extra convolutions, Xavier
@@ -310,7 +315,8 @@ Status FunctionalSsd::Setup(const FunctionalConfig& config) {
     }
   }
 
-  for (int c = 0; c < cores_; ++c) {
+  core_.resize(static_cast<size_t>(cores_));  // this process's cores only
+  for (int c = local.begin; c < local.end; ++c) {
     auto core = std::make_unique<Core>();
     const size_t bn = static_cast<size_t>(tp.bn_channels);
     core->running_mean.assign(bn, 0.f);
@@ -325,7 +331,7 @@ Status FunctionalSsd::Setup(const FunctionalConfig& config) {
     }
     core->eval_act.resize(eval_plan_->shape.size());
     if (k * cfg_.bn_group > 1) core->reducer = std::make_unique<Core::Reducer>(this, c);
-    core_.push_back(std::move(core));
+    core_[static_cast<size_t>(c)] = std::move(core);
   }
   last_pred_.assign(static_cast<size_t>(cfg_.global_batch * A * P), 0.f);
   replica_loss_.assign(static_cast<size_t>(replicas), 0.0);
@@ -781,10 +787,15 @@ Result<double> FunctionalSsd::ComputeGradients(const DetectionBatch& batch) {
     Backward(*train_plan_, c, n);
     return Status::Ok();
   }));
-  double loss = 0;
-  for (const auto& core : core_) loss += core->loss;
   PODBENCH_RETURN_IF_ERROR(comms_->error);
   PODBENCH_RETURN_IF_ERROR(dp_->SumGradients());
+  std::vector<double> losses(static_cast<size_t>(cores_), 0.0);
+  for (int c = dp_->local_cores().begin; c < dp_->local_cores().end; ++c) {
+    losses[static_cast<size_t>(c)] = core_[static_cast<size_t>(c)]->loss;
+  }
+  PODBENCH_RETURN_IF_ERROR(dp_->ShareCoreValues(losses));
+  double loss = 0;
+  for (double l : losses) loss += l;
   return loss / static_cast<double>(cfg_.global_batch);
 }
 
@@ -826,6 +837,31 @@ Result<std::vector<float>> FunctionalSsd::Predict(const float* images, int64_t n
     }
     return Status::Ok();
   }));
+  if (dp_->ranks().size() > 1) {
+    // Every rank's chunks: per core, its chunks' outputs in order.
+    const size_t per_image = static_cast<size_t>(A * P);
+    std::vector<std::string> per_core(static_cast<size_t>(cores_));
+    for (int64_t q = 0; q < chunks; ++q) {
+      const int c = static_cast<int>(q % cores_);
+      if (!dp_->IsLocal(c)) continue;
+      const int64_t begin = q * chunk, m = std::min(chunk, n - begin);
+      per_core[static_cast<size_t>(c)].append(reinterpret_cast<const char*>(out.data() + static_cast<size_t>(begin) * per_image),
+                                              static_cast<size_t>(m) * per_image * sizeof(float));
+    }
+    PODBENCH_RETURN_IF_ERROR(dp_->ShareCoreBytes(per_core));
+    std::vector<size_t> pos(static_cast<size_t>(cores_), 0);
+    for (int64_t q = 0; q < chunks; ++q) {
+      const int c = static_cast<int>(q % cores_);
+      const int64_t begin = q * chunk, m = std::min(chunk, n - begin);
+      const size_t bytes = static_cast<size_t>(m) * per_image * sizeof(float);
+      const std::string& s = per_core[static_cast<size_t>(c)];
+      if (pos[static_cast<size_t>(c)] + bytes > s.size()) {
+        return Status::Internal("ssd functional: core " + std::to_string(c) + "'s predictions are short");
+      }
+      if (!dp_->IsLocal(c)) std::memcpy(out.data() + static_cast<size_t>(begin) * per_image, s.data() + pos[static_cast<size_t>(c)], bytes);
+      pos[static_cast<size_t>(c)] += bytes;
+    }
+  }
   return out;
 }
 

@@ -59,6 +59,10 @@ struct FunctionalConfig {
   // core, no topology.
   std::string slice;
   const topology::SystemSpec* system = nullptr;  // null = topology::DefaultSystem()
+  // The processes the cores are spread over (functional::DataParallelConfig::
+  // ranks); null = this process holds every core. With several ranks,
+  // last_predictions() holds this process's replicas' images only.
+  std::shared_ptr<topology::RankGroup> ranks;
   int partitions = 1;           // cores per replica; REQUIRES: divides the slice's cores
   int64_t global_batch = 32;    // REQUIRES: a positive multiple of the replicas
   int bn_group = 1;             // replicas per batch-norm group; REQUIRES: divides the replicas
@@ -116,6 +120,7 @@ class FunctionalSsd {
   // core assembled them: [global_batch, anchors, pred_width].
   const std::vector<float>& last_predictions() const { return last_pred_; }
   std::vector<float>& parameters() { return params_; }
+  const std::vector<float>& parameters() const { return params_; }
   const float* gradient() const;
   const SsdNet& net() const { return net_; }
   const FunctionalConfig& config() const { return cfg_; }

@@ -8,6 +8,13 @@
 // gives (a table made for SGD at learning rate 0.05, the only rate projected
 // mode accepts).
 //
+// Over MPI ranks (RunContext::ranks) each rank computes the examples of its
+// block of the emulated cores (each core takes global_batch / cores
+// consecutive examples of a step's batch) and the evaluation examples of
+// that block; the gradient is summed down the ranks in rank order, each
+// rank adding its examples to the running sum it receives, so the sum is
+// bitwise the one-process loop's. The accuracy sums integer counts.
+//
 // Its emulated clock is priced by the same cost model as every workload, with
 // the run's system description (--system): kernels/' TPU-v3 cost functions
 // for the compute and the update, topology/'s collective model for the
@@ -17,10 +24,14 @@
 // (23.6 GFLOP forward + backward, ResNet-50's order at 224x224).
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <string>
+#include <utility>
 #include <optional>
 #include <random>
 #include <vector>
 
+#include "base/hash.h"
 #include "kernels/cost/tpu_cost.h"
 #include "topology/collectives.h"
 #include "topology/logical.h"
@@ -65,7 +76,7 @@ class ToySession : public Session {
     int64_t trained = epochs;
     if (ctx_.mode == Mode::kFunctional) {
       for (int64_t e = 0; e < epochs; ++e) {
-        TrainEpoch(first_epoch + e, steps_per_epoch);
+        PODBENCH_RETURN_IF_ERROR(TrainEpoch(first_epoch + e, steps_per_epoch));
         if (!std::all_of(weights_.begin(), weights_.end(), [](double w) { return std::isfinite(w); })) {
           r.diverged = true;
           trained = e + 1;
@@ -83,7 +94,7 @@ class ToySession : public Session {
     EvalResult r;
     r.emulated_s = eval_s_;
     if (ctx_.mode == Mode::kFunctional) {
-      r.metrics["accuracy"] = Accuracy();
+      PODBENCH_ASSIGN_OR_RETURN(r.metrics["accuracy"], Accuracy());
     } else {
       // Convergence table: epochs to the target grow with the batch size.
       double reach = 2 + std::log2(std::max(1.0, static_cast<double>(batch_) / 64.0));
@@ -169,34 +180,72 @@ class ToySession : public Session {
     return z;
   }
 
-  void TrainEpoch(int64_t epoch, int64_t steps) {
+  topology::RankGroup& Ranks() const { return ctx_.ranks ? *ctx_.ranks : *topology::OneProcess(); }
+
+  // [begin, end) of `n` items split over the slice's cores in equal
+  // consecutive shares: this rank's cores' part.
+  std::pair<int64_t, int64_t> MyPart(int64_t n) const {
+    const topology::CoreBlock b = Ranks().CoresOf(ctx_.slice.cores);
+    const int64_t cores = ctx_.slice.cores;
+    return {n * b.begin / cores, n * b.end / cores};
+  }
+
+  Status TrainEpoch(int64_t epoch, int64_t steps) {
     std::shuffle(order_.begin(), order_.end(), rng_);
     std::vector<double> grad(kFeatures + 1);
+    topology::RankGroup& ranks = Ranks();
+    const auto [first, last] = MyPart(batch_);
     for (int64_t s = 0; s < steps; ++s) {
       std::fill(grad.begin(), grad.end(), 0.0);
-      for (int64_t k = 0; k < batch_; ++k) {
-        int64_t i = order_[static_cast<size_t>((s * batch_ + k) % train_n_)];
-        double p = 1 / (1 + std::exp(-Logit(train_x_, i)));
-        double err = p - train_y_[static_cast<size_t>(i)];
-        for (int f = 0; f < kFeatures; ++f) {
-          grad[static_cast<size_t>(f)] += err * train_x_[static_cast<size_t>(i * kFeatures + f)];
+      // Rank j adds its examples to the sum of ranks 0..j-1.
+      for (int j = 0; j < ranks.size(); ++j) {
+        if (j == ranks.rank()) {
+          for (int64_t k = first; k < last; ++k) {
+            int64_t i = order_[static_cast<size_t>((s * batch_ + k) % train_n_)];
+            double p = 1 / (1 + std::exp(-Logit(train_x_, i)));
+            double err = p - train_y_[static_cast<size_t>(i)];
+            for (int f = 0; f < kFeatures; ++f) {
+              grad[static_cast<size_t>(f)] += err * train_x_[static_cast<size_t>(i * kFeatures + f)];
+            }
+            grad[kFeatures] += err;
+          }
         }
-        grad[kFeatures] += err;
+        if (ranks.size() == 1) break;
+        std::string mine;
+        if (j == ranks.rank()) mine.assign(reinterpret_cast<const char*>(grad.data()), grad.size() * sizeof(double));
+        PODBENCH_ASSIGN_OR_RETURN(std::vector<std::string> all, ranks.AllGather(mine));
+        const std::string& sum = all[static_cast<size_t>(j)];
+        if (sum.size() != grad.size() * sizeof(double)) return Status::Internal("toy: rank " + std::to_string(j) + " sent a short gradient");
+        std::memcpy(grad.data(), sum.data(), sum.size());
       }
       for (size_t f = 0; f < grad.size(); ++f) {
         weights_[f] -= lr_ * grad[f] / static_cast<double>(batch_);
       }
       ctx_.on_step({epoch, s + 1, steps});
     }
+    return Status::Ok();
   }
 
-  double Accuracy() const {
+  Result<double> Accuracy() const {
     int64_t right = 0;
-    for (int64_t i = 0; i < kEvalExamples; ++i) {
+    const auto [first, last] = MyPart(kEvalExamples);
+    for (int64_t i = first; i < last; ++i) {
       right += (Logit(eval_x_, i) > 0 ? 1 : 0) == eval_y_[static_cast<size_t>(i)];
+    }
+    if (Ranks().size() > 1) {
+      PODBENCH_ASSIGN_OR_RETURN(std::vector<std::string> all, Ranks().AllGather(std::to_string(right)));
+      right = 0;
+      for (const std::string& r : all) right += std::stoll(r);
     }
     return static_cast<double>(right) / static_cast<double>(kEvalExamples);
   }
+
+ public:
+  Result<std::string> ParameterFingerprint() const override {
+    return FingerprintOf({reinterpret_cast<const char*>(weights_.data()), weights_.size() * sizeof(double)});
+  }
+
+ private:
 
   RunContext ctx_;
   int64_t train_n_ = 0, batch_ = 0;

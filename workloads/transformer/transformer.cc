@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "base/hash.h"
 #include "topology/slice.h"
 #include "workloads/functional/parallel_hyperparameters.h"
 #include "workloads/transformer/transformer_functional.h"
@@ -159,6 +160,7 @@ class TransformerSession : public Session {
     transformer::FunctionalConfig fc;
     fc.model = FunctionalModel(hp, data_->vocab.size());
     fc.parallel = functional::DataParallelFromHyperparameters(hp, ctx_.slice, ctx_.system.get());
+    fc.parallel.ranks = ctx_.ranks;
     fc.global_batch = batch_;
     fc.adam = {hp.Float("opt_adam_beta_1"), hp.Float("opt_adam_beta_2"), hp.Float("opt_adam_epsilon")};
     fc.seed = ctx_.seed;
@@ -238,6 +240,12 @@ class TransformerSession : public Session {
     // Priced as the layer decodes: the full decode length, every beam.
     r.emulated_s = run_.EvalS(run_.BlockTrainS(packed_->rows / batch_), bleu.score >= ctx_.hp.Float("functional_target"));
     return r;
+  }
+
+  Result<std::string> ParameterFingerprint() const override {
+    if (!model_) return Status::FailedPrecondition("transformer: no model before Initialize");
+    return FingerprintOf({reinterpret_cast<const char*>(model_->weights()),
+                          static_cast<size_t>(model_->num_parameters()) * sizeof(float)});
   }
 
  private:

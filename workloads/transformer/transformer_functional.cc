@@ -32,7 +32,10 @@ Result<std::unique_ptr<FunctionalTransformer>> FunctionalTransformer::Create(con
   std::unique_ptr<FunctionalTransformer> t(new FunctionalTransformer(config));
   PODBENCH_ASSIGN_OR_RETURN(t->dp_, functional::DataParallel::Create(config.parallel, t->layout_.total));
   t->dp_->SetWeights(InitialParameters(config.model, config.seed));
-  for (int c = 0; c < cores; ++c) t->cores_.push_back(std::make_unique<TransformerCore>(config.model, t->layout_));
+  t->cores_.resize(static_cast<size_t>(cores));  // this process's cores only
+  for (int c = t->dp_->local_cores().begin; c < t->dp_->local_cores().end; ++c) {
+    t->cores_[static_cast<size_t>(c)] = std::make_unique<TransformerCore>(config.model, t->layout_);
+  }
   t->adam_m_.assign(static_cast<size_t>(t->layout_.total), 0.f);
   t->adam_v_.assign(static_cast<size_t>(t->layout_.total), 0.f);
   t->shares_.resize(static_cast<size_t>(cores));
@@ -68,6 +71,7 @@ Result<double> FunctionalTransformer::ComputeGradients(const translation::Packed
   };
   PODBENCH_RETURN_IF_ERROR(dp_->OnEveryCore(work));
   PODBENCH_RETURN_IF_ERROR(dp_->SumGradients());
+  PODBENCH_RETURN_IF_ERROR(dp_->ShareCoreValues(loss));
   return std::accumulate(loss.begin(), loss.end(), 0.0) / static_cast<double>(tokens);
 }
 
@@ -116,6 +120,7 @@ Result<std::vector<std::vector<int32_t>>> FunctionalTransformer::Translate(
     return Status::Ok();
   };
   PODBENCH_RETURN_IF_ERROR(dp_->OnEveryCore(work));
+  PODBENCH_RETURN_IF_ERROR(functional::ShareRoundRobinRows(*dp_, chunk, out));
   return out;
 }
 

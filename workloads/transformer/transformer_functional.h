@@ -73,8 +73,9 @@ class FunctionalTransformer {
                                                       const translation::BeamSearchOptions& beam, int extra_length,
                                                       int chunk = 32);
 
-  // Core `core`'s weights (all replicas are equal between steps).
-  const float* weights(int core = 0) const { return dp_->weights(core); }
+  // Core `core`'s weights (all replicas are equal between steps); -1: this
+  // process's first core.
+  const float* weights(int core = -1) const { return dp_->weights(core < 0 ? dp_->local_cores().begin : core); }
   int64_t num_parameters() const { return layout_.total; }
   const ParameterLayout& layout() const { return layout_; }
   const functional::DataParallel& parallel() const { return *dp_; }

@@ -1,12 +1,19 @@
 // The shared data-parallel machinery: gradient sums over 8 emulated cores in
 // fp32 and bf16, weight-update sharding that tiles the parameters and
-// matches the replicated update, collectives inside a step, bad configs.
+// matches the replicated update, collectives inside a step, bad configs;
+// and the same spread over ranks (an in-process rank group of threads, so
+// ThreadSanitizer sees the threads a rank runs), bitwise equal to one
+// process.
 #include <atomic>
+#include <barrier>
 #include <cmath>
+#include <cstring>
+#include <thread>
 
 #include <gtest/gtest.h>
 
 #include "kernels/bf16.h"
+#include "topology/rank_group.h"
 #include "workloads/functional/data_parallel.h"
 
 namespace podbench::functional {
@@ -167,6 +174,152 @@ TEST(DataParallelTest, RefusesBadConfigs) {
   c = Config(8, true);
   c.allreduce = "reduce_scatter";  // has no sharded pair
   EXPECT_FALSE(DataParallel::Create(c, 10).ok());
+}
+
+// R ranks as threads of this process: a rank's Run copies its cores into
+// one buffer of every core, rank 0 runs the schedule there with
+// topology::RunFunctional, and every rank copies its cores back.
+class ThreadWorld {
+ public:
+  explicit ThreadWorld(int ranks) : ranks_(ranks), barrier_(ranks), parts_(ranks), gathered_(ranks) {}
+
+  class Rank : public topology::RankGroup {
+   public:
+    Rank(ThreadWorld* w, int r) : w_(w), r_(r) {}
+    int rank() const override { return r_; }
+    int size() const override { return w_->ranks_; }
+    uint64_t bytes_sent() const override { return 0; }
+    Status Run(const topology::Schedule& schedule, topology::CoreBuffers& buffers, int threads) override {
+      w_->parts_[static_cast<size_t>(r_)] = &buffers;
+      w_->barrier_.arrive_and_wait();
+      if (r_ == 0) {
+        topology::CoreBuffers whole(buffers.dtype(), buffers.elements(), 0, schedule.num_cores);
+        const size_t bytes = buffers.elements() * static_cast<size_t>(topology::BytesPerElement(buffers.dtype()));
+        for (topology::CoreBuffers* p : w_->parts_) {
+          for (int c = p->core_begin(); c < p->core_end(); ++c) std::memcpy(whole.Data(c), p->Data(c), bytes);
+        }
+        w_->status_ = topology::RunFunctional(schedule, whole, threads);
+        for (topology::CoreBuffers* p : w_->parts_) {
+          for (int c = p->core_begin(); c < p->core_end(); ++c) std::memcpy(p->Data(c), whole.Data(c), bytes);
+        }
+      }
+      w_->barrier_.arrive_and_wait();
+      Status s = w_->status_;
+      w_->barrier_.arrive_and_wait();
+      return s;
+    }
+    Result<std::vector<std::string>> AllGather(std::string_view mine) override {
+      w_->gathered_[static_cast<size_t>(r_)] = std::string(mine);
+      w_->barrier_.arrive_and_wait();
+      std::vector<std::string> all = w_->gathered_;
+      w_->barrier_.arrive_and_wait();
+      return all;
+    }
+
+   private:
+    ThreadWorld* w_;
+    int r_;
+  };
+
+  // Runs f(rank group) on one thread per rank.
+  void OnEveryRank(const std::function<void(const std::shared_ptr<topology::RankGroup>&)>& f) {
+    std::vector<std::thread> threads;
+    for (int r = 0; r < ranks_; ++r) {
+      threads.emplace_back([this, r, &f] { f(std::make_shared<Rank>(this, r)); });
+    }
+    for (auto& t : threads) t.join();
+  }
+
+ private:
+  int ranks_;
+  std::barrier<> barrier_;
+  std::vector<topology::CoreBuffers*> parts_;
+  std::vector<std::string> gathered_;
+  Status status_;
+};
+
+// Three steps of gradient sums, a collective inside each step, shared
+// per-core values and an SGD update; returns the weights of core `probe`'s
+// process (every replica) and the per-core values.
+struct Trained {
+  std::vector<float> weights;
+  std::vector<double> values;
+  std::vector<float> stats;
+};
+Trained TrainSteps(DataParallel& dp, int probe) {
+  const int64_t n = dp.parameters();
+  std::vector<float> w0(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) w0[static_cast<size_t>(i)] = 0.01f * static_cast<float>(i % 17);
+  dp.SetWeights(w0);
+  topology::CoreBuffers stats(topology::DType::kF32, 4, dp.local_cores().begin, dp.local_cores().end);
+  Trained t;
+  t.values.assign(static_cast<size_t>(dp.cores()), 0.0);
+  for (int step = 0; step < 3; ++step) {
+    Status s = dp.OnEveryCore([&](int c) {
+      float* g = dp.gradient(c);
+      const float* w = dp.weights(c);
+      for (int64_t i = 0; i < n; ++i) g[i] = Grad(c, i) * (1.f + w[i]);
+      for (uint64_t i = 0; i < 4; ++i) stats.Set(c, i, static_cast<float>(c + step) + g[i]);
+      PODBENCH_RETURN_IF_ERROR(dp.CollectiveInStep(c, "ring", dp.whole_slice(), stats));
+      t.values[static_cast<size_t>(c)] = stats.Get(c, 1) * (c + 1);
+      return Status::Ok();
+    });
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    EXPECT_TRUE(dp.ShareCoreValues(t.values).ok());
+    EXPECT_TRUE(dp.SumGradients().ok());
+    EXPECT_TRUE(dp.ApplyUpdate([](int, int64_t b, int64_t e, float* w, const float* g) {
+                    for (int64_t i = b; i < e; ++i) w[i] -= 0.5f * g[i];
+                  }).ok());
+  }
+  t.weights.assign(dp.weights(probe), dp.weights(probe) + n);
+  t.stats = {stats.Get(probe, 0), stats.Get(probe, 3)};
+  return t;
+}
+
+TEST(DataParallelTest, OverRanksEqualsOneProcessBitwise) {
+  for (bool sharded : {false, true}) {
+    for (auto dtype : {topology::DType::kF32, topology::DType::kBF16}) {
+      auto one = DataParallel::Create(Config(8, sharded, dtype), 1003);
+      ASSERT_TRUE(one.ok());
+      const Trained ref = TrainSteps(**one, 0);
+      for (int ranks : {2, 4, 3}) {
+        ThreadWorld world(ranks);
+        std::vector<Trained> got(static_cast<size_t>(ranks));
+        std::vector<topology::CoreBlock> blocks(static_cast<size_t>(ranks));
+        world.OnEveryRank([&](const std::shared_ptr<topology::RankGroup>& g) {
+          DataParallelConfig cfg = Config(8, sharded, dtype);
+          cfg.ranks = g;
+          auto dp = DataParallel::Create(cfg, 1003);
+          ASSERT_TRUE(dp.ok()) << dp.status().ToString();
+          blocks[static_cast<size_t>(g->rank())] = (*dp)->local_cores();
+          got[static_cast<size_t>(g->rank())] = TrainSteps(**dp, (*dp)->local_cores().end - 1);
+        });
+        for (int r = 0; r < ranks; ++r) {
+          const std::string what = std::to_string(ranks) + " ranks, rank " + std::to_string(r) +
+                                   (sharded ? ", sharded" : "") + (dtype == topology::DType::kBF16 ? ", bf16" : "");
+          const topology::CoreBlock b = blocks[static_cast<size_t>(r)];
+          EXPECT_EQ(b.begin, topology::CoresOfRank(8, ranks, r).begin) << what;
+          EXPECT_EQ(b.end, topology::CoresOfRank(8, ranks, r).end) << what;
+          const Trained& t = got[static_cast<size_t>(r)];
+          ASSERT_EQ(t.weights.size(), ref.weights.size()) << what;
+          EXPECT_EQ(std::memcmp(t.weights.data(), ref.weights.data(), ref.weights.size() * sizeof(float)), 0) << what;
+          EXPECT_EQ(t.values, ref.values) << what;
+          EXPECT_EQ(t.stats, ref.stats) << what;
+        }
+      }
+    }
+  }
+}
+
+TEST(DataParallelTest, RefusesMoreRanksThanCores) {
+  ThreadWorld world(3);
+  world.OnEveryRank([&](const std::shared_ptr<topology::RankGroup>& g) {
+    DataParallelConfig cfg = Config(1);
+    cfg.ranks = g;
+    auto dp = DataParallel::Create(cfg, 10);
+    ASSERT_FALSE(dp.ok());
+    EXPECT_NE(dp.status().message().find("every rank needs at least one core"), std::string::npos);
+  });
 }
 
 }  // namespace
