@@ -312,7 +312,10 @@ TEST(ReadmeTest, EveryExampleRunsAndPrintsWhatTheReadmeQuotes) {
   if (shared) fs::create_directory_symlink(fs::absolute(*shared), root / "shared");
   const std::string env = "cd '" + work.string() + "' && export PATH='" + bin.string() +
                           "':\"$PATH\" PODBENCH_SOURCE_DIR='" + PODBENCH_SOURCE_DIR + "' XDG_CACHE_HOME='" +
-                          (root / "cache").string() + "' && ";
+                          (root / "cache").string() +
+                          // The README's mpirun example: CI runs as root, maybe on fewer cores than ranks.
+                          "' OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+                          "OMPI_MCA_rmaps_base_oversubscribe=1 && ";
 
   int ran = 0, substituted = 0, skipped = 0;
   std::vector<std::string> unwritten;  // files skipped commands would have written
