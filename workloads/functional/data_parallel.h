@@ -35,6 +35,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "base/status.h"
 #include "topology/collectives.h"
@@ -50,6 +51,11 @@ struct DataParallelConfig {
   std::string allreduce = "torus2d";              // a registered all-reduce
   topology::DType gradient_dtype = topology::DType::kF32;
   bool weight_update_sharding = false;
+  // Weight-update sharding: the registered reduce-scatter and all-gather to
+  // run instead of topology::ShardedPairOf(allreduce) (e.g. to keep one pair
+  // whatever the all-reduce). Both or neither; each must give core c its
+  // topology::ShardOfCore shard (InvalidArgument otherwise).
+  std::string reduce_scatter, all_gather;
 };
 
 class DataParallel {
@@ -77,12 +83,19 @@ class DataParallel {
                           topology::CoreBuffers& buffers);
   // Every core of the slice (REQUIRES: cores() > 1).
   const topology::LogicalTopology& whole_slice() const { return *whole_; }
+  // The slice itself, e.g. to build replica groups for CollectiveInStep
+  // (REQUIRES: cores() > 1).
+  const topology::Slice& slice() const { return *slice_; }
 
   // Sets every weight copy to `w`. REQUIRES: w.size() == parameters().
   void SetWeights(std::span<const float> w);
   // The weights core `core` computes with: its replica with sharding, else
   // the one shared copy.
   const float* weights(int core) const;
+  // Without sharding: the one shared copy itself, which the caller may read
+  // and edit between steps (ApplyUpdate updates it in place). REQUIRES:
+  // !sharded().
+  std::vector<float>& shared_weights() { return weights_; }
   // Core `core`'s gradient buffer (fp32, parameters() elements), for its
   // backward pass to fill. SumGradients replaces it with the sum.
   float* gradient(int core);
