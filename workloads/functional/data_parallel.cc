@@ -128,9 +128,10 @@ Status DataParallel::CollectiveInStep(int core, std::string_view algorithm, cons
   Sync();
   if (core == 0) meeting_->collective = topology::RunCollective(algorithm, logical, buffers, {}, 1);
   Sync();
-  Status s = meeting_->collective;
-  Sync();  // nobody overwrites the status before every core has read it
-  return s;
+  // No third meeting is needed before the status may be overwritten: core 0
+  // writes it again only past the next CollectiveInStep's first Sync, which
+  // every core reaches after reading it here.
+  return meeting_->collective;
 }
 
 void DataParallel::SetWeights(std::span<const float> w) {
