@@ -1,10 +1,13 @@
 // Functional ResNet v1.5: the network of resnet_model.h trained for real on
 // the kernels, data parallel over emulated TPU cores.
 //
-// Each emulated core is one host thread holding its own activations; the
-// master weights are fp32 and replicated (one copy, updated once per step,
-// which is what identical replicas computing identical updates amount to).
-// Per step:
+// The data-parallel machinery is the shared functional::DataParallel
+// (workloads/functional/data_parallel.h): one host thread per emulated core,
+// each holding its own activations; the cores' fp32 gradient buffers and
+// their sum; the fp32 master weights, replicated (DataParallel's one shared
+// copy, updated once per step, which is what identical replicas computing
+// identical updates amount to) or, with weight-update sharding, one replica
+// per core. Per step:
 //   - every core runs forward + backward on its share of the global batch
 //     (convolutions and the dense layer in the kernels' bf16 MXU mode, or
 //     fp32); the loss is the global mean, so core gradients are scaled by
@@ -21,10 +24,12 @@
 //     the residual additions, the loss and all gradients of parameters stay
 //     fp32;
 //   - batch norm sums its statistics over groups of `bn_group` replicas with
-//     the topology's functional all-reduce ("ring" inside each group),
-//     through the kernels' BatchNormStatsReducer hook;
+//     the topology's functional all-reduce ("ring" inside each group, run by
+//     DataParallel::CollectiveInStep), through the kernels'
+//     BatchNormStatsReducer hook;
 //   - the fp32 gradients are summed over all cores with the topology's
-//     functional all-reduce (`allreduce`, e.g. "torus2d");
+//     functional all-reduce (`allreduce`, e.g. "torus2d";
+//     DataParallel::SumGradients);
 //   - LARS (eta 0.001, momentum 0.9, weight decay, epsilon) updates conv and
 //     dense weights; batch-norm scales/shifts and the dense bias take momentum
 //     SGD at lr / 100 without weight decay (LARS's large base learning rate is
@@ -32,13 +37,14 @@
 //     everything (OptimizerStep::optimizer).
 // With weight-update sharding (weight_update_sharding), the gradient is
 // reduce-scattered instead of all-reduced: core c holds the summed gradient
-// of its shard only (the schedule's owned range), keeps the momentum of that
-// shard, and updates that shard of its replica of the weights. LARS needs
-// whole-layer norms: each core sums ||w||^2 and ||g||^2 over its part of
-// every layer, and those 2 scalars per layer are all-reduced (`allreduce`)
-// before the trust ratios are taken. The updated shards are then
-// all-gathered into every replica. Same arithmetic as the replicated update
-// up to the order of the fp32 sums.
+// of its shard only (topology::ShardOfCore's range), keeps the momentum of
+// that shard, and updates that shard of its replica of the weights
+// (DataParallel::ApplyUpdate). LARS needs whole-layer norms: each core sums
+// ||w||^2 and ||g||^2 over its part of every layer, and those 2 scalars per
+// layer are all-reduced (`allreduce`, DataParallel::AllReduce) before the
+// trust ratios are taken. The updated shards are then all-gathered into
+// every replica. Same arithmetic as the replicated update up to the order of
+// the fp32 sums.
 #pragma once
 
 #include <cstdint>
@@ -54,6 +60,7 @@
 #include "topology/collectives.h"
 #include "topology/slice.h"
 #include "topology/system.h"
+#include "workloads/functional/data_parallel.h"
 #include "workloads/resnet/resnet_model.h"
 
 namespace podbench::resnet {
@@ -68,8 +75,8 @@ struct FunctionalConfig {
   std::string allreduce = "torus2d";
   bool weight_update_sharding = false;
   // Registered topology algorithms of kind reduce-scatter and all-gather
-  // that shard the weights the same way (equal Schedule::owned ranges); the
-  // run uses topology::ShardedPairOf(allreduce).
+  // that give each core its topology::ShardOfCore shard (DataParallelConfig's
+  // pair); the run uses topology::ShardedPairOf(allreduce).
   std::string reduce_scatter = "reduce_scatter";
   std::string all_gather = "all_gather";
   kernels::Precision precision = kernels::Precision::kBf16;
@@ -111,10 +118,12 @@ class FunctionalResNet {
   // running statistics), spread over the cores in chunks of `chunk` images.
   Result<int64_t> CountCorrect(const float* images, const int32_t* labels, int64_t n, int64_t chunk = 64);
 
-  // The weights the forward pass reads. With weight-update sharding they are
-  // replica 0's copy after the all-gather; edits made here between steps are
-  // not seen by the sharded update (replicas are refreshed from Update only).
-  std::vector<float>& parameters() { return params_; }
+  // The weights the forward pass reads: DataParallel's shared copy, whose
+  // edits between steps the update sees too. With weight-update sharding
+  // they are replica 0's copy after the all-gather; edits made here between
+  // steps are not seen by the sharded update (replicas are refreshed from
+  // Update only).
+  std::vector<float>& parameters() { return *weights_; }
   const float* gradient() const;
   // The half-open range of parameters core `core` updates (everything without
   // weight-update sharding).
@@ -122,9 +131,11 @@ class FunctionalResNet {
   // Replica `core`'s weights after the last all-gather; nullptr without
   // weight-update sharding on more than one core.
   const float* replica_parameters(int core) const;
-  int64_t num_parameters() const { return static_cast<int64_t>(params_.size()); }
+  int64_t num_parameters() const { return static_cast<int64_t>(weights_->size()); }
   const std::vector<Layer>& layers() const { return layers_; }
   const FunctionalConfig& config() const { return cfg_; }
+  // The data-parallel machinery the network trains on.
+  const functional::DataParallel& parallel() const { return *dp_; }
 
   struct Op;
   struct Core;
@@ -143,33 +154,29 @@ class FunctionalResNet {
   Status Forward(int core, const float* images, const int32_t* labels, int64_t n, bool training,
                  double* loss, int32_t* predictions);
   void Backward(int core, int64_t n);
-  void Sync(int core);  // all cores meet
+  // Inside a step, on every core: sums one batch norm's statistics over the
+  // core's BN group.
   Status ReduceBn(int core, int op, double* partials, int64_t len);
-  Status SetupSharding();
-  Status UpdateSharded(const OptimizerStep& step);
   void UpdateRange(const Op& op, const OptimizerStep& st, float trust, float* w, const float* g, float* v,
                    int64_t lo, int64_t hi) const;
-  template <typename F>
-  void OnEveryCore(F&& f);  // f(core) on one thread per core
 
   FunctionalConfig cfg_;
   std::vector<Layer> layers_;
   std::vector<Op> ops_;
   std::vector<int64_t> tensor_elems_;  // per image
-  std::vector<float> params_, momentum_;
-  std::vector<float> weights_bf16_;  // bf16 mode: RoundWeights's copy (params_'s offsets)
+  // The threads, the gradients and their sum, the weights and their update.
+  std::unique_ptr<functional::DataParallel> dp_;
+  // What the forward pass reads: dp_'s shared copy, or params_ with sharding.
+  std::vector<float>* weights_ = nullptr;
+  std::vector<float> params_;        // weight-update sharding: replica 0's weights after the all-gather
+  std::vector<float> momentum_;      // indexed like the parameters; sharded, each core touches its shard
+  std::vector<float> weights_bf16_;  // bf16 mode: RoundWeights's copy (the parameters' offsets)
   std::vector<std::unique_ptr<Core>> cores_;
-  std::optional<topology::Slice> slice_;
-  std::optional<topology::LogicalTopology> whole_, bn_groups_;
-  std::unique_ptr<topology::CoreBuffers> grads_;
+  std::optional<topology::LogicalTopology> bn_groups_;
   std::vector<std::unique_ptr<topology::CoreBuffers>> bn_bufs_;  // per op (null when not BN)
-  // Weight-update sharding (more than one core).
-  std::optional<topology::Schedule> reduce_scatter_, all_gather_;
-  std::unique_ptr<topology::CoreBuffers> replicas_;  // every core's weights
-  std::unique_ptr<topology::CoreBuffers> norms_;     // per LARS layer: ||w||^2, ||g||^2
-  std::vector<int> lars_ops_;                        // op index of each LARS layer
-  struct Barrier;
-  std::unique_ptr<Barrier> barrier_;
+  // Weight-update sharding with LARS: per LARS layer ||w||^2, ||g||^2.
+  std::unique_ptr<topology::CoreBuffers> norms_;
+  std::vector<int> lars_ops_;  // op index of each LARS layer
 };
 
 }  // namespace podbench::resnet
