@@ -186,7 +186,9 @@ Status FunctionalResNet::Setup(const FunctionalConfig& config) {
   dc.weight_update_sharding = cfg_.weight_update_sharding;
   dc.reduce_scatter = cfg_.reduce_scatter;
   dc.all_gather = cfg_.all_gather;
+  dc.ranks = cfg_.ranks;
   PODBENCH_ASSIGN_OR_RETURN(dp_, functional::DataParallel::Create(dc, nparams));
+  const topology::CoreBlock local = dp_->local_cores();
   if (cfg_.cores > 1) {
     if (cfg_.bn_group == cfg_.cores) {
       bn_groups_ = dp_->whole_slice();
@@ -222,7 +224,8 @@ Status FunctionalResNet::Setup(const FunctionalConfig& config) {
     for (size_t i = 0; i < ops_.size(); ++i) {
       if (ops_[i].weight) lars_ops_.push_back(static_cast<int>(i));
     }
-    norms_ = std::make_unique<topology::CoreBuffers>(topology::DType::kF32, 2 * lars_ops_.size(), 0, cfg_.cores);
+    norms_ = std::make_unique<topology::CoreBuffers>(topology::DType::kF32, 2 * lars_ops_.size(), local.begin,
+                                                     local.end);
   } else {
     weights_ = &dp_->shared_weights();
   }
@@ -231,11 +234,12 @@ Status FunctionalResNet::Setup(const FunctionalConfig& config) {
     for (size_t i = 0; i < ops_.size(); ++i) {
       if (ops_[i].layer.kind == LayerKind::kBatchNorm) {
         bn_bufs_[i] = std::make_unique<topology::CoreBuffers>(
-            topology::DType::kF32, static_cast<uint64_t>(2 * ops_[i].layer.out_c + 1), 0, cfg_.cores);
+            topology::DType::kF32, static_cast<uint64_t>(2 * ops_[i].layer.out_c + 1), local.begin, local.end);
       }
     }
   }
-  for (int c = 0; c < cfg_.cores; ++c) {
+  cores_.resize(static_cast<size_t>(cfg_.cores));  // this process's cores only
+  for (int c = local.begin; c < local.end; ++c) {
     auto core = std::make_unique<Core>();
     core->running_mean.assign(static_cast<size_t>(nbn), 0.f);
     core->running_var.assign(static_cast<size_t>(nbn), 1.f);
@@ -244,12 +248,20 @@ Status FunctionalResNet::Setup(const FunctionalConfig& config) {
     core->act.resize(tensor_elems_.size());
     core->grad.resize(tensor_elems_.size());
     if (bn_groups_) core->reducer = std::make_unique<Core::Reducer>(this, c);
-    cores_.push_back(std::move(core));
+    cores_[static_cast<size_t>(c)] = std::move(core);
   }
   return Status::Ok();
 }
 
-const float* FunctionalResNet::gradient() const { return dp_->summed_gradient(0); }
+const float* FunctionalResNet::gradient() const { return dp_->summed_gradient(dp_->local_cores().begin); }
+
+bool FunctionalResNet::IsLocalTrainRow(int64_t row) const {
+  return dp_->IsLocal(static_cast<int>(row / (cfg_.global_batch / cfg_.cores)));
+}
+
+bool FunctionalResNet::IsLocalEvalImage(int64_t i, int64_t chunk) const {
+  return dp_->IsLocal(static_cast<int>((i / chunk) % cfg_.cores));
+}
 
 std::pair<int64_t, int64_t> FunctionalResNet::shard(int core) const {
   if (!dp_->sharded()) return {0, num_parameters()};
@@ -495,9 +507,15 @@ Result<double> FunctionalResNet::ComputeGradients(const float* images, const int
     return core.status;
   };
   PODBENCH_RETURN_IF_ERROR(dp_->OnEveryCore(work));
-  double loss = 0;
-  for (const auto& core : cores_) loss += core->loss;
   PODBENCH_RETURN_IF_ERROR(dp_->SumGradients());
+  // Every rank's cores' losses, summed in core order.
+  std::vector<double> losses(static_cast<size_t>(cfg_.cores), 0.0);
+  for (int c = dp_->local_cores().begin; c < dp_->local_cores().end; ++c) {
+    losses[static_cast<size_t>(c)] = cores_[static_cast<size_t>(c)]->loss;
+  }
+  PODBENCH_RETURN_IF_ERROR(dp_->ShareCoreValues(losses));
+  double loss = 0;
+  for (double l : losses) loss += l;
   return loss / cfg_.cores;
 }
 
@@ -591,8 +609,8 @@ Status FunctionalResNet::Update(const OptimizerStep& st) {
       UpdateRange(op, st, trust, w, g, momentum_.data(), begin, end);
     }
   }));
-  // The forward pass reads replica 0's weights.
-  if (sharded) std::memcpy(params_.data(), dp_->weights(0), params_.size() * sizeof(float));
+  // The forward pass reads this process's first replica (all are equal after the all-gather).
+  if (sharded) std::memcpy(params_.data(), dp_->weights(dp_->local_cores().begin), params_.size() * sizeof(float));
   return Status::Ok();
 }
 
@@ -601,20 +619,24 @@ Result<int64_t> FunctionalResNet::CountCorrect(const float* images, const int32_
   RoundWeights();
   const int64_t img = tensor_elems_[0];
   const int64_t chunks = (n + chunk - 1) / chunk;
-  std::vector<int64_t> correct(static_cast<size_t>(cfg_.cores), 0);
+  // Per core; counts are exact in a double (for ShareCoreValues).
+  std::vector<double> correct(static_cast<size_t>(cfg_.cores), 0.0);
   auto work = [&](int c) -> Status {
     std::vector<int32_t> pred(static_cast<size_t>(chunk));
     for (int64_t k = c; k < chunks; k += cfg_.cores) {
       const int64_t begin = k * chunk, m = std::min(chunk, n - begin);
       Status s = Forward(c, images + begin * img, nullptr, m, false, nullptr, pred.data());
       if (!s.ok()) return s;
-      for (int64_t r = 0; r < m; ++r) correct[static_cast<size_t>(c)] += pred[static_cast<size_t>(r)] == labels[begin + r];
+      for (int64_t r = 0; r < m; ++r) {
+        correct[static_cast<size_t>(c)] += pred[static_cast<size_t>(r)] == labels[begin + r] ? 1 : 0;
+      }
     }
     return Status::Ok();
   };
   PODBENCH_RETURN_IF_ERROR(dp_->OnEveryCore(work));
+  PODBENCH_RETURN_IF_ERROR(dp_->ShareCoreValues(correct));
   int64_t total = 0;
-  for (int64_t k : correct) total += k;
+  for (double k : correct) total += static_cast<int64_t>(k);
   return total;
 }
 

@@ -45,6 +45,15 @@
 // trust ratios are taken. The updated shards are then all-gathered into
 // every replica. Same arithmetic as the replicated update up to the order of
 // the fp32 sums.
+//
+// Over processes (FunctionalConfig::ranks, e.g. the ranks of `mpirun`): this
+// process holds only its block of the cores (DataParallel::local_cores():
+// their threads, activations, batch-norm statistics, gradients and
+// replicas), reads only their images (IsLocalTrainRow, IsLocalEvalImage),
+// and every collective (gradient sum, BN groups, LARS norms, all-gather)
+// runs over the ranks. The per-core losses and evaluation counts are shared
+// in core order (DataParallel::ShareCoreValues), so every rank returns the
+// numbers of one process, bitwise.
 #pragma once
 
 #include <cstdint>
@@ -83,6 +92,9 @@ struct FunctionalConfig {
   float label_smoothing = 0.1f;
   uint64_t seed = 1;               // initial weights
   int threads_per_core = 1;        // kernel threads inside each emulated core (0 = all)
+  // The processes the cores are spread over (DataParallelConfig::ranks);
+  // null = this process holds every core.
+  std::shared_ptr<topology::RankGroup> ranks;
 };
 
 // One update. kLars: LARS on conv and dense weights, momentum SGD at lr / 100
@@ -106,6 +118,7 @@ class FunctionalResNet {
 
   // Forward + backward of one global batch: images [global_batch, size, size,
   // 3] fp32 NHWC, labels [global_batch]; core r takes rows [r * b, (r+1) * b).
+  // Only the rows of this process's cores (IsLocalTrainRow) are read.
   // Leaves the all-reduced gradient of the mean loss in gradient() (with
   // weight-update sharding on more than one core: reduce-scattered, valid on
   // shard(0) only). Returns the mean loss.
@@ -115,8 +128,16 @@ class FunctionalResNet {
   // InvalidArgument for an optimizer other than kLars and kSgdMomentum.
   Status Update(const OptimizerStep& step);
   // Top-1 correct predictions over n images (inference batch norm with the
-  // running statistics), spread over the cores in chunks of `chunk` images.
+  // running statistics), spread over the cores in chunks of `chunk` images
+  // (chunk k on core k % cores). Only the images of this process's cores
+  // (IsLocalEvalImage) are read; the count is every rank's.
   Result<int64_t> CountCorrect(const float* images, const int32_t* labels, int64_t n, int64_t chunk = 64);
+
+  // Whether row `row` of a global training batch, or held-out image `i` of
+  // CountCorrect with `chunk`, belongs to one of this process's cores (the
+  // only images this rank needs). Always true in one process.
+  bool IsLocalTrainRow(int64_t row) const;
+  bool IsLocalEvalImage(int64_t i, int64_t chunk) const;
 
   // The weights the forward pass reads: DataParallel's shared copy, whose
   // edits between steps the update sees too. With weight-update sharding
@@ -124,12 +145,14 @@ class FunctionalResNet {
   // steps are not seen by the sharded update (replicas are refreshed from
   // Update only).
   std::vector<float>& parameters() { return *weights_; }
+  const std::vector<float>& parameters() const { return *weights_; }
   const float* gradient() const;
   // The half-open range of parameters core `core` updates (everything without
   // weight-update sharding).
   std::pair<int64_t, int64_t> shard(int core) const;
   // Replica `core`'s weights after the last all-gather; nullptr without
-  // weight-update sharding on more than one core.
+  // weight-update sharding on more than one core. REQUIRES: `core` is one
+  // of this process's cores.
   const float* replica_parameters(int core) const;
   int64_t num_parameters() const { return static_cast<int64_t>(weights_->size()); }
   const std::vector<Layer>& layers() const { return layers_; }
@@ -168,10 +191,10 @@ class FunctionalResNet {
   std::unique_ptr<functional::DataParallel> dp_;
   // What the forward pass reads: dp_'s shared copy, or params_ with sharding.
   std::vector<float>* weights_ = nullptr;
-  std::vector<float> params_;        // weight-update sharding: replica 0's weights after the all-gather
+  std::vector<float> params_;        // weight-update sharding: this process's first replica after the all-gather
   std::vector<float> momentum_;      // indexed like the parameters; sharded, each core touches its shard
   std::vector<float> weights_bf16_;  // bf16 mode: RoundWeights's copy (the parameters' offsets)
-  std::vector<std::unique_ptr<Core>> cores_;
+  std::vector<std::unique_ptr<Core>> cores_;  // indexed by core; null for other ranks' cores
   std::optional<topology::LogicalTopology> bn_groups_;
   std::vector<std::unique_ptr<topology::CoreBuffers>> bn_bufs_;  // per op (null when not BN)
   // Weight-update sharding with LARS: per LARS layer ||w||^2, ||g||^2.
