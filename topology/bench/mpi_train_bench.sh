@@ -6,13 +6,19 @@
 # the same thing (PODBENCH_KERNELS, overridable).
 #   topology/bench/mpi_train_bench.sh [PODBENCH] [RANKS...]      (default: build/release/harness/podbench 1 2 4)
 # WORKLOAD and FLAGS in the environment choose the run (default: a small
-# functional Transformer on tpu-v3-8, one epoch of 16 steps).
+# functional Transformer on tpu-v3-8, one epoch of 16 steps; WORKLOAD=resnet
+# defaults to the functional ResNet on tpu-v3-8, 4 epochs of 8 steps of 128
+# images with BN groups of 2 cores).
 set -euo pipefail
 podbench=${1:-build/release/harness/podbench}
 shift || true
 [ $# -gt 0 ] && counts=("$@") || counts=(1 2 4)
 workload=${WORKLOAD:-transformer}
-read -r -a flags <<<"${FLAGS:---slice tpu-v3-8 --preset functional --set max_epochs=1 --set functional_train_sentences=512 --set functional_eval_sentences=8 --set functional_layers=2 --set global_batch_size=32}"
+case $workload in
+  resnet) default_flags="--slice tpu-v3-8 --preset functional --set max_epochs=4 --set functional_train_examples=1024 --set functional_eval_examples=64" ;;
+  *) default_flags="--slice tpu-v3-8 --preset functional --set max_epochs=1 --set functional_train_sentences=512 --set functional_eval_sentences=8 --set functional_layers=2 --set global_batch_size=32" ;;
+esac
+read -r -a flags <<<"${FLAGS:-$default_flags}"
 export PODBENCH_KERNELS=${PODBENCH_KERNELS:-gemm_f32=f32_gemm__scalar,gemm_bf16=bf16_gemm__scalar}
 export OMPI_MCA_rmaps_base_oversubscribe=1
 podbench=$(readlink -f "$podbench")

@@ -34,8 +34,8 @@ Result<topology::Schedule> BuildSchedule(const std::string& name, topology::Coll
                                          const topology::LogicalTopology& logical, uint64_t elements) {
   PODBENCH_ASSIGN_OR_RETURN(auto algo, topology::AlgorithmRegistry::Global().Create(name));
   if (algo->kind() != kind) {
-    return Status::InvalidArgument("data parallel: '" + name + "' is a " + topology::KindName(algo->kind()) +
-                                   ", expected a " + topology::KindName(kind));
+    return Status::InvalidArgument("data parallel: '" + name + "' is of kind " + topology::KindName(algo->kind()) +
+                                   ", expected " + topology::KindName(kind));
   }
   return algo->Build(logical, elements);
 }
@@ -65,7 +65,15 @@ Status DataParallel::Setup(const DataParallelConfig& config, int64_t parameters)
     }
     whole_ = topology::LogicalTopology::WholeSlice(*slice_);
     if (cfg_.weight_update_sharding) {
-      PODBENCH_ASSIGN_OR_RETURN(topology::ShardedAllReduce pair, topology::ShardedPairOf(cfg_.allreduce));
+      // The configured pair, else the one that matches the all-reduce.
+      topology::ShardedAllReduce pair{cfg_.reduce_scatter, cfg_.all_gather};
+      const bool chosen = !pair.reduce_scatter.empty() || !pair.all_gather.empty();
+      if (chosen && (pair.reduce_scatter.empty() || pair.all_gather.empty())) {
+        return Status::InvalidArgument("data parallel: reduce_scatter and all_gather are given together or not at all");
+      }
+      if (!chosen) {
+        PODBENCH_ASSIGN_OR_RETURN(pair, topology::ShardedPairOf(cfg_.allreduce));
+      }
       PODBENCH_ASSIGN_OR_RETURN(
           reduce_scatter_, BuildSchedule(pair.reduce_scatter, topology::CollectiveKind::kReduceScatter, *whole_, n));
       PODBENCH_ASSIGN_OR_RETURN(
@@ -75,8 +83,10 @@ Status DataParallel::Setup(const DataParallelConfig& config, int64_t parameters)
         const auto& b = all_gather_->owned[static_cast<size_t>(c)];
         const topology::ElementRange want = topology::ShardOfCore(*whole_, n, c);
         if (a.begin != want.begin || a.end != want.end || b.begin != want.begin || b.end != want.end) {
-          return Status::Internal("data parallel: '" + pair.reduce_scatter + "' and '" + pair.all_gather +
-                                  "' do not give core " + std::to_string(c) + " its ShardOfCore shard");
+          // A pair the config chose is a bad input; ShardedPairOf's own is a bug.
+          const std::string what = "data parallel: '" + pair.reduce_scatter + "' and '" + pair.all_gather +
+                                   "' do not give core " + std::to_string(c) + " its ShardOfCore shard";
+          return chosen ? Status::InvalidArgument(what) : Status::Internal(what);
         }
       }
       replicas_ = std::make_unique<topology::CoreBuffers>(topology::DType::kF32, n, local_.begin, local_.end);
@@ -125,9 +135,10 @@ Status DataParallel::CollectiveInStep(int core, std::string_view algorithm, cons
   Sync();
   if (core == local_.begin) meeting_->collective = group_->RunCollective(algorithm, logical, buffers, {}, 1);
   Sync();
-  Status s = meeting_->collective;
-  Sync();  // nobody overwrites the status before every core has read it
-  return s;
+  // No third meeting is needed before the status may be overwritten: core 0
+  // writes it again only past the next CollectiveInStep's first Sync, which
+  // every core reaches after reading it here.
+  return meeting_->collective;
 }
 
 void DataParallel::SetWeights(std::span<const float> w) {

@@ -63,6 +63,11 @@ struct DataParallelConfig {
   // The processes the cores are spread over; null = this process holds
   // every core (topology::OneProcess()).
   std::shared_ptr<topology::RankGroup> ranks;
+  // Weight-update sharding: the registered reduce-scatter and all-gather to
+  // run instead of topology::ShardedPairOf(allreduce) (e.g. to keep one pair
+  // whatever the all-reduce). Both or neither; each must give core c its
+  // topology::ShardOfCore shard (InvalidArgument otherwise).
+  std::string reduce_scatter, all_gather;
 };
 
 class DataParallel {
@@ -95,6 +100,9 @@ class DataParallel {
                           topology::CoreBuffers& buffers);
   // Every core of the slice (REQUIRES: cores() > 1).
   const topology::LogicalTopology& whole_slice() const { return *whole_; }
+  // The slice itself, e.g. to build replica groups for CollectiveInStep
+  // (REQUIRES: cores() > 1).
+  const topology::Slice& slice() const { return *slice_; }
 
   // Every rank's values of its own cores: on entry per_core[c] is set for
   // the local cores c (per_core.size() == cores()); on return every entry
@@ -108,6 +116,10 @@ class DataParallel {
   // The weights core `core` (a local core) computes with: its replica with
   // sharding, else the one shared copy.
   const float* weights(int core) const;
+  // Without sharding: the one shared copy itself, which the caller may read
+  // and edit between steps (ApplyUpdate updates it in place). REQUIRES:
+  // !sharded().
+  std::vector<float>& shared_weights() { return weights_; }
   // Core `core`'s gradient buffer (fp32, parameters() elements), for its
   // backward pass to fill. SumGradients replaces it with the sum.
   float* gradient(int core);

@@ -1,12 +1,10 @@
 #include "workloads/resnet/resnet_functional.h"
 
 #include <algorithm>
-#include <barrier>
 #include <cassert>
 #include <cmath>
 #include <cstring>
 #include <random>
-#include <thread>
 
 #include "kernels/ops/batch_norm.h"
 #include "kernels/ops/elementwise.h"
@@ -46,11 +44,6 @@ struct FunctionalResNet::Core {
   Status status;
   class Reducer;
   std::unique_ptr<kernels::BatchNormStatsReducer> reducer;
-};
-
-struct FunctionalResNet::Barrier {
-  explicit Barrier(int n) : b(n) {}
-  std::barrier<> b;
 };
 
 class FunctionalResNet::Core::Reducer : public kernels::BatchNormStatsReducer {
@@ -138,21 +131,6 @@ Status FunctionalResNet::Setup(const FunctionalConfig& config) {
     return Status::InvalidArgument("functional resnet: bn_group " + std::to_string(cfg_.bn_group) +
                                    " must divide the " + std::to_string(cfg_.cores) + " cores");
   }
-  if (cfg_.cores > 1) {
-    PODBENCH_ASSIGN_OR_RETURN(slice_, topology::Slice::FromName(cfg_.slice, cfg_.system ? *cfg_.system : topology::DefaultSystem()));
-    if (slice_->num_cores() != cfg_.cores) {
-      return Status::InvalidArgument("functional resnet: slice " + cfg_.slice + " has " +
-                                     std::to_string(slice_->num_cores()) + " cores, config says " +
-                                     std::to_string(cfg_.cores));
-    }
-    whole_ = topology::LogicalTopology::WholeSlice(*slice_);
-    if (cfg_.bn_group == cfg_.cores) {
-      bn_groups_ = whole_;
-    } else if (cfg_.bn_group > 1) {
-      PODBENCH_ASSIGN_OR_RETURN(bn_groups_, topology::LogicalTopology::ReplicaGroups(*slice_, 1, cfg_.bn_group));
-    }
-  }
-
   layers_ = BuildResNet(cfg_.net);
   tensor_elems_ = {int64_t{cfg_.net.image_size} * cfg_.net.image_size * 3};
   int cur = 0, block_in = 0, main_out = -1;
@@ -199,14 +177,34 @@ Status FunctionalResNet::Setup(const FunctionalConfig& config) {
   }
   if (cfg_.precision == kernels::Precision::kBf16) MarkBf16Activations();
 
+  // The slice, its cores' threads and gradients, the weights.
+  functional::DataParallelConfig dc;
+  dc.cores = cfg_.cores;
+  dc.slice = cfg_.slice;
+  dc.system = cfg_.system;
+  dc.allreduce = cfg_.allreduce;
+  dc.weight_update_sharding = cfg_.weight_update_sharding;
+  dc.reduce_scatter = cfg_.reduce_scatter;
+  dc.all_gather = cfg_.all_gather;
+  dc.ranks = cfg_.ranks;
+  PODBENCH_ASSIGN_OR_RETURN(dp_, functional::DataParallel::Create(dc, nparams));
+  const topology::CoreBlock local = dp_->local_cores();
+  if (cfg_.cores > 1) {
+    if (cfg_.bn_group == cfg_.cores) {
+      bn_groups_ = dp_->whole_slice();
+    } else if (cfg_.bn_group > 1) {
+      PODBENCH_ASSIGN_OR_RETURN(bn_groups_, topology::LogicalTopology::ReplicaGroups(dp_->slice(), 1, cfg_.bn_group));
+    }
+  }
+
   // Initial weights: He normal convolutions, N(0, 0.01) dense, BN gamma 1
   // (0 on the last BN of each residual branch), beta 0.
-  params_.assign(static_cast<size_t>(nparams), 0.f);
-  momentum_.assign(params_.size(), 0.f);
+  std::vector<float> init(static_cast<size_t>(nparams), 0.f);
+  momentum_.assign(init.size(), 0.f);
   std::mt19937_64 rng(cfg_.seed);
   for (const Op& op : ops_) {
     const Layer& l = op.layer;
-    float* p = params_.data() + op.param;
+    float* p = init.data() + op.param;
     if (l.kind == LayerKind::kConv) {
       std::normal_distribution<float> d(0.f, std::sqrt(2.f / static_cast<float>(l.kernel * l.kernel * l.in_c)));
       for (int64_t i = 0; i < l.params(); ++i) p[i] = d(rng);
@@ -219,19 +217,29 @@ Status FunctionalResNet::Setup(const FunctionalConfig& config) {
     }
   }
 
-  grads_ = std::make_unique<topology::CoreBuffers>(topology::DType::kF32, static_cast<uint64_t>(nparams), 0, cfg_.cores);
+  dp_->SetWeights(init);
+  if (dp_->sharded()) {
+    params_ = std::move(init);
+    weights_ = &params_;
+    for (size_t i = 0; i < ops_.size(); ++i) {
+      if (ops_[i].weight) lars_ops_.push_back(static_cast<int>(i));
+    }
+    norms_ = std::make_unique<topology::CoreBuffers>(topology::DType::kF32, 2 * lars_ops_.size(), local.begin,
+                                                     local.end);
+  } else {
+    weights_ = &dp_->shared_weights();
+  }
   bn_bufs_.resize(ops_.size());
   if (bn_groups_) {
     for (size_t i = 0; i < ops_.size(); ++i) {
       if (ops_[i].layer.kind == LayerKind::kBatchNorm) {
         bn_bufs_[i] = std::make_unique<topology::CoreBuffers>(
-            topology::DType::kF32, static_cast<uint64_t>(2 * ops_[i].layer.out_c + 1), 0, cfg_.cores);
+            topology::DType::kF32, static_cast<uint64_t>(2 * ops_[i].layer.out_c + 1), local.begin, local.end);
       }
     }
   }
-  if (cfg_.weight_update_sharding && cfg_.cores > 1) PODBENCH_RETURN_IF_ERROR(SetupSharding());
-  barrier_ = std::make_unique<Barrier>(cfg_.cores);
-  for (int c = 0; c < cfg_.cores; ++c) {
+  cores_.resize(static_cast<size_t>(cfg_.cores));  // this process's cores only
+  for (int c = local.begin; c < local.end; ++c) {
     auto core = std::make_unique<Core>();
     core->running_mean.assign(static_cast<size_t>(nbn), 0.f);
     core->running_var.assign(static_cast<size_t>(nbn), 1.f);
@@ -240,99 +248,35 @@ Status FunctionalResNet::Setup(const FunctionalConfig& config) {
     core->act.resize(tensor_elems_.size());
     core->grad.resize(tensor_elems_.size());
     if (bn_groups_) core->reducer = std::make_unique<Core::Reducer>(this, c);
-    cores_.push_back(std::move(core));
+    cores_[static_cast<size_t>(c)] = std::move(core);
   }
   return Status::Ok();
 }
 
-const float* FunctionalResNet::gradient() const {
-  return reinterpret_cast<const float*>(grads_->Data(0));
+const float* FunctionalResNet::gradient() const { return dp_->summed_gradient(dp_->local_cores().begin); }
+
+bool FunctionalResNet::IsLocalTrainRow(int64_t row) const {
+  return dp_->IsLocal(static_cast<int>(row / (cfg_.global_batch / cfg_.cores)));
+}
+
+bool FunctionalResNet::IsLocalEvalImage(int64_t i, int64_t chunk) const {
+  return dp_->IsLocal(static_cast<int>((i / chunk) % cfg_.cores));
 }
 
 std::pair<int64_t, int64_t> FunctionalResNet::shard(int core) const {
-  if (!reduce_scatter_) return {0, num_parameters()};
-  const topology::ElementRange& r = reduce_scatter_->owned[static_cast<size_t>(core)];
-  return {static_cast<int64_t>(r.begin), static_cast<int64_t>(r.end)};
+  if (!dp_->sharded()) return {0, num_parameters()};
+  return dp_->shard(core);
 }
 
 const float* FunctionalResNet::replica_parameters(int core) const {
-  if (!replicas_) return nullptr;
-  return reinterpret_cast<const float*>(replicas_->Data(core));
+  return dp_->sharded() ? dp_->weights(core) : nullptr;
 }
-
-Status FunctionalResNet::SetupSharding() {
-  const uint64_t n = params_.size();
-  auto build = [&](const std::string& name, topology::CollectiveKind kind,
-                   std::optional<topology::Schedule>* out) -> Status {
-    PODBENCH_ASSIGN_OR_RETURN(auto algo, topology::AlgorithmRegistry::Global().Create(name));
-    if (algo->kind() != kind) {
-      return Status::InvalidArgument("functional resnet: weight-update sharding: '" + name + "' is of kind " +
-                                     topology::KindName(algo->kind()) + ", expected " + topology::KindName(kind));
-    }
-    PODBENCH_ASSIGN_OR_RETURN(topology::Schedule sched, algo->Build(*whole_, n));
-    if (sched.owned.size() != static_cast<size_t>(cfg_.cores)) {
-      return Status::Internal("functional resnet: '" + name + "' names no shard per core");
-    }
-    *out = std::move(sched);
-    return Status::Ok();
-  };
-  PODBENCH_RETURN_IF_ERROR(build(cfg_.reduce_scatter, topology::CollectiveKind::kReduceScatter, &reduce_scatter_));
-  PODBENCH_RETURN_IF_ERROR(build(cfg_.all_gather, topology::CollectiveKind::kAllGather, &all_gather_));
-  // The shards must tile the parameters, and each core must contribute to
-  // the all-gather exactly the shard it reduced.
-  std::vector<topology::ElementRange> tiles = reduce_scatter_->owned;
-  for (size_t c = 0; c < tiles.size(); ++c) {
-    const auto& a = tiles[c];
-    const auto& b = all_gather_->owned[c];
-    if (a.begin != b.begin || a.end != b.end) {
-      return Status::InvalidArgument("functional resnet: reduce-scatter '" + cfg_.reduce_scatter +
-                                     "' and all-gather '" + cfg_.all_gather + "' give core " + std::to_string(c) +
-                                     " different shards");
-    }
-  }
-  std::sort(tiles.begin(), tiles.end(), [](const auto& a, const auto& b) { return a.begin < b.begin; });
-  uint64_t at = 0;
-  for (const auto& t : tiles) {
-    if (t.begin != at || t.end < t.begin) {
-      return Status::InvalidArgument("functional resnet: the shards of '" + cfg_.reduce_scatter +
-                                     "' do not tile the " + std::to_string(n) + " parameters");
-    }
-    at = t.end;
-  }
-  if (at != n) {
-    return Status::InvalidArgument("functional resnet: the shards of '" + cfg_.reduce_scatter + "' cover " +
-                                   std::to_string(at) + " of " + std::to_string(n) + " parameters");
-  }
-  replicas_ = std::make_unique<topology::CoreBuffers>(topology::DType::kF32, n, 0, cfg_.cores);
-  for (int c = 0; c < cfg_.cores; ++c) std::memcpy(replicas_->Data(c), params_.data(), n * sizeof(float));
-  for (size_t i = 0; i < ops_.size(); ++i) {
-    if (ops_[i].weight) lars_ops_.push_back(static_cast<int>(i));
-  }
-  norms_ = std::make_unique<topology::CoreBuffers>(topology::DType::kF32, 2 * lars_ops_.size(), 0, cfg_.cores);
-  return Status::Ok();
-}
-
-template <typename F>
-void FunctionalResNet::OnEveryCore(F&& f) {
-  if (cfg_.cores == 1) {
-    f(0);
-    return;
-  }
-  std::vector<std::thread> threads;
-  for (int c = 0; c < cfg_.cores; ++c) threads.emplace_back([&f, c] { f(c); });
-  for (auto& t : threads) t.join();
-}
-
-void FunctionalResNet::Sync(int) { barrier_->b.arrive_and_wait(); }
 
 Status FunctionalResNet::ReduceBn(int core, int op, double* partials, int64_t len) {
   auto& buf = *bn_bufs_[static_cast<size_t>(op)];
   float* mine = reinterpret_cast<float*>(buf.Data(core));
   for (int64_t i = 0; i < len; ++i) mine[i] = static_cast<float>(partials[i]);
-  Sync(core);
-  Status s;
-  if (core == 0) s = topology::RunCollective("ring", *bn_groups_, buf, {}, 1);
-  Sync(core);
+  Status s = dp_->CollectiveInStep(core, "ring", *bn_groups_, buf);
   for (int64_t i = 0; i < len; ++i) partials[i] = mine[i];
   return s;
 }
@@ -364,7 +308,7 @@ Status FunctionalResNet::Forward(int c, const float* images, const int32_t* labe
     const Layer& l = op.layer;
     const float* x = core.act[static_cast<size_t>(op.in0)].data();
     float* y = op.out >= 0 ? core.act[static_cast<size_t>(op.out)].data() : nullptr;
-    const float* p = params_.data() + op.param;
+    const float* p = weights_->data() + op.param;
     switch (l.kind) {
       case LayerKind::kConv:
         kernels::Conv2dForward(ConvShapeOf(l, n), x, Filter(op), y, cfg_.precision, th, Bf16If(op.x_bf16),
@@ -432,7 +376,7 @@ Status FunctionalResNet::Forward(int c, const float* images, const int32_t* labe
 void FunctionalResNet::Backward(int c, int64_t n) {
   Core& core = *cores_[static_cast<size_t>(c)];
   const int th = cfg_.threads_per_core;
-  float* g = reinterpret_cast<float*>(grads_->Data(c));
+  float* g = dp_->gradient(c);
   // The logits' gradient was written by the loss; every other tensor's
   // gradient is the sum over its consumers, in reverse op order: the first
   // consumer writes it, later ones add to it (no zeroing pass, no extra copy).
@@ -453,7 +397,7 @@ void FunctionalResNet::Backward(int c, int64_t n) {
     const float* dy = out_grad.data();
     float* dxin = core.grad[static_cast<size_t>(op.in0)].data();
     const int64_t in_n = n * l.in_elems();
-    const float* p = params_.data() + op.param;
+    const float* p = weights_->data() + op.param;
     // dx: this op's input gradient, straight into dxin when it is the first to write it.
     const bool first = !written[static_cast<size_t>(op.in0)];
     float* dx = first ? dxin : scratch;
@@ -531,16 +475,16 @@ void FunctionalResNet::Backward(int c, int64_t n) {
 
 void FunctionalResNet::RoundWeights() {
   if (cfg_.precision != kernels::Precision::kBf16) return;
-  weights_bf16_.resize(params_.size());
+  weights_bf16_.resize(weights_->size());
   for (const Op& op : ops_) {
     const Layer& l = op.layer;
     const int64_t nw = l.kind == LayerKind::kConv ? l.params() : l.kind == LayerKind::kDense ? int64_t{l.in_c} * l.out_c : 0;
-    if (nw > 0) kernels::RoundToBf16(params_.data() + op.param, weights_bf16_.data() + op.param, static_cast<long>(nw));
+    if (nw > 0) kernels::RoundToBf16(weights_->data() + op.param, weights_bf16_.data() + op.param, static_cast<long>(nw));
   }
 }
 
 const float* FunctionalResNet::Filter(const Op& op) const {
-  return (cfg_.precision == kernels::Precision::kBf16 ? weights_bf16_.data() : params_.data()) + op.param;
+  return (cfg_.precision == kernels::Precision::kBf16 ? weights_bf16_.data() : weights_->data()) + op.param;
 }
 
 kernels::Values FunctionalResNet::FilterValues() const {
@@ -555,21 +499,23 @@ Result<double> FunctionalResNet::ComputeGradients(const float* images, const int
     Core& core = *cores_[static_cast<size_t>(c)];
     core.status = Status::Ok();
     core.labels.assign(labels + c * b, labels + (c + 1) * b);
+    // A failed collective is recorded and the core finishes the step, as
+    // the others wait for it at every collective.
     Status s = Forward(c, images + c * b * img, core.labels.data(), b, true, &core.loss, nullptr);
     Backward(c, b);
     if (!s.ok() && core.status.ok()) core.status = s;
+    return core.status;
   };
-  OnEveryCore(work);
+  PODBENCH_RETURN_IF_ERROR(dp_->OnEveryCore(work));
+  PODBENCH_RETURN_IF_ERROR(dp_->SumGradients());
+  // Every rank's cores' losses, summed in core order.
+  std::vector<double> losses(static_cast<size_t>(cfg_.cores), 0.0);
+  for (int c = dp_->local_cores().begin; c < dp_->local_cores().end; ++c) {
+    losses[static_cast<size_t>(c)] = cores_[static_cast<size_t>(c)]->loss;
+  }
+  PODBENCH_RETURN_IF_ERROR(dp_->ShareCoreValues(losses));
   double loss = 0;
-  for (const auto& core : cores_) {
-    PODBENCH_RETURN_IF_ERROR(core->status);
-    loss += core->loss;
-  }
-  if (reduce_scatter_) {
-    PODBENCH_RETURN_IF_ERROR(topology::RunFunctional(*reduce_scatter_, *grads_, 1));
-  } else if (cfg_.cores > 1) {
-    PODBENCH_RETURN_IF_ERROR(topology::RunCollective(cfg_.allreduce, *whole_, *grads_, {}, 1));
-  }
+  for (double l : losses) loss += l;
   return loss / cfg_.cores;
 }
 
@@ -604,14 +550,19 @@ void FunctionalResNet::UpdateRange(const Op& op, const OptimizerStep& st, float 
   if (rlo < rhi) kernels::SgdMomentumUpdate(w + rlo, g + rlo, v + rlo, rhi - rlo, lr_rest, st.momentum, 0.f);
 }
 
-Status FunctionalResNet::UpdateSharded(const OptimizerStep& st) {
+Status FunctionalResNet::Update(const OptimizerStep& st) {
+  if (st.optimizer != kernels::Optimizer::kLars && st.optimizer != kernels::Optimizer::kSgdMomentum) {
+    return Status::InvalidArgument("functional resnet: the optimizer must be LARS or momentum SGD");
+  }
   const bool lars = st.optimizer == kernels::Optimizer::kLars;
-  if (lars) {
-    // 1. Each core: partial squared norms of its part of every LARS layer.
-    OnEveryCore([&](int c) {
-      const auto [begin, end] = shard(c);
-      const float* w = reinterpret_cast<const float*>(replicas_->Data(c));
-      const float* g = reinterpret_cast<const float*>(grads_->Data(c));
+  const bool sharded = dp_->sharded();
+  if (lars && sharded) {
+    // Each core: partial squared norms of its part of every LARS layer,
+    // then the whole-layer norms on every core.
+    PODBENCH_RETURN_IF_ERROR(dp_->OnEveryCore([&](int c) {
+      const auto [begin, end] = dp_->shard(c);
+      const float* w = dp_->weights(c);
+      const float* g = dp_->summed_gradient(c);
       float* out = reinterpret_cast<float*>(norms_->Data(c));
       for (size_t k = 0; k < lars_ops_.size(); ++k) {
         const Op& op = ops_[static_cast<size_t>(lars_ops_[k])];
@@ -626,58 +577,40 @@ Status FunctionalResNet::UpdateSharded(const OptimizerStep& st) {
         out[2 * k] = static_cast<float>(w2);
         out[2 * k + 1] = static_cast<float>(g2);
       }
-    });
-    // 2. Whole-layer norms on every core.
-    PODBENCH_RETURN_IF_ERROR(topology::RunCollective(cfg_.allreduce, *whole_, *norms_, {}, 1));
+      return Status::Ok();
+    }));
+    PODBENCH_RETURN_IF_ERROR(dp_->AllReduce(*norms_));
   }
-  // 3. Each core updates its shard of its replica.
-  OnEveryCore([&](int c) {
-    const auto [begin, end] = shard(c);
-    float* w = reinterpret_cast<float*>(replicas_->Data(c));
-    const float* g = reinterpret_cast<const float*>(grads_->Data(c));
-    const float* norms = reinterpret_cast<const float*>(norms_->Data(c));
+  // Each core updates its shard of its replica (sharded), or one update of
+  // the shared copy; then every replica gets every shard.
+  PODBENCH_RETURN_IF_ERROR(dp_->ApplyUpdate([&](int c, int64_t begin, int64_t end, float* w, const float* g) {
+    const float* norms = sharded && lars ? reinterpret_cast<const float*>(norms_->Data(c)) : nullptr;
     size_t k = 0;
     for (const Op& op : ops_) {
       if (op.param < 0) continue;
+      const Layer& l = op.layer;
       float trust = 1.f;
       if (op.weight) {
-        if (lars) {
+        if (norms) {
           trust = kernels::LarsTrustRatio(std::sqrt(static_cast<double>(norms[2 * k])),
                                           std::sqrt(static_cast<double>(norms[2 * k + 1])), st.weight_decay,
                                           st.eta, st.epsilon);
+        } else if (lars) {  // the whole layer is here
+          const int64_t nw = l.kind == LayerKind::kDense ? int64_t{l.in_c} * l.out_c : l.params();
+          double w2 = 0, g2 = 0;
+          for (int64_t i = op.param; i < op.param + nw; ++i) {
+            w2 += double(w[i]) * w[i];
+            g2 += double(g[i]) * g[i];
+          }
+          trust = kernels::LarsTrustRatio(std::sqrt(w2), std::sqrt(g2), st.weight_decay, st.eta, st.epsilon);
         }
         ++k;
       }
       UpdateRange(op, st, trust, w, g, momentum_.data(), begin, end);
     }
-  });
-  // 4. Every replica gets every shard; the forward pass reads replica 0's.
-  PODBENCH_RETURN_IF_ERROR(topology::RunFunctional(*all_gather_, *replicas_, 1));
-  std::memcpy(params_.data(), replicas_->Data(0), params_.size() * sizeof(float));
-  return Status::Ok();
-}
-
-Status FunctionalResNet::Update(const OptimizerStep& st) {
-  if (st.optimizer != kernels::Optimizer::kLars && st.optimizer != kernels::Optimizer::kSgdMomentum) {
-    return Status::InvalidArgument("functional resnet: the optimizer must be LARS or momentum SGD");
-  }
-  if (replicas_) return UpdateSharded(st);
-  const float* g = gradient();
-  for (const Op& op : ops_) {
-    if (op.param < 0) continue;
-    const Layer& l = op.layer;
-    float trust = 1.f;
-    if (op.weight && st.optimizer == kernels::Optimizer::kLars) {
-      const int64_t nw = l.kind == LayerKind::kDense ? int64_t{l.in_c} * l.out_c : l.params();
-      double w2 = 0, g2 = 0;
-      for (int64_t i = op.param; i < op.param + nw; ++i) {
-        w2 += double(params_[static_cast<size_t>(i)]) * params_[static_cast<size_t>(i)];
-        g2 += double(g[i]) * g[i];
-      }
-      trust = kernels::LarsTrustRatio(std::sqrt(w2), std::sqrt(g2), st.weight_decay, st.eta, st.epsilon);
-    }
-    UpdateRange(op, st, trust, params_.data(), g, momentum_.data(), op.param, op.param + l.params());
-  }
+  }));
+  // The forward pass reads this process's first replica (all are equal after the all-gather).
+  if (sharded) std::memcpy(params_.data(), dp_->weights(dp_->local_cores().begin), params_.size() * sizeof(float));
   return Status::Ok();
 }
 
@@ -686,26 +619,24 @@ Result<int64_t> FunctionalResNet::CountCorrect(const float* images, const int32_
   RoundWeights();
   const int64_t img = tensor_elems_[0];
   const int64_t chunks = (n + chunk - 1) / chunk;
-  std::vector<int64_t> correct(static_cast<size_t>(cfg_.cores), 0);
-  auto work = [&](int c) {
-    Core& core = *cores_[static_cast<size_t>(c)];
+  // Per core; counts are exact in a double (for ShareCoreValues).
+  std::vector<double> correct(static_cast<size_t>(cfg_.cores), 0.0);
+  auto work = [&](int c) -> Status {
     std::vector<int32_t> pred(static_cast<size_t>(chunk));
     for (int64_t k = c; k < chunks; k += cfg_.cores) {
       const int64_t begin = k * chunk, m = std::min(chunk, n - begin);
       Status s = Forward(c, images + begin * img, nullptr, m, false, nullptr, pred.data());
-      if (!s.ok()) {
-        core.status = s;
-        return;
+      if (!s.ok()) return s;
+      for (int64_t r = 0; r < m; ++r) {
+        correct[static_cast<size_t>(c)] += pred[static_cast<size_t>(r)] == labels[begin + r] ? 1 : 0;
       }
-      for (int64_t r = 0; r < m; ++r) correct[static_cast<size_t>(c)] += pred[static_cast<size_t>(r)] == labels[begin + r];
     }
+    return Status::Ok();
   };
-  OnEveryCore(work);
+  PODBENCH_RETURN_IF_ERROR(dp_->OnEveryCore(work));
+  PODBENCH_RETURN_IF_ERROR(dp_->ShareCoreValues(correct));
   int64_t total = 0;
-  for (int c = 0; c < cfg_.cores; ++c) {
-    PODBENCH_RETURN_IF_ERROR(cores_[static_cast<size_t>(c)]->status);
-    total += correct[static_cast<size_t>(c)];
-  }
+  for (double k : correct) total += static_cast<int64_t>(k);
   return total;
 }
 

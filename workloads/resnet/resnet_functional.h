@@ -1,10 +1,13 @@
 // Functional ResNet v1.5: the network of resnet_model.h trained for real on
 // the kernels, data parallel over emulated TPU cores.
 //
-// Each emulated core is one host thread holding its own activations; the
-// master weights are fp32 and replicated (one copy, updated once per step,
-// which is what identical replicas computing identical updates amount to).
-// Per step:
+// The data-parallel machinery is the shared functional::DataParallel
+// (workloads/functional/data_parallel.h): one host thread per emulated core,
+// each holding its own activations; the cores' fp32 gradient buffers and
+// their sum; the fp32 master weights, replicated (DataParallel's one shared
+// copy, updated once per step, which is what identical replicas computing
+// identical updates amount to) or, with weight-update sharding, one replica
+// per core. Per step:
 //   - every core runs forward + backward on its share of the global batch
 //     (convolutions and the dense layer in the kernels' bf16 MXU mode, or
 //     fp32); the loss is the global mean, so core gradients are scaled by
@@ -21,10 +24,12 @@
 //     the residual additions, the loss and all gradients of parameters stay
 //     fp32;
 //   - batch norm sums its statistics over groups of `bn_group` replicas with
-//     the topology's functional all-reduce ("ring" inside each group),
-//     through the kernels' BatchNormStatsReducer hook;
+//     the topology's functional all-reduce ("ring" inside each group, run by
+//     DataParallel::CollectiveInStep), through the kernels'
+//     BatchNormStatsReducer hook;
 //   - the fp32 gradients are summed over all cores with the topology's
-//     functional all-reduce (`allreduce`, e.g. "torus2d");
+//     functional all-reduce (`allreduce`, e.g. "torus2d";
+//     DataParallel::SumGradients);
 //   - LARS (eta 0.001, momentum 0.9, weight decay, epsilon) updates conv and
 //     dense weights; batch-norm scales/shifts and the dense bias take momentum
 //     SGD at lr / 100 without weight decay (LARS's large base learning rate is
@@ -32,13 +37,23 @@
 //     everything (OptimizerStep::optimizer).
 // With weight-update sharding (weight_update_sharding), the gradient is
 // reduce-scattered instead of all-reduced: core c holds the summed gradient
-// of its shard only (the schedule's owned range), keeps the momentum of that
-// shard, and updates that shard of its replica of the weights. LARS needs
-// whole-layer norms: each core sums ||w||^2 and ||g||^2 over its part of
-// every layer, and those 2 scalars per layer are all-reduced (`allreduce`)
-// before the trust ratios are taken. The updated shards are then
-// all-gathered into every replica. Same arithmetic as the replicated update
-// up to the order of the fp32 sums.
+// of its shard only (topology::ShardOfCore's range), keeps the momentum of
+// that shard, and updates that shard of its replica of the weights
+// (DataParallel::ApplyUpdate). LARS needs whole-layer norms: each core sums
+// ||w||^2 and ||g||^2 over its part of every layer, and those 2 scalars per
+// layer are all-reduced (`allreduce`, DataParallel::AllReduce) before the
+// trust ratios are taken. The updated shards are then all-gathered into
+// every replica. Same arithmetic as the replicated update up to the order of
+// the fp32 sums.
+//
+// Over processes (FunctionalConfig::ranks, e.g. the ranks of `mpirun`): this
+// process holds only its block of the cores (DataParallel::local_cores():
+// their threads, activations, batch-norm statistics, gradients and
+// replicas), reads only their images (IsLocalTrainRow, IsLocalEvalImage),
+// and every collective (gradient sum, BN groups, LARS norms, all-gather)
+// runs over the ranks. The per-core losses and evaluation counts are shared
+// in core order (DataParallel::ShareCoreValues), so every rank returns the
+// numbers of one process, bitwise.
 #pragma once
 
 #include <cstdint>
@@ -54,6 +69,7 @@
 #include "topology/collectives.h"
 #include "topology/slice.h"
 #include "topology/system.h"
+#include "workloads/functional/data_parallel.h"
 #include "workloads/resnet/resnet_model.h"
 
 namespace podbench::resnet {
@@ -68,14 +84,17 @@ struct FunctionalConfig {
   std::string allreduce = "torus2d";
   bool weight_update_sharding = false;
   // Registered topology algorithms of kind reduce-scatter and all-gather
-  // that shard the weights the same way (equal Schedule::owned ranges); the
-  // run uses topology::ShardedPairOf(allreduce).
+  // that give each core its topology::ShardOfCore shard (DataParallelConfig's
+  // pair); the run uses topology::ShardedPairOf(allreduce).
   std::string reduce_scatter = "reduce_scatter";
   std::string all_gather = "all_gather";
   kernels::Precision precision = kernels::Precision::kBf16;
   float label_smoothing = 0.1f;
   uint64_t seed = 1;               // initial weights
   int threads_per_core = 1;        // kernel threads inside each emulated core (0 = all)
+  // The processes the cores are spread over (DataParallelConfig::ranks);
+  // null = this process holds every core.
+  std::shared_ptr<topology::RankGroup> ranks;
 };
 
 // One update. kLars: LARS on conv and dense weights, momentum SGD at lr / 100
@@ -99,6 +118,7 @@ class FunctionalResNet {
 
   // Forward + backward of one global batch: images [global_batch, size, size,
   // 3] fp32 NHWC, labels [global_batch]; core r takes rows [r * b, (r+1) * b).
+  // Only the rows of this process's cores (IsLocalTrainRow) are read.
   // Leaves the all-reduced gradient of the mean loss in gradient() (with
   // weight-update sharding on more than one core: reduce-scattered, valid on
   // shard(0) only). Returns the mean loss.
@@ -108,23 +128,37 @@ class FunctionalResNet {
   // InvalidArgument for an optimizer other than kLars and kSgdMomentum.
   Status Update(const OptimizerStep& step);
   // Top-1 correct predictions over n images (inference batch norm with the
-  // running statistics), spread over the cores in chunks of `chunk` images.
+  // running statistics), spread over the cores in chunks of `chunk` images
+  // (chunk k on core k % cores). Only the images of this process's cores
+  // (IsLocalEvalImage) are read; the count is every rank's.
   Result<int64_t> CountCorrect(const float* images, const int32_t* labels, int64_t n, int64_t chunk = 64);
 
-  // The weights the forward pass reads. With weight-update sharding they are
-  // replica 0's copy after the all-gather; edits made here between steps are
-  // not seen by the sharded update (replicas are refreshed from Update only).
-  std::vector<float>& parameters() { return params_; }
+  // Whether row `row` of a global training batch, or held-out image `i` of
+  // CountCorrect with `chunk`, belongs to one of this process's cores (the
+  // only images this rank needs). Always true in one process.
+  bool IsLocalTrainRow(int64_t row) const;
+  bool IsLocalEvalImage(int64_t i, int64_t chunk) const;
+
+  // The weights the forward pass reads: DataParallel's shared copy, whose
+  // edits between steps the update sees too. With weight-update sharding
+  // they are replica 0's copy after the all-gather; edits made here between
+  // steps are not seen by the sharded update (replicas are refreshed from
+  // Update only).
+  std::vector<float>& parameters() { return *weights_; }
+  const std::vector<float>& parameters() const { return *weights_; }
   const float* gradient() const;
   // The half-open range of parameters core `core` updates (everything without
   // weight-update sharding).
   std::pair<int64_t, int64_t> shard(int core) const;
   // Replica `core`'s weights after the last all-gather; nullptr without
-  // weight-update sharding on more than one core.
+  // weight-update sharding on more than one core. REQUIRES: `core` is one
+  // of this process's cores.
   const float* replica_parameters(int core) const;
-  int64_t num_parameters() const { return static_cast<int64_t>(params_.size()); }
+  int64_t num_parameters() const { return static_cast<int64_t>(weights_->size()); }
   const std::vector<Layer>& layers() const { return layers_; }
   const FunctionalConfig& config() const { return cfg_; }
+  // The data-parallel machinery the network trains on.
+  const functional::DataParallel& parallel() const { return *dp_; }
 
   struct Op;
   struct Core;
@@ -143,33 +177,29 @@ class FunctionalResNet {
   Status Forward(int core, const float* images, const int32_t* labels, int64_t n, bool training,
                  double* loss, int32_t* predictions);
   void Backward(int core, int64_t n);
-  void Sync(int core);  // all cores meet
+  // Inside a step, on every core: sums one batch norm's statistics over the
+  // core's BN group.
   Status ReduceBn(int core, int op, double* partials, int64_t len);
-  Status SetupSharding();
-  Status UpdateSharded(const OptimizerStep& step);
   void UpdateRange(const Op& op, const OptimizerStep& st, float trust, float* w, const float* g, float* v,
                    int64_t lo, int64_t hi) const;
-  template <typename F>
-  void OnEveryCore(F&& f);  // f(core) on one thread per core
 
   FunctionalConfig cfg_;
   std::vector<Layer> layers_;
   std::vector<Op> ops_;
   std::vector<int64_t> tensor_elems_;  // per image
-  std::vector<float> params_, momentum_;
-  std::vector<float> weights_bf16_;  // bf16 mode: RoundWeights's copy (params_'s offsets)
-  std::vector<std::unique_ptr<Core>> cores_;
-  std::optional<topology::Slice> slice_;
-  std::optional<topology::LogicalTopology> whole_, bn_groups_;
-  std::unique_ptr<topology::CoreBuffers> grads_;
+  // The threads, the gradients and their sum, the weights and their update.
+  std::unique_ptr<functional::DataParallel> dp_;
+  // What the forward pass reads: dp_'s shared copy, or params_ with sharding.
+  std::vector<float>* weights_ = nullptr;
+  std::vector<float> params_;        // weight-update sharding: this process's first replica after the all-gather
+  std::vector<float> momentum_;      // indexed like the parameters; sharded, each core touches its shard
+  std::vector<float> weights_bf16_;  // bf16 mode: RoundWeights's copy (the parameters' offsets)
+  std::vector<std::unique_ptr<Core>> cores_;  // indexed by core; null for other ranks' cores
+  std::optional<topology::LogicalTopology> bn_groups_;
   std::vector<std::unique_ptr<topology::CoreBuffers>> bn_bufs_;  // per op (null when not BN)
-  // Weight-update sharding (more than one core).
-  std::optional<topology::Schedule> reduce_scatter_, all_gather_;
-  std::unique_ptr<topology::CoreBuffers> replicas_;  // every core's weights
-  std::unique_ptr<topology::CoreBuffers> norms_;     // per LARS layer: ||w||^2, ||g||^2
-  std::vector<int> lars_ops_;                        // op index of each LARS layer
-  struct Barrier;
-  std::unique_ptr<Barrier> barrier_;
+  // Weight-update sharding with LARS: per LARS layer ||w||^2, ||g||^2.
+  std::unique_ptr<topology::CoreBuffers> norms_;
+  std::vector<int> lars_ops_;  // op index of each LARS layer
 };
 
 }  // namespace podbench::resnet

@@ -16,27 +16,50 @@ Result<std::unique_ptr<FunctionalData>> FunctionalData::Create(const FunctionalD
   if (config.jpeg) {
     PODBENCH_RETURN_IF_ERROR(d->OpenJpeg(config.images).WithContext("input=jpeg"));
   } else {
-    Generate(config.images, 0, config.train_examples, &d->train_x_, &d->train_y_);
-    Generate(config.images, static_cast<uint64_t>(config.train_examples), config.eval_examples, &d->eval_x_,
-             &d->eval_y_);
+    // Training images are generated when a batch first needs them (Batch),
+    // held-out ones now; each only where this process needs it.
+    const size_t img = d->ImageFloats();
+    const auto train_n = static_cast<size_t>(config.train_examples), eval_n = static_cast<size_t>(config.eval_examples);
+    d->train_x_.assign(img * train_n, 0.f);
+    d->train_y_.assign(train_n, 0);
+    d->train_made_.assign(train_n, 0);
+    d->eval_x_.assign(img * eval_n, 0.f);
+    d->eval_y_.assign(eval_n, 0);
+    d->eval_made_.assign(eval_n, 0);
+    for (size_t i = 0; i < eval_n; ++i) {
+      if (config.eval_image_needed && !config.eval_image_needed(static_cast<int64_t>(i))) continue;
+      d->eval_y_[i] = Generate(config.images, train_n + i, d->eval_x_.data() + img * i);
+      d->eval_made_[i] = 1;
+    }
   }
   d->order_.resize(static_cast<size_t>(config.train_examples));
   for (size_t i = 0; i < d->order_.size(); ++i) d->order_[i] = static_cast<int64_t>(i);
   return d;
 }
 
-void FunctionalData::Generate(const data::SyntheticImageSpec& spec, uint64_t first, int64_t n, std::vector<float>* x,
-                              std::vector<int32_t>* y) {
-  const size_t img = static_cast<size_t>(spec.height) * static_cast<size_t>(spec.width) * 3;
-  x->resize(img * static_cast<size_t>(n));
-  y->resize(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) {
-    data::LabeledImage li = data::MakeSyntheticImage(spec, first + static_cast<uint64_t>(i));
-    float* dst = x->data() + img * static_cast<size_t>(i);
-    for (size_t k = 0; k < img; ++k) dst[k] = (static_cast<float>(li.image.pixels[k]) / 255.f - 0.5f) * 4.f;
-    (*y)[static_cast<size_t>(i)] = li.label;
-  }
+size_t FunctionalData::ImageFloats() const {
+  return static_cast<size_t>(cfg_.images.height) * static_cast<size_t>(cfg_.images.width) * 3;
 }
+
+int32_t FunctionalData::Generate(const data::SyntheticImageSpec& spec, uint64_t index, float* dst) {
+  const size_t img = static_cast<size_t>(spec.height) * static_cast<size_t>(spec.width) * 3;
+  data::LabeledImage li = data::MakeSyntheticImage(spec, index);
+  for (size_t k = 0; k < img; ++k) dst[k] = (static_cast<float>(li.image.pixels[k]) / 255.f - 0.5f) * 4.f;
+  return li.label;
+}
+
+namespace {
+std::vector<int64_t> IndicesOf(const std::vector<char>& made) {
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < made.size(); ++i) {
+    if (made[i]) out.push_back(static_cast<int64_t>(i));
+  }
+  return out;
+}
+}  // namespace
+
+std::vector<int64_t> FunctionalData::GeneratedTrainImages() const { return IndicesOf(train_made_); }
+std::vector<int64_t> FunctionalData::GeneratedEvalImages() const { return IndicesOf(eval_made_); }
 
 // The generated set as an ImageNet-format JPEG tree (written once into the
 // cache folder) at 9/8 of the network's side. Training reads it through the
@@ -106,16 +129,27 @@ Status FunctionalData::Batch(int64_t s, std::vector<float>* x, std::vector<int32
     return Status::Ok();
   }
   const int64_t batch = cfg_.global_batch;
-  const size_t img = train_x_.size() / train_y_.size();
+  const size_t img = ImageFloats();
   x->resize(img * static_cast<size_t>(batch));
   y->resize(static_cast<size_t>(batch));
   const int side = cfg_.images.height;
   for (int64_t k = 0; k < batch; ++k) {
-    const int64_t i = order_[static_cast<size_t>(s * batch + k)];
-    const float* src = train_x_.data() + img * static_cast<size_t>(i);
+    const auto i = static_cast<size_t>(order_[static_cast<size_t>(s * batch + k)]);
     float* dst = x->data() + img * static_cast<size_t>(k);
-    (*y)[static_cast<size_t>(k)] = train_y_[static_cast<size_t>(i)];
-    if (cfg_.flip && (rng_() & 1)) {  // mild augmentation: horizontal flip
+    // Every row draws its flip, needed or not, so all ranks' draws agree.
+    const bool flip = cfg_.flip && (rng_() & 1);
+    if (cfg_.train_row_needed && !cfg_.train_row_needed(k)) {
+      std::fill_n(dst, img, 0.f);
+      (*y)[static_cast<size_t>(k)] = 0;
+      continue;
+    }
+    if (!train_made_[i]) {
+      train_y_[i] = Generate(cfg_.images, i, train_x_.data() + img * i);
+      train_made_[i] = 1;
+    }
+    const float* src = train_x_.data() + img * i;
+    (*y)[static_cast<size_t>(k)] = train_y_[i];
+    if (flip) {  // mild augmentation: horizontal flip
       for (int row = 0; row < side; ++row) {
         for (int col = 0; col < side; ++col) {
           std::copy_n(src + (row * side + col) * 3, 3, dst + (row * side + side - 1 - col) * 3);

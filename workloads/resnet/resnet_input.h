@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <random>
 #include <vector>
@@ -29,6 +30,15 @@ struct FunctionalDataConfig {
   std::filesystem::path cache_dir;
   int input_threads = 2;
   uint64_t seed = 0;             // the run's: shuffles, flips, crops
+  // Over MPI ranks (memory input): whether this process needs row `row` of
+  // a training batch, or held-out image `i`
+  // (FunctionalResNet::IsLocalTrainRow / IsLocalEvalImage). Images it does
+  // not need are never generated: their batch rows, held-out images and
+  // labels are zeros. Shuffles and flips are drawn for every row, as in one
+  // process, so the rows it needs are bitwise one process's. Null = all.
+  // input=jpeg ignores them (the pipeline decodes whole batches).
+  std::function<bool(int64_t row)> train_row_needed;
+  std::function<bool(int64_t i)> eval_image_needed;
 };
 
 // Training batches and the held-out images of one run.
@@ -45,17 +55,25 @@ class FunctionalData {
   Status Batch(int64_t s, std::vector<float>* x, std::vector<int32_t>* y);
   const std::vector<float>& eval_images() const { return eval_x_; }
   const std::vector<int32_t>& eval_labels() const { return eval_y_; }
+  // Memory input: the indices of the training and held-out images this
+  // process has generated so far, ascending (training images are generated
+  // when a batch first needs them). For the data-sharding tests.
+  std::vector<int64_t> GeneratedTrainImages() const;
+  std::vector<int64_t> GeneratedEvalImages() const;
 
  private:
   FunctionalData() = default;
   Status OpenJpeg(data::SyntheticImageSpec spec);
-  static void Generate(const data::SyntheticImageSpec& spec, uint64_t first, int64_t n, std::vector<float>* x,
-                       std::vector<int32_t>* y);
+  // Writes image `index` of the generated set, normalised, to `dst` (one
+  // image) and returns its label.
+  static int32_t Generate(const data::SyntheticImageSpec& spec, uint64_t index, float* dst);
+  size_t ImageFloats() const;
 
   FunctionalDataConfig cfg_;
   int64_t steps_per_epoch_ = 1;
   std::vector<float> train_x_, eval_x_;
   std::vector<int32_t> train_y_, eval_y_;
+  std::vector<char> train_made_, eval_made_;  // memory input: which images are generated
   std::vector<int64_t> order_;
   std::mt19937_64 rng_;
   std::unique_ptr<data::InputPipeline> pipeline_;  // jpeg

@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "base/hash.h"
 #include "topology/collectives.h"
 #include "topology/slice.h"
 #include "workloads/projection/projected_run.h"
@@ -70,6 +71,7 @@ class FunctionalSession : public workloads::Session {
     // v0.6 allows label smoothing only within the LARS package.
     fc.label_smoothing = sgd_ ? 0.f : static_cast<float>(hp.Float("label_smoothing"));
     fc.seed = ctx_.seed;
+    fc.ranks = ctx_.ranks;
     PODBENCH_ASSIGN_OR_RETURN(net_, FunctionalResNet::Create(fc));
 
     FunctionalDataConfig dc;
@@ -84,6 +86,11 @@ class FunctionalSession : public workloads::Session {
     dc.cache_dir = hp.String("functional_data_dir");
     dc.input_threads = static_cast<int>(hp.Int("functional_input_threads"));
     dc.seed = ctx_.seed;
+    // Under mpirun: only the images of this rank's cores.
+    const FunctionalResNet* net = net_.get();
+    const int64_t chunk = EvalChunk();
+    dc.train_row_needed = [net](int64_t row) { return net->IsLocalTrainRow(row); };
+    dc.eval_image_needed = [net, chunk](int64_t i) { return net->IsLocalEvalImage(i, chunk); };
     PODBENCH_ASSIGN_OR_RETURN(data_, FunctionalData::Create(dc));
     PODBENCH_ASSIGN_OR_RETURN(lr_, LearningRateSchedule::Of(hp, data_->steps_per_epoch()));
     return ProjectedPlanInit();
@@ -131,13 +138,22 @@ class FunctionalSession : public workloads::Session {
     r.emulated_s = eval_s_;
     const auto& labels = data_->eval_labels();
     const int64_t n = static_cast<int64_t>(labels.size());
-    PODBENCH_ASSIGN_OR_RETURN(int64_t correct, net_->CountCorrect(data_->eval_images().data(), labels.data(), n,
-                                                                  batch_ / ctx_.slice.cores));
+    PODBENCH_ASSIGN_OR_RETURN(int64_t correct,
+                              net_->CountCorrect(data_->eval_images().data(), labels.data(), n, EvalChunk()));
     r.metrics["top1"] = static_cast<double>(correct) / static_cast<double>(n);
     return r;
   }
 
+  Result<std::string> ParameterFingerprint() const override {
+    if (!net_) return Status::FailedPrecondition("resnet: no model before Initialize");
+    const std::vector<float>& p = net_->parameters();
+    return FingerprintOf({reinterpret_cast<const char*>(p.data()), p.size() * sizeof(float)});
+  }
+
  private:
+  // Images per evaluation chunk: one core's share of a training batch.
+  int64_t EvalChunk() const { return batch_ / ctx_.slice.cores; }
+
   // The untimed init of a projected run on this slice.
   Result<double> ProjectedPlanInit() const {
     PODBENCH_ASSIGN_OR_RETURN(projection::RunPlan plan, ProjectedPlan(ctx_.hp, ctx_.slice));

@@ -322,5 +322,44 @@ TEST(DataParallelTest, RefusesMoreRanksThanCores) {
   });
 }
 
+// A configured reduce-scatter/all-gather pair replaces ShardedPairOf's: the
+// 2-D torus pair under a ring all-reduce sums exactly as torus2d's own pair.
+// Half a pair and an algorithm of the wrong kind are refused, naming it.
+TEST(DataParallelTest, AConfiguredShardedPairReplacesTheAllReducesOwn) {
+  DataParallelConfig chosen = Config(8, true);
+  chosen.allreduce = "ring";
+  chosen.reduce_scatter = "torus2d_reduce_scatter";
+  chosen.all_gather = "torus2d_all_gather";
+  DataParallelConfig own = Config(8, true);
+  own.allreduce = "torus2d";
+  const int64_t n = 1003;
+  auto a = DataParallel::Create(chosen, n);
+  auto b = DataParallel::Create(own, n);
+  ASSERT_TRUE(a.ok() && b.ok()) << a.status().ToString();
+  FillGradients(**a);
+  FillGradients(**b);
+  ASSERT_TRUE((*a)->SumGradients().ok());
+  ASSERT_TRUE((*b)->SumGradients().ok());
+  for (int c = 0; c < 8; ++c) {
+    ASSERT_EQ((*a)->shard(c), (*b)->shard(c));
+    const auto [begin, end] = (*a)->shard(c);
+    for (int64_t i = begin; i < end; ++i) {
+      ASSERT_EQ((*a)->summed_gradient(c)[i], (*b)->summed_gradient(c)[i]) << "core " << c << " element " << i;
+    }
+  }
+  DataParallelConfig half = chosen;
+  half.all_gather.clear();
+  auto r = DataParallel::Create(half, n);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("reduce_scatter and all_gather"), std::string::npos) << r.status().ToString();
+  DataParallelConfig wrong = chosen;
+  wrong.reduce_scatter = "all_gather";
+  r = DataParallel::Create(wrong, n);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("'all_gather' is of kind all-gather, expected reduce-scatter"), std::string::npos)
+      << r.status().ToString();
+}
+
 }  // namespace
 }  // namespace podbench::functional
