@@ -268,6 +268,32 @@ TEST(FunctionalResNetTest, Bf16ModeKeepsItsActivationsInBf16) {
   }
 }
 
+// The network keeps no private copy of the data-parallel machinery: the
+// weights it reads and updates, its gradient and its replicas are
+// functional::DataParallel's.
+TEST(FunctionalResNetTest, TrainsOnTheSharedDataParallelMachinery) {
+  for (const bool sharded : {false, true}) {
+    FunctionalConfig cfg = Config(8, 2, "torus2d");
+    cfg.weight_update_sharding = sharded;
+    std::unique_ptr<FunctionalResNet> net;
+    std::vector<double> losses;
+    ASSERT_FALSE(Train(cfg, &losses, 1, &net).empty());
+    const functional::DataParallel& dp = net->parallel();
+    EXPECT_EQ(dp.cores(), 8);
+    EXPECT_EQ(dp.sharded(), sharded);
+    EXPECT_EQ(dp.parameters(), net->num_parameters());
+    EXPECT_EQ(net->gradient(), dp.summed_gradient(0));
+    for (int c = 0; c < 8; ++c) {
+      if (sharded) {
+        EXPECT_EQ(net->replica_parameters(c), dp.weights(c)) << "core " << c;
+        EXPECT_EQ(net->shard(c), dp.shard(c)) << "core " << c;
+      } else {
+        EXPECT_EQ(dp.weights(c), net->parameters().data()) << "core " << c;
+      }
+    }
+  }
+}
+
 TEST(FunctionalResNetTest, RefusesABatchThatDoesNotSplit) {
   FunctionalConfig cfg;
   cfg.net = Tiny();
