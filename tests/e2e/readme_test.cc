@@ -341,7 +341,13 @@ TEST(ReadmeTest, EveryExampleRunsAndPrintsWhatTheReadmeQuotes) {
       continue;
     }
     std::string output;
-    const int rc = RunCommand(env + "{\n" + run + "\n}", &output);
+    // Under AddressSanitizer, OpenMPI's own allocations (MPI_Init's, kept
+    // until exit, partly in dlopen'ed components no suppression can name)
+    // read as leaks: the ranks of an mpirun example run without leak
+    // checking, as the mpirun ctest entries do; the other checks stay on.
+    const std::string mpi_env =
+        run.rfind("mpirun ", 0) == 0 ? "export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 && " : "";
+    const int rc = RunCommand(env + mpi_env + "{\n" + run + "\n}", &output);
     if (IsBench(run) && rc == 3) {
       std::cout << "[ SKIPPED  ] " << where << "\n             this build has no benchmarks (exit 3)\n";
       if (auto f = RedirectTarget(run)) unwritten.push_back(*f);
