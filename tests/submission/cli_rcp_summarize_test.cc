@@ -9,6 +9,7 @@
 #include "tests/submission/mlperf_logging_fixture.h"
 #include "tests/testing/shared_dir.h"
 #include "tests/testing/temp_dir.h"
+#include "tests/submission/json_lines.h"
 
 namespace podbench {
 namespace {
@@ -25,9 +26,7 @@ std::string ReadAll(const fs::path& p) {
 }
 
 nlohmann::json Expected(const fs::path& shared, const std::string& tree) {
-  std::ifstream in(shared / "fixtures/parity/expected/result_summarizer.jsonl");
-  for (std::string l; std::getline(in, l);) {
-    auto j = nlohmann::json::parse(l);
+  for (auto& j : testing::ReadJsonLines(shared / "fixtures/parity/expected/result_summarizer.jsonl")) {
     if (j["tree"] == tree) return j;
   }
   return nullptr;
@@ -94,10 +93,8 @@ std::string Whole(std::string n) {
 TEST(CliRcp, TextHoldsEveryNumberTheOfficialToolLogs) {
   PODBENCH_REQUIRE_SHARED(shared);
   testing::MlperfLoggingFixture ml(shared);
-  std::ifstream in(shared / "fixtures/parity/expected/rcp_checker.jsonl");
   int cases = 0;
-  for (std::string l; std::getline(in, l);) {
-    const auto c = nlohmann::json::parse(l);
+  for (const auto& c : testing::ReadJsonLines(shared / "fixtures/parity/expected/rcp_checker.jsonl")) {
     const std::vector<std::string> argv = c["argv"];
     const fs::path dir = shared / "fixtures/parity/trees" / c["tree"].get<std::string>() / c["target"].get<std::string>();
     SCOPED_TRACE(dir.string());
@@ -151,9 +148,7 @@ TEST(CliSummarize, HpcPrintsTheStrongThenTheWeakTableAsTheOfficialSummaryCsv) {
   testing::MlperfLoggingFixture ml(shared);
   const fs::path data = PODBENCH_SUBMISSION_TEST_DATA;
   nlohmann::json expected;
-  std::ifstream in(data / "official_summaries.jsonl");
-  for (std::string l; std::getline(in, l);) {
-    auto j = nlohmann::json::parse(l);
+  for (auto& j : testing::ReadJsonLines(data / "official_summaries.jsonl")) {
     if (j["case"] == "hpc_strong_and_weak") expected = j;
   }
   ASSERT_FALSE(expected.is_null());

@@ -13,6 +13,7 @@
 #include "tests/submission/mlperf_logging_fixture.h"
 #include "tests/testing/shared_dir.h"
 #include "tests/testing/temp_dir.h"
+#include "tests/submission/json_lines.h"
 
 namespace podbench::submission {
 namespace {
@@ -296,8 +297,6 @@ void Break(const std::string& name, const fs::path& r) {
 // podbench gives the verdict listed here.
 TEST(BrokenCopyRecorded, VerdictsMatchTheOfficialChecker) {
   PODBENCH_REQUIRE_SHARED(shared);
-  std::ifstream in(PODBENCH_SUBMISSION_TEST_DATA "/official_broken.jsonl");
-  ASSERT_TRUE(in) << "tests/submission/data/official_broken.jsonl is missing";
   // Podbench's verdict where it differs from the official one, and why.
   const std::map<std::string, std::string> kDecided = {
       {"missing_system_description", "FAIL"},  // official: FileNotFoundError
@@ -310,10 +309,8 @@ TEST(BrokenCopyRecorded, VerdictsMatchTheOfficialChecker) {
       // Podbench without RCP: the logs comply, RCP is not checked.
       {"mismatched_batch_sizes", "PASS"},
   };
-  std::string line;
   int cases = 0;
-  while (std::getline(in, line)) {
-    auto c = nlohmann::json::parse(line);
+  for (const auto& c : testing::ReadJsonLines(PODBENCH_SUBMISSION_TEST_DATA "/official_broken.jsonl")) {
     const std::string name = c["case"];
     testing::TempDir tmp;
     testing::MlperfLoggingFixture ml(shared);

@@ -15,6 +15,7 @@
 #include "submission/system_desc.h"
 #include "tests/submission/mlperf_logging_fixture.h"
 #include "tests/testing/shared_dir.h"
+#include "tests/submission/json_lines.h"
 
 namespace podbench::submission {
 namespace {
@@ -22,13 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::vector<nlohmann::json> ReadCases(const fs::path& shared, const std::string& tool) {
-  std::ifstream in(shared / "fixtures/parity/expected" / (tool + ".jsonl"));
-  std::vector<nlohmann::json> cases;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty()) cases.push_back(nlohmann::json::parse(line));
-  }
-  return cases;
+  return testing::ReadJsonLines(shared / "fixtures/parity/expected" / (tool + ".jsonl"));
 }
 
 fs::path TreeOf(const fs::path& shared, const nlohmann::json& c) {

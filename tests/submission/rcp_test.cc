@@ -12,6 +12,7 @@
 #include "submission/pynum.h"
 #include "tests/submission/official_rcp_log.h"
 #include "tests/testing/shared_dir.h"
+#include "tests/submission/json_lines.h"
 
 namespace podbench::submission {
 namespace {
@@ -192,12 +193,8 @@ TEST(RcpParity, EveryOfficialRcpCheckerCase) {
   PODBENCH_REQUIRE_SHARED(shared);
   const fs::path parity = shared / "fixtures/parity";
   const fs::path data = shared / "fixtures/mlperf-logging-data";
-  std::ifstream in(parity / "expected/rcp_checker.jsonl");
-  ASSERT_TRUE(in) << "no rcp_checker.jsonl in " << parity;
-  std::string line;
   int cases = 0;
-  while (std::getline(in, line)) {
-    auto c = nlohmann::json::parse(line);
+  for (const auto& c : testing::ReadJsonLines(parity / "expected/rcp_checker.jsonl")) {
     const std::string tree = c["tree"], target = c["target"], verdict = c["verdict"];
     std::vector<std::string> argv = c["argv"];
     std::string ruleset = "6.0.0";

@@ -17,18 +17,14 @@
 #include "tests/testing/shared_dir.h"
 #include "tests/submission/mlperf_logging_fixture.h"
 #include "tests/testing/temp_dir.h"
+#include "tests/submission/json_lines.h"
 
 namespace podbench::submission {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);) out.push_back(l);
-  return out;
-}
+using testing::Lines;
 
 std::string Replace(std::string s, const std::string& from, const std::string& to) {
   for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
@@ -50,10 +46,7 @@ std::set<std::string> Snapshot(const fs::path& root) {
 }
 
 std::vector<nlohmann::json> Cases(const fs::path& shared, const std::string& tool) {
-  std::vector<nlohmann::json> out;
-  std::ifstream in(shared / "fixtures/parity/expected" / (tool + ".jsonl"));
-  for (std::string l; std::getline(in, l);) out.push_back(nlohmann::json::parse(l));
-  return out;
+  return testing::ReadJsonLines(shared / "fixtures/parity/expected" / (tool + ".jsonl"));
 }
 
 TEST(SummaryParity, EveryOfficialResultSummarizerCase) {
@@ -185,10 +178,8 @@ TEST(SummaryParity, HpcWeakScalingAndTrainingPower) {
   PODBENCH_REQUIRE_SHARED(shared);
   testing::MlperfLoggingFixture fixture(shared);
   const fs::path data = PODBENCH_SUBMISSION_TEST_DATA;
-  std::ifstream in(data / "official_summaries.jsonl");
   int cases = 0;
-  for (std::string l; std::getline(in, l);) {
-    const auto c = nlohmann::json::parse(l);
+  for (const auto& c : testing::ReadJsonLines(data / "official_summaries.jsonl")) {
     const std::string name = c["case"], tree = c["tree"];
     SCOPED_TRACE(name);
     ++cases;

@@ -23,6 +23,7 @@
 #include "tests/submission/official_rcp_log.h"
 #include "tests/testing/shared_dir.h"
 #include "tests/testing/temp_dir.h"
+#include "tests/submission/json_lines.h"
 
 namespace podbench::submission {
 namespace {
@@ -47,12 +48,8 @@ std::string ReplaceAll(std::string s, const std::string& from, const std::string
 
 // The official tools' records, in file order; `tool` picks one tool's.
 std::vector<nlohmann::json> Records(const std::string& tool) {
-  std::ifstream in(kData / "official_trees.jsonl");
-  EXPECT_TRUE(in) << "tests/submission/data/official_trees.jsonl is missing";
   std::vector<nlohmann::json> out;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty()) continue;
-    auto c = nlohmann::json::parse(line);
+  for (auto& c : testing::ReadJsonLines(kData / "official_trees.jsonl")) {
     if (c["tool"] == tool) out.push_back(std::move(c));
   }
   return out;
@@ -284,12 +281,7 @@ TEST(OfficialTrees, RcpCheckerVerdictsAndNumbers) {
   });
 }
 
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);) out.push_back(l);
-  return out;
-}
+using testing::Lines;
 
 // podbench's summary verdict where the official summarizer crashed, and why.
 const std::map<std::string, std::string> kSummaryDecided = {
