@@ -52,6 +52,27 @@ HyperparameterSpec Spec(std::string name, HpValue def, std::string help) {
   return s;
 }
 
+HyperparameterSpec& AddUnlogged(std::vector<HyperparameterSpec>& specs, HyperparameterSpec spec) {
+  spec.log = false;
+  return specs.emplace_back(std::move(spec));
+}
+
+HyperparameterSpec& AddUnloggedInt(std::vector<HyperparameterSpec>& specs, std::string name, int64_t def, double lo,
+                                   double hi, std::string help) {
+  HyperparameterSpec& s = AddUnlogged(specs, Spec(std::move(name), def, std::move(help)));
+  s.min = lo;
+  s.max = hi;
+  return s;
+}
+
+void AddEvalAblations(std::vector<HyperparameterSpec>& specs, std::string_view each_replica) {
+  AddUnlogged(specs, Spec("projected_eval", true,
+                          "projected mode: price the evaluations (false: an ablation, evaluation taken as free)"));
+  AddUnlogged(specs, Spec("distributed_eval", true,
+                          "projected mode: " + std::string(each_replica) +
+                              " (false: an ablation, only one host's cores do while the others wait)"));
+}
+
 Status CheckPublishedSchedule(const Hyperparameters& hp, int64_t batch, std::string_view source,
                               std::string_view batches, const std::vector<PublishedSchedule>& schedules) {
   const std::string tail =

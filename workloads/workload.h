@@ -112,6 +112,21 @@ struct HyperparameterSpec {
 // defaults for the caller to set.
 HyperparameterSpec Spec(std::string name, HpValue def, std::string help);
 
+// Appends `spec` to `specs` as a hyperparameter that is not an MLPerf key (an
+// emulated-backend technique, an ablation, a functional-mode size): never
+// logged. Returns the appended spec for the caller to constrain further;
+// the reference is valid until `specs` next grows.
+HyperparameterSpec& AddUnlogged(std::vector<HyperparameterSpec>& specs, HyperparameterSpec spec);
+// An unlogged integer hyperparameter with inclusive bounds [lo, hi].
+HyperparameterSpec& AddUnloggedInt(std::vector<HyperparameterSpec>& specs, std::string name, int64_t def, double lo,
+                                   double hi, std::string help);
+// The two evaluation ablations of every projected workload, both true by
+// default and unlogged: projected_eval (false: evaluation taken as free) and
+// distributed_eval (false: only one host's cores evaluate while the others
+// wait). `each_replica` says what every replica does, e.g. "every replica
+// evaluates", "every core decodes its share".
+void AddEvalAblations(std::vector<HyperparameterSpec>& specs, std::string_view each_replica);
+
 // The integers of an int_list value. InvalidArgument naming `name` when the
 // text is not a comma-separated, strictly ascending list of integers.
 Result<std::vector<int64_t>> ParseIntList(const std::string& name, const std::string& text);

@@ -156,14 +156,7 @@ class GnmtWorkload : public Workload {
     for (auto& p : functional::DataParallelHyperparameters("Adam")) s.push_back(std::move(p));
     // Projected mode: what-ifs of Google's run (none is an MLPerf
     // hyperparameter).
-    auto& ev = s.emplace_back(Spec("projected_eval", true,
-                                   "projected mode: price the evaluations (false: an ablation, evaluation taken "
-                                   "as free)"));
-    ev.log = false;
-    auto& dev = s.emplace_back(Spec("distributed_eval", true,
-                                    "projected mode: every core decodes its share (false: an ablation, only one "
-                                    "host's cores do while the others wait)"));
-    dev.log = false;
+    AddEvalAblations(s, "every core decodes its share");
     auto& feed = s.emplace_back(Spec("projected_infeed_hosts", int64_t{2},
                                      "projected mode: hosts that each feed the whole global batch to one core, in "
                                      "turn (Google v0.6 num_infeed_workers: 1 on tpu-v3-32, 2 above; 0: every host "
@@ -171,16 +164,14 @@ class GnmtWorkload : public Workload {
     feed.min = 0;
     feed.max = 256;
     feed.log = false;
-    auto& buckets = s.emplace_back(Spec("projected_bucketing", true,
-                                        "projected mode: one length bucket per global batch, the LSTM loops running "
-                                        "to its longest pair, weighted by a MODELLED bucket mix (false: every step "
-                                        "runs to max_sequence_length, an ablation)"));
-    buckets.log = false;
-    auto& overlap = s.emplace_back(Spec("projected_eval_overlap", true,
-                                        "projected mode: the device trains the next epoch while the host scores "
-                                        "BLEU, as Google's runner does (false: training waits for the host's "
-                                        "scoring, an ablation)"));
-    overlap.log = false;
+    AddUnlogged(s, Spec("projected_bucketing", true,
+                        "projected mode: one length bucket per global batch, the LSTM loops running "
+                        "to its longest pair, weighted by a MODELLED bucket mix (false: every step "
+                        "runs to max_sequence_length, an ablation)"));
+    AddUnlogged(s, Spec("projected_eval_overlap", true,
+                        "projected mode: the device trains the next epoch while the host scores "
+                        "BLEU, as Google's runner does (false: training waits for the host's "
+                        "scoring, an ablation)"));
     // FUNCTIONAL MODE: the functional_* hyperparameters
     // (gnmt_functional_session.h); the data-parallel switches are above.
     for (auto& p : gnmt::FunctionalHyperparameterSpecs()) s.push_back(std::move(p));

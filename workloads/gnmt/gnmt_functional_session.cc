@@ -221,10 +221,7 @@ class GnmtFunctionalSession : public workloads::Session {
 std::vector<HyperparameterSpec> FunctionalHyperparameterSpecs() {
   std::vector<HyperparameterSpec> s;
   auto fnum = [&](const char* name, int64_t def, double lo, double hi, const char* help) {
-    auto& f = s.emplace_back(workloads::Spec(name, def, help));
-    f.min = lo;
-    f.max = hi;
-    f.log = false;
+    workloads::AddUnloggedInt(s, name, def, lo, hi, help);
   };
   fnum("functional_hidden", 64, 4, 1024, "functional mode: LSTM units, embedding and attention width (Google: 1024)");
   // At least the generated pair's minimum (71: the reserved ids and two per

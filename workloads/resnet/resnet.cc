@@ -107,37 +107,24 @@ class ResNetWorkload : public Workload {
     auto& ar = s.emplace_back(Spec("allreduce", std::string("torus2d"), "gradient summation algorithm"));
     ar.choices = {"ring", "ring_bidir", "torus2d", "torus2d_pipelined", "torus2d_bidir"};
     ar.log = false;
-    auto& dbn = s.emplace_back(Spec("distributed_bn", true, "batch-norm statistics over model_bn_span images"));
-    dbn.log = false;
-    auto& wus = s.emplace_back(Spec("weight_update_sharding", false,
-                                    "reduce-scatter gradients, update 1/N of the weights, all-gather"));
-    wus.log = false;
-    auto& cache = s.emplace_back(Spec("cache_decoded_image", false,
-                                      "host input pipeline caches decoded images: the first epoch decodes "
-                                      "every image in full, later epochs crop from memory"));
-    cache.log = false;
-    auto& ev = s.emplace_back(Spec("projected_eval", true,
-                                   "price the evaluations (false: an ablation, evaluation taken as free)"));
-    ev.log = false;
-    auto& dev = s.emplace_back(Spec("distributed_eval", true,
-                                    "projected mode: every replica evaluates (false: an ablation, only one "
-                                    "host's cores do while the others wait)"));
-    dev.log = false;
+    AddUnlogged(s, Spec("distributed_bn", true, "batch-norm statistics over model_bn_span images"));
+    AddUnlogged(s, Spec("weight_update_sharding", false,
+                        "reduce-scatter gradients, update 1/N of the weights, all-gather"));
+    AddUnlogged(s, Spec("cache_decoded_image", false,
+                        "host input pipeline caches decoded images: the first epoch decodes "
+                        "every image in full, later epochs crop from memory"));
+    AddEvalAblations(s, "every replica evaluates");
     // Functional mode: the network and data this machine trains.
     auto fnum = [&](const char* name, int64_t def, double lo, double hi, const char* help) {
-      auto& f = s.emplace_back(Spec(name, def, help));
-      f.min = lo;
-      f.max = hi;
-      f.log = false;
+      AddUnloggedInt(s, name, def, lo, hi, help);
     };
     fnum("functional_image_size", 32, 32, 512, "functional mode: image side in pixels");
     fnum("functional_width", 8, 1, 128, "functional mode: stem channels (ResNet-50: 64)");
     fnum("functional_classes", 12, 2, 48, "functional mode: classes of the generated dataset");
     fnum("functional_train_examples", 4096, 1, 1 << 22, "functional mode: generated training images (one epoch)");
     fnum("functional_eval_examples", 1024, 1, 1 << 20, "functional mode: held-out generated images");
-    auto& fb = s.emplace_back(Spec("functional_blocks", std::string("1,1,1,1"),
-                                   "functional mode: bottlenecks per stage (ResNet-50: 3,4,6,3)"));
-    fb.log = false;
+    AddUnlogged(s, Spec("functional_blocks", std::string("1,1,1,1"),
+                        "functional mode: bottlenecks per stage (ResNet-50: 3,4,6,3)"));
     auto& fp = s.emplace_back(Spec("functional_precision", std::string("bf16"),
                                    "functional mode: convolution precision (bf16 MXU contract or fp32)"));
     fp.choices = {"bf16", "fp32"};
@@ -147,16 +134,14 @@ class ResNetWorkload : public Workload {
     ft.min = 0.759;  // the v0.6 rules check every ResNet log against MLPerf's 0.759
     ft.max = 1.0;
     ft.log = false;
-    auto& ff = s.emplace_back(Spec("functional_flip", true, "functional mode: random horizontal flips"));
-    ff.log = false;
+    AddUnlogged(s, Spec("functional_flip", true, "functional mode: random horizontal flips"));
     auto& in = s.emplace_back(Spec("input", std::string("memory"),
                                    "functional mode: training images from memory, or from a JPEG folder tree "
                                    "through the host input pipeline (decode, random crop, flip, prefetch)"));
     in.choices = {"memory", "jpeg"};
     in.log = false;
-    auto& dir = s.emplace_back(Spec("functional_data_dir", std::string(""),
-                                    "input=jpeg: cache folder of the JPEG tree (empty: <temp>/podbench-data)"));
-    dir.log = false;
+    AddUnlogged(s, Spec("functional_data_dir", std::string(""),
+                        "input=jpeg: cache folder of the JPEG tree (empty: <temp>/podbench-data)"));
     fnum("functional_input_threads", 2, 0, 64, "input=jpeg: decode and augment threads (0: one per host core)");
     return s;
   }

@@ -389,10 +389,7 @@ class SsdWorkload : public Workload {
                                    "v0.6 logs write 8732, its anchor count, under this key)"));
     ms.min = 1;
     ms.max = 100;
-    auto unlogged = [&](HyperparameterSpec spec) -> HyperparameterSpec& {
-      spec.log = false;
-      return s.emplace_back(std::move(spec));
-    };
+    auto unlogged = [&](HyperparameterSpec spec) -> HyperparameterSpec& { return AddUnlogged(s, std::move(spec)); };
     // The learning-rate decays (no v0.6 log key): Google's batch-1024 epochs.
     auto& d1 = unlogged(Spec("lr_decay_epoch_1", 42.6, "epoch from which the learning rate is 0.1 x the peak"));
     d1.min = 1;
@@ -413,16 +410,10 @@ class SsdWorkload : public Workload {
     ar.choices = {"ring", "ring_bidir", "torus2d", "torus2d_pipelined", "torus2d_bidir"};
     unlogged(Spec("distributed_bn", true,
                   "projected mode: batch-norm statistics over model_bn_span images (false: each replica's own)"));
-    unlogged(Spec("projected_eval", true,
-                  "projected mode: price the evaluations (false: an ablation, evaluation taken as free)"));
-    unlogged(Spec("distributed_eval", true,
-                  "projected mode: every replica evaluates (false: an ablation, only one host's cores do "
-                  "while the others wait)"));
+    AddEvalAblations(s, "every replica evaluates");
     // Functional mode: the network and data this machine trains.
     auto fnum = [&](const char* name, int64_t def, double lo, double hi, const char* help) {
-      auto& f = unlogged(Spec(name, def, help));
-      f.min = lo;
-      f.max = hi;
+      AddUnloggedInt(s, name, def, lo, hi, help);
     };
     fnum("functional_image_size", 64, 16, 512, "functional mode: image side in pixels (a multiple of 8)");
     fnum("functional_width", 16, 1, 128, "functional mode: stage-1 channels (ResNet-34: 64)");

@@ -332,20 +332,10 @@ class TransformerWorkload : public Workload {
     spb.min = 1;
     spb.max = 1000000;
     spb.log = false;
-    auto& ev = s.emplace_back(Spec("projected_eval", true,
-                                   "projected mode: price the evaluations (false: an ablation, evaluation "
-                                   "taken as free)"));
-    ev.log = false;
-    auto& dev = s.emplace_back(Spec("distributed_eval", true,
-                                    "projected mode: every replica decodes its share (false: an ablation, only "
-                                    "one host's cores do while the others wait)"));
-    dev.log = false;
+    AddEvalAblations(s, "every replica decodes its share");
     // Functional mode: the model and the data this machine trains.
     auto fnum = [&](const char* name, int64_t def, double lo, double hi, const char* help) {
-      auto& f = s.emplace_back(Spec(name, def, help));
-      f.min = lo;
-      f.max = hi;
-      f.log = false;
+      AddUnloggedInt(s, name, def, lo, hi, help);
     };
     fnum("functional_hidden", 64, 8, 1024, "functional mode: model width d_model (Transformer big: 1024)");
     fnum("functional_heads", 4, 1, 16, "functional mode: attention heads (big: 16)");
