@@ -44,6 +44,9 @@ class ProjectedSession : public Session {
   Result<EvalResult> Evaluate(int64_t epoch) override {
     EvalResult r;
     r.metrics[plan_.curve.metric] = plan_.curve.At(epoch, labels_.front(), converge_label_);
+    for (const projection::ModelledCurve& c : plan_.extra_curves) {
+      r.metrics[c.metric] = c.At(epoch, labels_.front(), converge_label_);
+    }
     r.modelled = plan_.curve.how;
     // The run ends on this evaluation when it reaches the target or is the
     // cadence's last (or not one of its labels): then its scoring is paid in

@@ -143,7 +143,7 @@ TEST(ClaimSpecTest, DistributedEvaluationDiffersFromItsBaseInOneSwitch) {
       EXPECT_EQ(c.workload, m->name());
     }
   }
-  EXPECT_EQ(declared, 4) << "GNMT, ResNet, SSD and the Transformer";
+  EXPECT_EQ(declared, 5) << "GNMT, Mask R-CNN, ResNet, SSD and the Transformer";
 }
 
 TEST(RunClaimTest, TheTwoDimensionalSummationClaimByRealRuns) {

@@ -112,7 +112,7 @@ TEST_F(ReproduceE2eTest, TextHasTheTableErrorsReportAndHostTimeButNoProgressBarO
   const std::string text = Run("reproduce --slices tpu-v3-32,tpu-v3-2048 --claims none --out o", &rc);
   ASSERT_EQ(rc, 0) << text;
   // Two slices of every projected workload with a google-v0.6 preset.
-  EXPECT_THAT(text, HasSubstr("4 workloads, 7 scored sets"));  // GNMT has no tpu-v3-2048
+  EXPECT_THAT(text, HasSubstr("5 workloads, 8 scored sets"));  // GNMT and Mask R-CNN have no tpu-v3-2048
   EXPECT_THAT(text, ::testing::ContainsRegex("ssd +tpu-v3-32 +16 +5 "));
   EXPECT_THAT(text, HasSubstr("fidelity against Google's published MLPerf v0.6 results"));
   EXPECT_THAT(text, ::testing::ContainsRegex("resnet +tpu-v3-2048 +1024 +5 "));

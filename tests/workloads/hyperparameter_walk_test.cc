@@ -60,6 +60,7 @@ std::vector<Base> Bases() {
         "opt_learning_rate_remain_steps=12", "opt_learning_rate_decay_interval=2"},
        1},
       {"gnmt", Mode::kProjected, "tpu-v3-1024", "google-v0.6", {}, 1},
+      {"maskrcnn", Mode::kProjected, "tpu-v3-32", "google-v0.6", {}, 1},
       // A tiny SSD on a few 32x32 images, one training epoch of 4 steps.
       {"ssd", Mode::kFunctional, "tpu-v3-8", "functional",
        {"functional_image_size=32", "functional_width=4", "functional_classes=2", "functional_train_examples=32",

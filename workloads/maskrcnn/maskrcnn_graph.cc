@@ -166,6 +166,12 @@ void WriteMaskHead(OpWriter& w, int64_t rois, int64_t classes) {
   w.Fused("mask.select_class", rois * kMaskResolution * kMaskResolution * classes, 1, 2);
 }
 
+// Mean pixels of a COCO val2017 image: most are 640 on the long side and
+// about 480 on the short one (an estimate, not fitted).
+constexpr double kCocoImagePixels = 640.0 * 480.0;
+constexpr double kCocoGtPerImage = 36781.0 / 5000.0;  // val2017 annotations per image
+constexpr int64_t kGtMaskSide = 112 + 4;              // gt_mask_size, padded by 2 on each side (cropped_gt_masks)
+
 Status Validate(const MaskRcnnGraphOptions& o) {
   auto side = [](const char* what, int64_t v) {
     return v > 0 && v % 32 == 0 ? Status::Ok()
@@ -182,6 +188,37 @@ Status Validate(const MaskRcnnGraphOptions& o) {
 
 }  // namespace
 
+projection::HostWork MaskRcnnHostWork(const MaskRcnnGraphOptions& o, int64_t anchors) {
+  projection::HostWork h;
+  // Infeed (M/dataloader.py): the bf16 image (space-to-depth or not, the
+  // same bytes); the RPN targets labelled on the host, int32 scores and fp32
+  // box deltas for every anchor; the padded ground truth: 100 fp32 boxes,
+  // int32 classes and fp32 cropped masks of 116x116.
+  h.infeed_bytes = double(o.image_height) * double(o.image_width) * 3 * 2 + double(anchors) * (4 + 4 * 4) +
+                   double(kMaxGtInstances) * (4 * 4 + 4 + double(kGtMaskSide * kGtMaskSide) * 4);
+  // Outfeed: 100 detections of [image id, box, score, class] fp32 and their
+  // 28x28 fp32 masks.
+  h.outfeed_bytes = double(kEvalDetectionsPerImage) * (7 + kMaskResolution * kMaskResolution) * 4;
+  // Scoring (§1 Evaluation, §3), in scalar operations (an estimate from the
+  // algorithm, not fitted; the rate is host.scoring_ops_per_s):
+  //   in the 16 workers (EVAL_WORKER_COUNT), per detection: the mask resized
+  //   to its box and pasted into a zeroed image, then its Fortran-order copy
+  //   and pycocotools' run-length encoding, each a pass over the image's
+  //   pixels: 2 x 307,200 x 100 detections                        61,440,000
+  h.score_ops = 2 * kCocoImagePixels * kEvalDetectionsPerImage;
+  h.scoring_processes = 16;
+  //   then in one process, COCOeval with the C++ extension (D = 100
+  //   detections, G = 7.4 ground truths, T = 10 IoU thresholds, A = 4 area
+  //   ranges, M = 3 maxDets), for boxes and for masks:
+  //     loadRes, a Python dict per detection (~1 us of CPython), twice 200,000
+  //     IoUs, D x G x ~15 for boxes; RLE mask IoUs D x G x ~100 runs  85,100
+  //     the greedy matching, 2 x A x T x D x G x ~4                  236,800
+  //     accumulate, 2 x D x T x A x M x ~4                            96,000
+  h.serial_score_ops = 200000 + 100 * kCocoGtPerImage * (15 + 100) + 2 * 4 * 10 * 100 * kCocoGtPerImage * 4 +
+                       2 * 100 * 10 * 4 * 3 * 4;
+  return h;
+}
+
 Result<projection::ModelGraph> BuildMaskRcnnGraph(const MaskRcnnGraphOptions& o) {
   PODBENCH_RETURN_IF_ERROR(Validate(o));
   projection::ModelGraph g;
@@ -192,8 +229,11 @@ Result<projection::ModelGraph> BuildMaskRcnnGraph(const MaskRcnnGraphOptions& o)
   g.example_unit = "image " + size;
 
   OpWriter train(&g, &g.train);
+  // The first stage whole on core 0 when it is not partitioned.
+  if (!o.partition_first_stage) train.defaults.placement = Placement::kPinnedCore0;
   const std::array<FeatureMap, 5> p = WriteFpn(train, WriteBackbone(train, o));
   const int64_t anchors = WriteRpn(train, p, /*pre_nms=*/2000, /*post_nms=*/1000);
+  g.host = MaskRcnnHostWork(o, anchors);
   train.defaults.dtype = DType::kF32;
   // RPN losses over every anchor (score, and box where labelled), then the
   // proposals' labels: IoU of 1000 proposals + the ground truth against it,
@@ -203,18 +243,20 @@ Result<projection::ModelGraph> BuildMaskRcnnGraph(const MaskRcnnGraphOptions& o)
       false;
   train.defaults.dtype = DType::kBf16;
   train.defaults.placement = Placement::kPinnedCore0;
-  train.defaults.pinned_core = kBoxHeadCore;
+  // The second stage's cores (all 0 when its distribution is switched off).
+  const int64_t heads = o.distribute_heads ? 1 : 0;
+  train.defaults.pinned_core = heads * kBoxHeadCore;
   WriteBoxHead(train, kTrainRoisPerImage, o.num_classes);
   train.defaults.dtype = DType::kF32;
   train.Add("rcnn.class_loss", projection::SoftmaxXentAttrs{kTrainRoisPerImage, o.num_classes});
   train.Elementwise("rcnn.box_loss", kTrainRoisPerImage * 4, 6, 3);
-  train.defaults.pinned_core = kMaskTargetsCore;
+  train.defaults.pinned_core = heads * kMaskTargetsCore;
   // Targets: each foreground ROI's ground-truth mask cropped and resized to
   // 28x28 (get_mask_targets).
   train.Add("mask.targets", projection::RoiAlignAttrs{kMaskedRoisPerImage, kMaskResolution, 1, 1})
       .needs_input_grad = false;
   train.defaults.dtype = DType::kBf16;
-  train.defaults.pinned_core = kMaskHeadCore;
+  train.defaults.pinned_core = heads * kMaskHeadCore;
   WriteMaskHead(train, kMaskedRoisPerImage, o.num_classes);
   train.defaults.dtype = DType::kF32;
   train.Elementwise("mask.loss", kMaskedRoisPerImage * kMaskResolution * kMaskResolution, 6, 3);

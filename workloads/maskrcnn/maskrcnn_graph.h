@@ -45,7 +45,25 @@ struct MaskRcnnGraphOptions {
   // the first 1x1 instead.
   bool stride_in_1x1 = false;
   int64_t num_classes = kMaskRcnnClasses;
+  // Under spatial partitioning (what-ifs of Google's layout, the seed
+  // paper's "multi-core distribution in first and second stages"):
+  //   partition_first_stage  backbone, FPN and RPN split over the replica's
+  //                          cores along H (Google); false: they run whole
+  //                          on its core 0 while the others wait;
+  //   distribute_heads       the second stage pinned as Google pinned it
+  //                          (box head core 2, mask targets core 0, mask
+  //                          head core 1, side by side); false: all of it
+  //                          on core 0.
+  bool partition_first_stage = true;
+  bool distribute_heads = true;
 };
+
+// Google's v0.6 host work per image (maskrcnn-v0.6.md §1, §3): the infeed
+// of a training image and its labels, the outfeed of an evaluated image's
+// detections and masks, and the host's scoring of it (mask pasting and RLE
+// encoding in 16 worker processes, then COCOeval of boxes and masks in one).
+// Counts only; the rates are the system file's.
+projection::HostWork MaskRcnnHostWork(const MaskRcnnGraphOptions& options, int64_t anchors);
 
 // The graph. InvalidArgument naming the option unless both image sides are
 // positive multiples of 32 (P5 is 1/32 of the image) and num_classes >= 2.

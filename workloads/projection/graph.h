@@ -225,6 +225,11 @@ struct HostWork {
   // `scoring_processes` host processes at once.
   double score_ops = 0;
   int scoring_processes = 1;
+  // Scalar host operations per evaluation example that one process does
+  // after the `scoring_processes` have done theirs (Mask R-CNN: 16 workers
+  // paste and encode the masks, then one process runs COCOeval over all of
+  // them). 0: the scoring is score_ops alone.
+  double serial_score_ops = 0;
   // Evaluations the host scores side by side (a pool of processes that each
   // take one evaluation while training goes on): an evaluation's scoring may
   // lag this many next blocks before the run waits for it. 1: each waits for

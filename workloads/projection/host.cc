@@ -64,7 +64,8 @@ double OutfeedSeconds(const HostWork& work, int64_t global_examples, const topol
 double HostScoringSeconds(const HostWork& work, int64_t eval_examples, const topology::Slice& slice) {
   const topology::HostSpec& host = slice.system().host;
   const int processes = std::clamp(work.scoring_processes, 1, std::max(1, host.vcpus));
-  return static_cast<double>(eval_examples) * work.score_ops / (host.scoring_ops_per_s * processes);
+  return static_cast<double>(eval_examples) *
+         (work.score_ops / processes + work.serial_score_ops) / host.scoring_ops_per_s;
 }
 
 }  // namespace podbench::projection

@@ -71,7 +71,8 @@ double OutfeedSeconds(const HostWork& work, int64_t global_examples, const topol
 
 // Seconds a host takes to score an evaluation of `eval_examples`:
 // score_ops per example at host.scoring_ops_per_s per process, with
-// scoring_processes (at most host.vcpus) processes at once.
+// scoring_processes (at most host.vcpus) processes at once, then
+// serial_score_ops per example in one process.
 double HostScoringSeconds(const HostWork& work, int64_t eval_examples, const topology::Slice& slice);
 
 }  // namespace podbench::projection

@@ -172,6 +172,10 @@ struct RunPlan {
   int64_t eval_examples = 0;
   Convergence convergence;
   ModelledCurve curve;
+  // Further metrics the run logs beside `curve`'s, each on its own modelled
+  // curve and converging at the same evaluation (Mask R-CNN's mask mAP
+  // beside its box mAP: both targets must hold). Empty for one-metric models.
+  std::vector<ModelledCurve> extra_curves;
   InitLine init;
   // Seconds of work that runs beside each block's training and that the
   // block waits for (MiniGo's self-play): a block takes the longer of the

@@ -112,7 +112,27 @@ Result<OpsResult> PriceOps(const Pricing& p, const std::vector<Op>& ops, int64_t
   }
   const ParamIndex params = IndexParams(p.graph);
   std::set<std::string_view> counted;
+  // A run of consecutive pinned ops: each core's forward and backward
+  // seconds. The cores run their ops side by side, so the run takes its
+  // busiest core's time; what the ops priced one after another took beyond
+  // that was charged to idle and is taken back when the run closes.
+  std::map<int64_t, double> run_fwd, run_bwd;
+  auto close_run = [&] {
+    for (std::map<int64_t, double>* run : {&run_fwd, &run_bwd}) {
+      double sum = 0, busiest = 0;
+      for (const auto& core_s : *run) {
+        sum += core_s.second;
+        busiest = std::max(busiest, core_s.second);
+      }
+      const double saved = sum - busiest;
+      r.time[Category::kIdle] -= saved;
+      r.compute_s -= saved;
+      if (run == &run_bwd) r.backward_compute_s -= saved;
+      run->clear();
+    }
+  };
   for (const Op& op : ops) {
+    if (op.placement != Placement::kPinnedCore0 || p.k <= 1) close_run();
     const bool split = op.placement == Placement::kSplit && p.k > 1;
     const double work = op.placement == Placement::kPinnedCore0 ? 1.0 / static_cast<double>(p.k)
                         : split                                  ? SplitUsefulFraction(op, p.k)
@@ -160,8 +180,13 @@ Result<OpsResult> PriceOps(const Pricing& p, const std::vector<Op>& ops, int64_t
                                  : row.halo_s;
       r.time[Category::kHalo] += exposed;
     }
+    if (op.placement == Placement::kPinnedCore0 && p.k > 1) {
+      run_fwd[row.pinned_core] += row.forward_s;
+      run_bwd[row.pinned_core] += row.backward_s;
+    }
     r.rows.push_back(std::move(row));
   }
+  close_run();
   return r;
 }
 

@@ -21,6 +21,10 @@
 //             sharding: every core computes a 1-row shard and exchanges its
 //             halo; the shards that hold only padding are charged to idle.
 //             Ops pinned to core 0 run whole there, the other cores idle.
+//             Consecutive ops pinned to different cores (Mask R-CNN's box
+//             head on core 2 beside its mask head on core 1) run side by
+//             side: such a run takes its busiest core's time, forward and
+//             backward.
 //   backward  the same ops in reverse, input gradients where
 //             needs_input_grad, weight gradients where an op reads a
 //             trainable parameter; a second halo exchange per split

@@ -2,6 +2,7 @@
 // zoo model, what-if layouts through --set, and bad input refused with exit
 // code 2 naming the input.
 #include <algorithm>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -116,9 +117,12 @@ TEST(ModelCliTest, ModelAndProjectedRunPriceTheSameStepOnEveryPresetSlice) {
       {"gradients", "collectives_s"}, {"halo", "halo_s"}, {"bn_sync", "bn_sync_s"}, {"optimizer", "optimizer_s"},
       {"idle", "idle_s"},             {"mxu", "mxu_s"},   {"vector", "vector_s"},   {"hbm", "hbm_s"}};
   int checked = 0, id = 0;
-  for (const char* model : {"gnmt", "resnet", "ssd", "transformer"}) {
+  for (const char* model : {"gnmt", "maskrcnn", "resnet", "ssd", "transformer"}) {
     for (const char* slice : {"tpu-v3-32", "tpu-v3-128", "tpu-v3-256", "tpu-v3-512", "tpu-v3-1024", "tpu-v3-2048"}) {
       if (std::string(model) == "gnmt" && std::string(slice) == "tpu-v3-2048") continue;  // Google ran 32-1024
+      if (std::string(model) == "maskrcnn" && std::set<std::string>{"tpu-v3-512", "tpu-v3-1024", "tpu-v3-2048"}.count(slice)) {
+        continue;  // Google ran 32-256
+      }
       SCOPED_TRACE(std::string(model) + " " + slice);
       const nlohmann::json m = ModelJson(std::string(model) + " --slice " + slice + " --preset google-v0.6");
       ASSERT_TRUE(m.is_object());
@@ -141,7 +145,7 @@ TEST(ModelCliTest, ModelAndProjectedRunPriceTheSameStepOnEveryPresetSlice) {
       ++checked;
     }
   }
-  EXPECT_EQ(checked, 23);
+  EXPECT_EQ(checked, 26);
 }
 
 }  // namespace

@@ -266,6 +266,43 @@ TEST(ProjectionSpatialTest, PinnedOpsIdleTheOtherCores) {
   EXPECT_DOUBLE_EQ(sum, step->step_s());
 }
 
+// Consecutive ops pinned to different cores of a replica run side by side
+// (Mask R-CNN's heads): the run takes its busiest core's time, and the
+// other cores' work is no longer charged as idle on top of it.
+TEST(ProjectionSpatialTest, PinnedOpsOnDifferentCoresRunSideBySide) {
+  auto slice = topology::Slice::FromName("tpu-v3-32", topology::DefaultSystem());
+  ASSERT_TRUE(slice.ok());
+  ModelGraph g;
+  g.name = "two-heads";
+  SoftmaxXentAttrs x;
+  x.rows = 8732;
+  x.classes = 81;
+  Op a = MakeOp("head_a", x);
+  a.placement = Placement::kPinnedCore0;
+  Op b = MakeOp("head_b", x);
+  b.placement = Placement::kPinnedCore0;
+  g.train = {a, b};
+  StepConfig c = DataParallel(8, 4);
+  c.layout.cores_per_replica = 4;
+  c.layout.split = SplitDim::kHeight;
+  auto same = ProjectTrainStep(g, c, *slice);
+  ASSERT_TRUE(same.ok()) << same.status().ToString();
+  g.train[1].pinned_core = 2;
+  auto apart = ProjectTrainStep(g, c, *slice);
+  ASSERT_TRUE(apart.ok()) << apart.status().ToString();
+  const double one = same->ops[0].forward_s;
+  EXPECT_DOUBLE_EQ(same->ops[1].forward_s, one);
+  EXPECT_EQ(apart->ops[1].pinned_core, 2);
+  // Both on core 0: one after the other. On cores 0 and 2: side by side.
+  EXPECT_NEAR(same->step_s() - apart->step_s(), one, 1e-15);
+  // One op's time on the wall, of which each op's quarter of the replica is useful.
+  EXPECT_NEAR(same->time[Category::kIdle], 1.5 * one, 1e-15);
+  EXPECT_NEAR(apart->time[Category::kIdle], 0.5 * one, 1e-15);
+  double sum = 0;
+  for (Category cat : AllCategories()) sum += apart->time[cat];
+  EXPECT_DOUBLE_EQ(sum, apart->step_s());
+}
+
 // A split convolution with fewer output rows than the replica's cores (SSD's
 // 3x3 and 1x1 extra layers at k = 4) runs padded, as XLA pads an uneven
 // sharding: every core computes a 1-row shard and exchanges its halo; the
@@ -502,6 +539,20 @@ TEST(ProjectionHostTest, EvaluationScoringSerialOrOverlapped) {
   auto s = ProjectEvaluation(g, c, *slice, 100, serial);
   ASSERT_TRUE(s.ok());
   EXPECT_DOUBLE_EQ(s->exposed_s(1.0), s->device_s + s->scoring_s);
+}
+
+// Scoring in worker processes, then a serial part in one (Mask R-CNN: 16
+// workers paste and encode masks, then one process runs COCOeval).
+TEST(ProjectionHostTest, ScoringHasASerialPartAfterTheWorkers) {
+  topology::SystemSpec sys = topology::DefaultSystem();
+  auto slice = topology::Slice::FromName("tpu-v3-8", sys);
+  ASSERT_TRUE(slice.ok());
+  HostWork h;
+  h.score_ops = 1.6e6;
+  h.scoring_processes = 16;
+  EXPECT_NEAR(HostScoringSeconds(h, 100, *slice), 100 * 1e5 / sys.host.scoring_ops_per_s, 1e-12);
+  h.serial_score_ops = 5e5;
+  EXPECT_NEAR(HostScoringSeconds(h, 100, *slice), 100 * (1e5 + 5e5) / sys.host.scoring_ops_per_s, 1e-12);
 }
 
 // ---------------------------------------------------------------- refusals

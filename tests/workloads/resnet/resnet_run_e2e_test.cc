@@ -278,12 +278,14 @@ TEST(ResNetRunE2eTest, CalibrateReportsTheFitAndWritesASystemFile) {
   std::set<std::string> models;
   for (const auto& p : j["points"]) models.insert(p["model"].get<std::string>());
   EXPECT_EQ(models, (std::set<std::string>{"resnet", "ssd", "transformer"}));
-  // Six slices of ResNet, SSD and the Transformer each, five of GNMT.
-  ASSERT_EQ(j["rows"].size(), 23u);
+  // Six slices of ResNet, SSD and the Transformer each, five of GNMT, three
+  // of Mask R-CNN.
+  ASSERT_EQ(j["rows"].size(), 26u);
   for (const auto& r : j["rows"]) {
-    // GNMT declares no calibration point; three of its slices miss 15%
-    // (tests/workloads/gnmt/gnmt_projection_test.cc holds its bounds).
-    if (r["model"] == "gnmt") continue;
+    // GNMT and Mask R-CNN declare no calibration point; three of GNMT's
+    // slices and all three of Mask R-CNN's miss 15% (their projection tests,
+    // tests/workloads/{gnmt,maskrcnn}/, hold their bounds).
+    if (r["model"] == "gnmt" || r["model"] == "maskrcnn") continue;
     EXPECT_LT(std::abs(r["score_error_pct"].get<double>()), 15.0) << r["model"] << " " << r["slice"];
   }
   std::string again = Podbench("calibrate --format json --system " + (dir / "sys.yaml").string(), &rc);
