@@ -10,6 +10,7 @@
 #include "topology/system.h"
 #include "workloads/minigo/minigo_graph.h"
 #include "workloads/projected_runs.h"
+#include "workloads/claims.h"
 #include "workloads/projection/games.h"
 #include "workloads/registry.h"
 
@@ -169,6 +170,26 @@ TEST(MiniGoGenerationTest, OneSearchThreadPerCoreMakesTheHostTheBound) {
   auto too_many = Priced("tpu-v3-32", {"projected_search_threads_per_core=13"});
   ASSERT_FALSE(too_many.ok());
   EXPECT_THAT(too_many.status().message(), HasSubstr("vcpus"));
+}
+
+// The registered claims are what-ifs that change the priced run, in the
+// direction they state (the figure each reports: base over variant).
+TEST(MiniGoClaimsTest, EachClaimsArmsPriceApartInItsDirection) {
+  const workloads::ModelRegistration* m = workloads::FindModel("minigo");
+  ASSERT_NE(m, nullptr);
+  ASSERT_EQ(m->claims().size(), 2u);
+  for (const workloads::ClaimSpec& c : m->claims()) {
+    SCOPED_TRACE(c.id);
+    EXPECT_EQ(c.workload, "minigo");
+    auto price = [](const workloads::ClaimRun& arm) {
+      auto run = workloads::ModelProjectedRun("minigo", arm.preset, arm.slice, System(), arm.sets);
+      EXPECT_TRUE(run.ok()) << run.status().ToString();
+      auto row = workloads::PredictRow(*run);
+      EXPECT_TRUE(row.ok()) << row.status().ToString();
+      return row->score_s;
+    };
+    EXPECT_GT(price(c.base) / price(c.variant), c.threshold);
+  }
 }
 
 TEST(GamesPricingTest, RefusesMalformedWorkNamingIt) {
