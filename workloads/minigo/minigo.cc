@@ -195,7 +195,9 @@ class MiniGoWorkload : public Workload {
     WorkloadDescription d;
     d.benchmark = "minigo";
     d.global_batch = hp.Int("global_batch_size");
-    // The training sub-slice's replicas; the harness's layout is the slice's.
+    // Every core is a replica of its own: the training sub-slice's cores
+    // train data-parallel (ProjectedStep), every other core plays its own
+    // self-play games.
     d.parallelism.replicas = slice.cores;
     d.parallelism.gradient_dtype = projection::DType::kF32;
     d.targets = {{"win_rate", kMiniGoTargetWinRate, true}};
