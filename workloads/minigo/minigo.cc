@@ -119,7 +119,7 @@ class MiniGoWorkload : public Workload {
     flag("projected_train_cores", int64_t{8},
          "projected mode: cores of the sub-slice (a tpu-v3-N of the pod) that trains and gates; the rest play "
          "self-play games beside it (the whole slice: they take turns). podbench's choice, nothing published",
-         1, 2048);
+         8, 2048);
     flag("projected_search_threads_per_core", int64_t{12},
          "projected mode: host threads that run each core's tree search (12: a host's 96 vcpus over its 8 cores)",
          1, 96);
