@@ -144,6 +144,29 @@ TEST(ScorePaths, GroupsFilesOfAnyLayoutByTheirOwnSubmissionKeys) {
   EXPECT_EQ(laid->scores[0].benchmark, "ssd");
 }
 
+// Intel's v0.6 MiniGo lines (str(dict) metadata) as JSON: single quotes
+// double-quoted, a double quote inside escaped, Python's words as JSON's
+// outside strings only; a MiniGo log written so scores to its eval_result.
+TEST(PythonLiteralToJson, ReadsPythonDictsAsJson) {
+  EXPECT_EQ(PythonLiteralToJson(R"({"value": null, "metadata": {'lineno': 52, 'iteration': 14, 'timestamp': 746.014}})"),
+            R"({"value": null, "metadata": {"lineno": 52, "iteration": 14, "timestamp": 746.014}})");
+  EXPECT_EQ(PythonLiteralToJson(R"({'a': True, 'b': None, 'c': False, 'd': 'None "x" it\'s', 'Truer': 1})"),
+            R"({"a": true, "b": null, "c": false, "d": "None \"x\" it's", "Truer": 1})");
+  testing::TempDir dir;
+  const auto log = dir / "intel.txt";
+  Write(log,
+        ":::MLL 100.0 submission_benchmark: {\"value\": \"minigo\", \"metadata\": {'lineno': 1}}\n"
+        ":::MLL 100.5 run_start: {\"value\": null, \"metadata\": {'lineno': 615, 'file': 'x.py'}}\n"
+        ":::MLL 15608[2019-06-18 10:02:47] iteration time 0: 56.971 seconds\n"
+        ":::MLL 900.0 eval_result: {\"value\": null, \"metadata\": {'iteration': 14, 'timestamp': 746.014}}\n");
+  auto r = ScoreRun(log, "minigo");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->converged) << r->note;
+  EXPECT_NEAR(r->minutes * 60, 746.014, 1e-9);
+  EXPECT_NE(r->note.find("3 line(s) with Python-dict metadata"), std::string::npos) << r->note;
+  EXPECT_NE(r->note.find("1 unparsable line(s) skipped"), std::string::npos) << r->note;
+}
+
 TEST(ScorePaths, NoLogsIsAnError) {
   testing::TempDir dir;
   Write(dir / "empty/readme.txt", "nothing here\n");

@@ -67,6 +67,7 @@ std::vector<Base> Bases() {
         "functional_eval_examples=8", "global_batch_size=8", "model_bn_span=8"},
        1},
       {"ssd", Mode::kProjected, "tpu-v3-32", "google-v0.6", {}, 33},
+      {"minigo", Mode::kProjected, "tpu-v3-32", "nvidia-v0.6", {}, 1},
   };
 }
 

@@ -1,0 +1,191 @@
+// Drives the real binary: projected MiniGo runs whose logs pass podbench's
+// v0.6 rules and the official 0.6.0 minigo rules (eval_result within 1.5 ms
+// of the winning model's save, save_model inside its epoch, epoch_num from
+// 1), `podbench model` and `podbench scaling` showing the generation on every
+// slice, and what `score` and `check` make of NVIDIA's and Intel's published
+// v0.6 logs beside the official checker's verdicts.
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/testing/shared_dir.h"
+#include "tests/testing/temp_dir.h"
+
+namespace podbench::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+const char* const kSlices[] = {"tpu-v3-8",   "tpu-v3-32",  "tpu-v3-64",   "tpu-v3-128",
+                               "tpu-v3-256", "tpu-v3-512", "tpu-v3-1024", "tpu-v3-2048"};
+const char* const kNoTpuScore = "Google ran no MiniGo in MLPerf v0.6";
+
+// The :::MLL timestamp of the first line holding every one of `parts`.
+double TimestampOf(const std::string& text, const std::vector<std::string>& parts) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    bool all = true;
+    for (const std::string& p : parts) all = all && line.find(p) != std::string::npos;
+    if (all) return std::stod(line.substr(7, line.find(' ', 7) - 7));
+  }
+  ADD_FAILURE() << "no line with " << parts.front();
+  return 0;
+}
+
+TEST(MiniGoRunE2eTest, ProjectedRunsPassBothRuleSetsOnEverySliceAndScalingShowsThem) {
+  TempDir dir;
+  const std::string db = (dir / "m.db").string();
+  int rc = 0;
+  for (const char* slice : kSlices) {
+    SCOPED_TRACE(slice);
+    const std::string log = (dir / (std::string(slice) + ".log")).string();
+    const std::string out = Podbench(std::string("run minigo --mode projected --slice ") + slice +
+                                         " --preset nvidia-v0.6 --seed 5 --db " + db + " --log " + log,
+                                     &rc);
+    ASSERT_EQ(rc, 0) << out;
+    EXPECT_THAT(out, HasSubstr("10 runs"));  // the v0.6 rule for MiniGo
+    EXPECT_THAT(out, ::testing::Not(HasSubstr("FAILS")));
+    EXPECT_THAT(out, HasSubstr(kNoTpuScore));
+    const std::string first = (dir / (std::string(slice) + "_0.log")).string();
+    const std::string text = ReadText(first);
+    for (const char* k : {"global_batch_size: {\"value\":8192", "virtual_losses: {\"value\":8",
+                          "opt_learning_rate_decay_boundary_steps: {\"value\":[12500,18750]",
+                          "opt_base_learning_rate: {\"value\":[0.32,0.032,0.0032]"}) {
+      EXPECT_EQ(CountOccurrences(text, k), 1) << k;
+    }
+    EXPECT_THAT(text, HasSubstr("\"epoch_num\":1}"));
+    EXPECT_EQ(CountOccurrences(text, " eval_result: "), 1);
+    EXPECT_EQ(CountOccurrences(text, " block_start: "), 0);
+    // eval_result's timestamp is the winning model's save, after run_start.
+    const double run_start = TimestampOf(text, {" run_start: "});
+    const std::string result = text.substr(text.find(" eval_result: "));
+    const int64_t k = std::stoll(result.substr(result.find("\"iteration\":") + 12));
+    const double t = std::stod(result.substr(result.find("\"timestamp\":") + 12));
+    const double save = TimestampOf(text, {" save_model: ", "{\"iteration\":" + std::to_string(k) + "}"});
+    EXPECT_NEAR(t, save - run_start, 1.5e-3);
+    EXPECT_GE(k, 15);
+    EXPECT_LE(k, 21);
+    std::string check = Podbench("check --quiet " + first, &rc);
+    EXPECT_EQ(rc, 0) << check;
+    if (auto shared = SharedDir()) {
+      // training_0.6.0/common.yaml sends MiniGo to its own entry file.
+      check = Podbench("check --quiet --ruleset 0.6.0 --rules-dir " +
+                           (*shared / "fixtures" / "mlperf-logging-rules").string() +
+                           " --config training_0.6.0/minigo.yaml " + first,
+                       &rc);
+      EXPECT_EQ(rc, 0) << check;
+    }
+    const std::string model = Podbench(std::string("model minigo --slice ") + slice, &rc);
+    ASSERT_EQ(rc, 0) << model;
+    EXPECT_THAT(model, HasSubstr("generation (one label of a projected run): "));
+    EXPECT_THAT(model, HasSubstr("4096 games on "));
+  }
+  std::string json = Podbench("scaling minigo --preset nvidia-v0.6 --format json --db " + db, &rc);
+  ASSERT_EQ(rc, 0) << json;
+  const nlohmann::json table = nlohmann::json::parse(json);
+  EXPECT_THAT(table["published_note"].get<std::string>(), HasSubstr(kNoTpuScore));
+  int rows = 0;
+  double last_block = 1e300;
+  for (const auto& row : table["rows"]) {
+    ASSERT_FALSE(row["predicted_min"].is_null()) << row.dump();
+    ASSERT_FALSE(row["block_s"].is_null()) << row.dump();
+    EXPECT_TRUE(row["published_min"].is_null()) << row.dump();
+    // A generation never takes longer on a larger slice.
+    EXPECT_LE(row["block_s"].get<double>(), last_block * (1 + 1e-9)) << row.dump();
+    last_block = row["block_s"].get<double>();
+    ++rows;
+  }
+  EXPECT_EQ(rows, 8);
+  const std::string text = Podbench("scaling minigo --preset nvidia-v0.6 --db " + db, &rc);
+  ASSERT_EQ(rc, 0) << text;
+  EXPECT_THAT(text, HasSubstr(kNoTpuScore));
+  EXPECT_THAT(text, HasSubstr("tpu-v3-2048"));
+}
+
+TEST(MiniGoRunE2eTest, FunctionalModeIsRefusedUntilItLands) {
+  TempDir dir;
+  int rc = 0;
+  const std::string out = Podbench("run minigo --mode functional --slice tpu-v3-8 --db " + (dir / "f.db").string(), &rc);
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_THAT(out, HasSubstr("functional"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "f.db")) << "a refused run stores nothing";
+}
+
+// NVIDIA's and Intel's v0.6 MiniGo logs: their scores (loop §4), and what
+// check makes of them beside the official checker's verdicts (common.yaml,
+// fixtures/expected/official-verdicts.jsonl).
+TEST(MiniGoRunE2eTest, PublishedLogsScoreAsTheV06ResultsAndCheckAsTheOfficialChecker) {
+  auto shared = SharedDir();
+  if (!shared) GTEST_SKIP() << "../shared is not here";
+  const std::string nvidia =
+      (*shared / "fixtures/logs/v0.6/NVIDIA/results/dgx1_ngc19.05_tensorflow/minigo").string();
+  const std::string intel = (*shared / "fixtures/logs/v0.6/Intel/results/clx-8260l-2s-x32/minigo").string();
+  const std::string rules = (*shared / "fixtures" / "mlperf-logging-rules").string();
+  int rc = 0;
+  // Scores: NVIDIA's olympic mean 27.39 min; Intel's two runs 12.43 and
+  // 12.49 min, read through their Python-dict metadata (0-based iteration 14
+  // is their 15th generation).
+  std::string score = Podbench("score --format json " + nvidia + " " + intel, &rc);
+  ASSERT_EQ(rc, 0) << score;
+  const nlohmann::json scores = nlohmann::json::parse(score)["scores"];
+  ASSERT_EQ(scores.size(), 2u) << score;
+  for (const auto& s : scores) {
+    EXPECT_THAT(s["published_note"].get<std::string>(), HasSubstr(kNoTpuScore));
+    if (s["org"] == "NVIDIA") {
+      EXPECT_NEAR(s["score_minutes"].get<double>(), 27.39, 0.005);
+      continue;
+    }
+    EXPECT_EQ(s["org"], "Intel_Corp");
+    ASSERT_EQ(s["runs"].size(), 2u);
+    EXPECT_NEAR(s["runs"][0]["minutes"].get<double>(), 746.014 / 60, 1e-6);
+    EXPECT_NEAR(s["runs"][1]["minutes"].get<double>(), 749.586 / 60, 1e-6);
+    EXPECT_THAT(s["runs"][0]["note"].get<std::string>(), HasSubstr("Python-dict metadata read as JSON"));
+  }
+  const std::string text = Podbench("score " + nvidia + " " + intel, &rc);
+  EXPECT_THAT(text, HasSubstr("minigo: Google ran no MiniGo in MLPerf v0.6"));
+
+  // podbench's v0.6 rules and the official minigo.yaml: NVIDIA's pass;
+  // Intel's fail, their Python-dict lines unparsable (so every key they
+  // hold counts as missing).
+  for (const std::string& extra :
+       {std::string(), "--ruleset 0.6.0 --rules-dir " + rules + " --config training_0.6.0/minigo.yaml"}) {
+    SCOPED_TRACE(extra);
+    std::string out = Podbench("check --quiet " + extra + " " + nvidia, &rc);
+    EXPECT_EQ(rc, 0) << out;
+    out = Podbench("check " + extra + " " + intel + "/result_0.txt", &rc);
+    EXPECT_EQ(rc, 1) << out;
+    EXPECT_THAT(out, HasSubstr("Log lines had parsing errors"));
+    EXPECT_THAT(out, HasSubstr("'eval_result' but found 0"));
+  }
+  // The official checker's default entry (common.yaml), as the verdicts in
+  // the fixtures were made: every one of the 12 logs fails, with the keys
+  // the official checker names.
+  std::map<std::string, std::vector<std::string>> official;
+  std::ifstream verdicts(*shared / "fixtures/expected/official-verdicts.jsonl");
+  for (std::string line; std::getline(verdicts, line);) {
+    const nlohmann::json v = nlohmann::json::parse(line);
+    const std::string log = v["log"];
+    if (log.rfind("v0.6/", 0) != 0 || log.find("/minigo/") == std::string::npos) continue;
+    official[log] = v["error_keys"].get<std::vector<std::string>>();
+  }
+  ASSERT_EQ(official.size(), 12u);
+  for (const auto& [log, keys] : official) {
+    SCOPED_TRACE(log);
+    const std::string out = Podbench(
+        "check --format json --ruleset 0.6.0 --rules-dir " + rules + " " + (*shared / "fixtures/logs" / log).string(),
+        &rc);
+    EXPECT_EQ(rc, 1) << out;
+    std::vector<std::string> got = nlohmann::json::parse(out)["logs"][0]["error_keys"];
+    std::sort(got.begin(), got.end());
+    std::vector<std::string> want = keys;
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(got, want);
+  }
+}
+
+}  // namespace
+}  // namespace podbench::testing
