@@ -403,13 +403,7 @@ Losses Network::Loss(const float* features, const float* pi, const float* z, int
 
 Status NetworkEvaluator::Evaluate(std::span<const float> features, int batch, std::span<float> policy,
                                   std::span<float> value) {
-  const size_t b = static_cast<size_t>(std::max(batch, 0));
-  if (batch < 1 || features.size() != b * kFeatureSize || policy.size() != b * kNumMoves || value.size() != b) {
-    return Status::InvalidArgument("minigo network evaluator: batch " + std::to_string(batch) + " with " +
-                                   std::to_string(features.size()) + " feature floats, " +
-                                   std::to_string(policy.size()) + " policy floats and " +
-                                   std::to_string(value.size()) + " values");
-  }
+  PODBENCH_RETURN_IF_ERROR(CheckEvaluatorSizes("minigo network evaluator", features, batch, policy, value));
   ++calls_;
   positions_ += batch;
   for (int at = 0; at < batch; at += max_batch_) {
