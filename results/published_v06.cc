@@ -44,4 +44,12 @@ std::optional<PublishedResult> FindPublishedV06(std::string_view workload, std::
   return std::nullopt;
 }
 
+std::string_view UnpublishedNote(std::string_view workload) {
+  if (workload == "minigo") {
+    return "Google ran no MiniGo in MLPerf v0.6 (NVIDIA and Intel did, on GPUs and CPUs): there is no published "
+           "TPU-v3 score to match";
+  }
+  return {};
+}
+
 }  // namespace podbench::results

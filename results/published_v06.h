@@ -37,4 +37,9 @@ const std::vector<PublishedResult>& PublishedV06();
 // The row for `workload` ("mask" is accepted for maskrcnn) on `slice`, if any.
 std::optional<PublishedResult> FindPublishedV06(std::string_view workload, std::string_view slice);
 
+// For a v0.6 benchmark Google did not submit (MiniGo), the sentence every
+// output that shows its score states: there is no TPU-v3 score to match.
+// Empty for the others.
+std::string_view UnpublishedNote(std::string_view workload);
+
 }  // namespace podbench::results

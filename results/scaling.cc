@@ -338,8 +338,10 @@ nlohmann::json ScalingToJson(const ScalingTable& t) {
   nlohmann::json rows = nlohmann::json::array(), others = nlohmann::json::array();
   for (const ScalingRow& r : t.rows) rows.push_back(ScalingRowToJson(r));
   for (const ScalingRow& r : t.others) others.push_back(ScalingRowToJson(r));
-  return {{"workload", t.workload}, {"preset", t.preset}, {"rows_are", t.RowsAre()},
-          {"rows", std::move(rows)}, {"other_rows", std::move(others)}};
+  nlohmann::json j = {{"workload", t.workload}, {"preset", t.preset}, {"rows_are", t.RowsAre()},
+                      {"rows", std::move(rows)}, {"other_rows", std::move(others)}};
+  if (!UnpublishedNote(t.workload).empty()) j["published_note"] = UnpublishedNote(t.workload);
+  return j;
 }
 
 void WriteScalingText(std::ostream& out, const ScalingTable& t) {
@@ -348,6 +350,7 @@ void WriteScalingText(std::ostream& out, const ScalingTable& t) {
   out << "scaling of " << t.workload << " (projected runs; published: Google MLPerf v0.6, beside "
       << kPublishedPreset << " rows)\n"
       << t.RowsAre() << "\n";
+  if (!UnpublishedNote(t.workload).empty()) out << UnpublishedNote(t.workload) << "\n";
   std::string head = fmt::format("{:<12} ", "slice");
   if (preset_column) head += fmt::format("{:<12} ", "preset");
   out << head

@@ -1,6 +1,7 @@
 #include "rules/score.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <tuple>
 
@@ -12,6 +13,51 @@ namespace podbench::rules {
 int RequiredRuns(const std::string& benchmark) {
   if (benchmark == "gnmt" || benchmark == "transformer" || benchmark == "minigo") return 10;
   return 5;
+}
+
+std::string PythonLiteralToJson(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  char quote = 0;  // the quote of the string we are in, or 0
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quote != 0) {
+      if (c == '\\' && i + 1 < text.size()) {
+        if (quote == '\'' && text[i + 1] == '\'') {
+          out += '\'';  // \' in a single-quoted string is a plain quote in JSON
+        } else {
+          out += c;
+          out += text[i + 1];
+        }
+        ++i;
+      } else if (c == quote) {
+        out += '"';
+        quote = 0;
+      } else if (c == '"') {
+        out += "\\\"";  // a double quote inside a single-quoted string
+      } else {
+        out += c;
+      }
+      continue;
+    }
+    if (c == '\'' || c == '"') {
+      quote = c;
+      out += '"';
+      continue;
+    }
+    auto word = [&](std::string_view py, std::string_view json) {
+      if (text.substr(i, py.size()) != py) return false;
+      const bool left = i == 0 || !std::isalnum(static_cast<unsigned char>(text[i - 1]));
+      const bool right = i + py.size() >= text.size() || !std::isalnum(static_cast<unsigned char>(text[i + py.size()]));
+      if (!left || !right) return false;
+      out += json;
+      i += py.size() - 1;
+      return true;
+    };
+    if (word("True", "true") || word("False", "false") || word("None", "null")) continue;
+    out += c;
+  }
+  return out;
 }
 
 Result<RunTime> ScoreRun(const std::filesystem::path& log, const std::string& benchmark_arg) {
@@ -26,7 +72,7 @@ Result<RunTime> ScoreRun(const std::filesystem::path& log, const std::string& be
   auto submission = [&](const char* key, std::string* out) {
     if (r.key == key && out->empty() && r.payload().is_string()) *out = r.payload().as_string();
   };
-  while (reader->Next(&r)) {
+  auto take = [&] {
     submission("submission_org", &rt.org);
     submission("submission_platform", &rt.platform);
     submission("submission_benchmark", &rt.benchmark);
@@ -44,6 +90,27 @@ Result<RunTime> ScoreRun(const std::filesystem::path& log, const std::string& be
         if (const mllog::Value* t = meta.Find("timestamp"); t && t->is_number()) eval_result = t->as_number();
       }
     }
+  };
+  while (reader->Next(&r)) take();
+  // Lines whose metadata is a Python dict literal (Intel's v0.6 MiniGo logs,
+  // minigo-v0.6-loop.md §3): read as Python would print them back, for the
+  // score only. The checker stays strict (the official one cannot parse
+  // them either). Other unparsable lines (a corrupted one) stay unread.
+  int64_t python_lines = 0;
+  for (const mllog::LineError& e : reader->errors()) {
+    auto fixed = mllog::LogReader::FromString(PythonLiteralToJson(e.text), format);
+    if (fixed->Next(&r)) {
+      ++python_lines;
+      take();
+    }
+  }
+  if (python_lines > 0) {
+    rt.note = std::to_string(python_lines) + " line(s) with Python-dict metadata read as JSON (the checkers cannot "
+              "parse them)";
+  }
+  const size_t unread = reader->errors().size() - static_cast<size_t>(python_lines);
+  if (unread > 0) {
+    rt.note += std::string(rt.note.empty() ? "" : "; ") + std::to_string(unread) + " unparsable line(s) skipped";
   }
   PODBENCH_RETURN_IF_ERROR(reader->status());
   const std::string& benchmark = benchmark_arg.empty() ? rt.benchmark : benchmark_arg;

@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -47,8 +48,17 @@ int RequiredRuns(const std::string& benchmark);
 
 // The time-to-train of one log, and its submission keys. `benchmark` decides
 // how it is timed (MiniGo: to eval_result); empty = the log's own
-// submission_benchmark.
+// submission_benchmark. A line that does not parse because its metadata is a
+// Python dict literal (Intel's v0.6 MiniGo logs wrote str(dict)) is read
+// through PythonLiteralToJson, after the lines that parse, and counted in
+// `note`; other unparsable lines (Intel's corrupted one) are skipped and
+// counted. The checker reads neither (as the official one).
 Result<RunTime> ScoreRun(const std::filesystem::path& log, const std::string& benchmark = "");
+
+// `text` with Python's literal spellings as JSON's: strings in single quotes
+// double-quoted (a double quote inside escaped), True, False and None as
+// true, false and null (outside strings, as whole words).
+std::string PythonLiteralToJson(std::string_view text);
 
 // How a run with run_stop status "abort" is scored.
 enum class AbortPolicy {

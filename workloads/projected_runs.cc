@@ -14,8 +14,9 @@ namespace {
 
 class ProjectedSession : public Session {
  public:
-  ProjectedSession(const RunContext& ctx, projection::StepSpec step, projection::RunPlan plan)
-      : ctx_(ctx), step_(std::move(step)), plan_(std::move(plan)) {}
+  ProjectedSession(const RunContext& ctx, projection::StepSpec step, projection::RunPlan plan,
+                   ProjectedLogLines lines)
+      : ctx_(ctx), step_(std::move(step)), plan_(std::move(plan)), lines_(std::move(lines)) {}
 
   Result<double> Initialize() override {
     PODBENCH_ASSIGN_OR_RETURN(slice_, topology::Slice::FromName(ctx_.slice.name, *ctx_.system));
@@ -38,6 +39,7 @@ class ProjectedSession : public Session {
     r.time = TimeBreakdown::Of(pricing_.step.time, static_cast<double>(r.steps));
     r.time.input_s += pricing_.BlockExcessS(r.steps);
     if (first_epoch == 1) r.time.input_s += pricing_.first_epoch_extra_s;
+    if (lines_.block) r.events = lines_.block(first_epoch, epochs);
     return r;
   }
 
@@ -50,6 +52,7 @@ class ProjectedSession : public Session {
     // full.
     const size_t i = static_cast<size_t>(std::find(labels_.begin(), labels_.end(), epoch) - labels_.begin());
     PODBENCH_ASSIGN_OR_RETURN(r.emulated_s, pricing_.EvalAtS(labels_, i, epoch >= converge_label_));
+    if (lines_.evaluation) r.events = lines_.evaluation(epoch, epoch >= converge_label_);
     return r;
   }
 
@@ -57,6 +60,7 @@ class ProjectedSession : public Session {
   RunContext ctx_;
   projection::StepSpec step_;
   projection::RunPlan plan_;
+  ProjectedLogLines lines_;
   std::optional<topology::Slice> slice_;
   projection::RunPricing pricing_;
   std::vector<int64_t> labels_;
@@ -66,8 +70,8 @@ class ProjectedSession : public Session {
 }  // namespace
 
 std::unique_ptr<Session> StartProjectedSession(const RunContext& ctx, projection::StepSpec step,
-                                               projection::RunPlan plan) {
-  return std::make_unique<ProjectedSession>(ctx, std::move(step), std::move(plan));
+                                               projection::RunPlan plan, ProjectedLogLines lines) {
+  return std::make_unique<ProjectedSession>(ctx, std::move(step), std::move(plan), std::move(lines));
 }
 
 Result<std::unique_ptr<Session>> StartProjected(const Workload& workload, const RunContext& ctx) {

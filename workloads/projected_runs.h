@@ -19,6 +19,7 @@
 //                in full.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -33,10 +34,19 @@
 
 namespace podbench::workloads {
 
-// A projected session of `step` and `plan` for the run `ctx`. The
-// evaluations it expects are ctx.description.cadence's.
+// Lines a projected run logs under keys of its model's own (WorkloadEvent),
+// besides the harness's: a block's (epochs [first, first + epochs)), and an
+// evaluation's (`reached`: it reaches the target, the run's last). Empty
+// functions: none (every v0.6 model but MiniGo).
+struct ProjectedLogLines {
+  std::function<std::vector<WorkloadEvent>(int64_t first_epoch, int64_t epochs)> block;
+  std::function<std::vector<WorkloadEvent>(int64_t epoch, bool reached)> evaluation;
+};
+
+// A projected session of `step` and `plan` for the run `ctx`, logging
+// `lines`. The evaluations it expects are ctx.description.cadence's.
 std::unique_ptr<Session> StartProjectedSession(const RunContext& ctx, projection::StepSpec step,
-                                               projection::RunPlan plan);
+                                               projection::RunPlan plan, ProjectedLogLines lines = {});
 
 // The projected session of `workload` for the run `ctx`: its
 // ProjectedStep and ProjectedPlan for ctx.hp on ctx.slice. Errors: theirs.

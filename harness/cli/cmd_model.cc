@@ -5,6 +5,7 @@
 // same preset prices (ModelRegistration::ZooStep). Without a name it lists
 // the zoo.
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "harness/cli/command.h"
 #include "topology/slice.h"
 #include "topology/system.h"
+#include "workloads/projected_runs.h"
 #include "workloads/registry.h"
 #include "workloads/projection/overrides.h"
 #include "workloads/projection/projected_run.h"
@@ -89,6 +91,63 @@ void WriteSummary(std::ostream& o, const char* what, const projection::StepProje
   }
 }
 
+// A loop of generations (MiniGo; workloads/projection/games.h): the games and
+// the training of one generation, what sets its period and where its time
+// goes.
+nlohmann::json GamesJson(const projection::GamesPricing& g) {
+  return {{"games", g.work.games},           {"cores", g.work.cores},
+          {"games_per_core", g.games_per_core}, {"parallel_games", g.parallel_games},
+          {"batch_per_core", g.batch_per_core}, {"waves", g.waves},
+          {"rounds", g.rounds},                 {"device_round_s", g.device_round_s},
+          {"host_round_s", g.host_round_s},     {"device_s", g.device_s},
+          {"host_s", g.host_s},                 {"total_s", g.total_s},
+          {"bound", g.host_bound() ? "host" : "device"}};
+}
+
+nlohmann::json GenerationJson(const projection::GenerationPricing& g, int64_t steps, double step_s) {
+  const double train_s = static_cast<double>(steps) * step_s;
+  return {{"train_cores", g.train_cores},
+          {"play_cores", g.play_cores},
+          {"shared_cores", g.shared},
+          {"train_steps", steps},
+          {"train_steps_s", train_s},
+          {"gating", GamesJson(g.gating)},
+          {"self_play", GamesJson(g.self_play)},
+          {"target_evaluation", GamesJson(g.evaluation)},
+          {"train_path_s", g.TrainPathS(train_s)},
+          {"period_s", g.PeriodS(train_s)},
+          {"period_set_by", g.PeriodSetBy(train_s)}};
+}
+
+void WriteGames(std::ostream& o, const char* what, const projection::GamesPricing& g) {
+  o << fmt::format(
+      "  {:<18} {} games on {}: {} a core, {} at once ({} wave{}), batch {} a core; {} rounds x {:.3f} ms "
+      "(device {:.3f}, host search {:.3f}: {}-bound) = {:.2f} s\n",
+      what, g.work.games, Plural(g.work.cores, "core"), g.games_per_core, g.parallel_games, g.waves,
+      g.waves == 1 ? "" : "s", g.batch_per_core, g.rounds, g.round_s * 1e3, g.device_round_s * 1e3,
+      g.host_round_s * 1e3, g.host_bound() ? "host" : "device", g.total_s);
+}
+
+void WriteGeneration(std::ostream& o, const projection::GenerationPricing& g, int64_t steps, double step_s,
+                     const std::string& train_slice) {
+  const double train_s = static_cast<double>(steps) * step_s;
+  const double period = g.PeriodS(train_s);
+  o << fmt::format("\ngeneration (one label of a projected run): {:.2f} s, set by {}\n", period,
+                   g.PeriodSetBy(train_s));
+  o << fmt::format("  {:<18} {} steps x {:.3f} ms on {} = {:.2f} s\n", "training", steps, step_s * 1e3, train_slice,
+                   train_s);
+  WriteGames(o, "gating", g.gating);
+  WriteGames(o, "self-play", g.self_play);
+  WriteGames(o, "target evaluation", g.evaluation);
+  o << fmt::format(
+      "  where the time goes: training path {:.2f} s (steps {:.0f}%, gating {:.0f}%){} self-play {:.2f} s "
+      "(device {:.2f} s, host search {:.2f} s); the target evaluation runs beside training, off the timed path\n",
+      g.TrainPathS(train_s), 100 * train_s / g.TrainPathS(train_s), 100 * g.gating.total_s / g.TrainPathS(train_s),
+      g.shared ? ", then, on the same cores," : " beside", g.self_play.total_s, g.self_play.device_s,
+      g.self_play.host_s);
+  o << fmt::format("  self-play : training-step time = {:.1f} : 1\n", g.self_play.total_s / train_s);
+}
+
 int ListModels(const ModelOptions& opt, CliContext& ctx) {
   const auto models = workloads::ZooModels();
   if (opt.format == OutputFormat::kJson) {
@@ -131,17 +190,34 @@ int Run(const ModelOptions& opt, CliContext& ctx) {
   const std::string preset = opt.preset.empty() && !m->presets().empty() ? m->presets().front() : opt.preset;
   auto step = m->ZooStep(preset, {slice->name(), slice->num_cores(), slice->num_chips()});
   if (!step.ok()) return fail("--preset " + preset + ": " + step.status().message());
+  // The slice the step runs on: the slice, or a sub-slice of it (MiniGo's
+  // training cores).
+  auto step_slice = projection::StepSliceOf(*step, *slice);
+  if (!step_slice.ok()) return fail(step_slice.status().message());
   projection::StepConfig* config = &step->config;
   projection::ProjectionOptions& options = step->options;
   for (const std::string& item : opt.set) {
-    Status st = projection::ApplyOverride(item, slice->num_cores(), config, &options);
+    Status st = projection::ApplyOverride(item, step_slice->num_cores(), config, &options);
     if (!st.ok()) return fail(st.message());
   }
   const projection::ModelGraph& graph = step->graph;
   auto train = projection::TrainMixStep(*step, *slice);  // a model's length buckets, if it has them
   if (!train.ok()) return fail(train.status().message());
-  auto eval = projection::ProjectEvalStep(graph, *config, *slice, options);
+  auto eval = projection::ProjectEvalStep(graph, *config, *step_slice, options);
   if (!eval.ok()) return fail(eval.status().message());
+  // A run of generations: its games, priced as a projected run prices them.
+  std::optional<workloads::ProjectedRunModel> run;
+  if (m->has_workload() && m->Supports(workloads::Mode::kProjected)) {
+    auto r = workloads::ModelProjectedRun(m->name(), preset, slice->name(), *loaded->spec, {}, opt.set);
+    if (!r.ok()) return fail(r.status().message());
+    if (r->pricing.generation) run = std::move(r).value();
+  }
+  int64_t gen_steps = 0;
+  if (run) {
+    auto steps = run->pricing.schedule.StepsThrough(1);
+    if (!steps.ok()) return fail(steps.status().message());
+    gen_steps = *steps;
+  }
 
   const projection::ParallelLayout& l = config->layout;
   if (opt.format == OutputFormat::kJson) {
@@ -169,6 +245,8 @@ int Run(const ModelOptions& opt, CliContext& ctx) {
     j["eval_per_replica_batch"] = config->eval_per_replica_batch;
     j["train"] = StepJson(*train, true);
     j["eval"] = StepJson(*eval, false);
+    if (step_slice->name() != slice->name()) j["step_slice"] = step_slice->name();
+    if (run) j["generation"] = GenerationJson(*run->pricing.generation, gen_steps, train->step_s());
     ctx.out << j.dump(2) << "\n";
     return kExitOk;
   }
@@ -178,6 +256,10 @@ int Run(const ModelOptions& opt, CliContext& ctx) {
                    graph.TrainableParams(), graph.ForwardMacs() / 1e9);
   o << fmt::format("slice {} ({} chips, {} cores), preset {}{}, system {}\n", slice->name(), slice->num_chips(),
                    slice->num_cores(), preset, opt.set.empty() ? "" : " with --set", loaded->source());
+  if (step_slice->name() != slice->name()) {
+    o << fmt::format("the steps below run on a {} of the slice ({} cores)\n", step_slice->name(),
+                     step_slice->num_cores());
+  }
   o << fmt::format(
       "layout: {} of {} (split {}), bn_group {}, weight-update sharding {}, {} gradients over {}; "
       "optimizer {}; {} a replica per step ({} global), {} per evaluation step\n",
@@ -193,6 +275,7 @@ int Run(const ModelOptions& opt, CliContext& ctx) {
   WriteSummary(o, "training step", *train);
   o << fmt::format("  (host input work per step {:.3f} ms before overlap)\n\n", train->host_input_s * 1e3);
   WriteSummary(o, "evaluation step", *eval);
+  if (run) WriteGeneration(o, *run->pricing.generation, gen_steps, train->step_s(), step_slice->name());
   return kExitOk;
 }
 

@@ -18,6 +18,7 @@
 #include "harness/run/scored_runs.h"
 #include "harness/run/settings.h"
 #include "kernels/dispatch/dispatch.h"
+#include "results/published_v06.h"
 #include "results/store.h"
 #include "topology/rank_group.h"
 #ifdef PODBENCH_HAVE_MPI
@@ -251,6 +252,9 @@ bool Execute(const RunCliOptions& opt, CliContext& ctx, const std::shared_ptr<to
       ctx.out << "score: none (" << (scored == 0 ? "no compliant run" : "aborted runs") << ")\n";
     }
     if (!check_note.empty()) ctx.out << "logs not checked: " << check_note << "\n";
+    if (const std::string_view why = results::UnpublishedNote(s.description.benchmark); !why.empty()) {
+      ctx.out << why << "\n";
+    }
     ctx.out << "saved to " << s.request.db << "\n";
   } else {
     nlohmann::json j;

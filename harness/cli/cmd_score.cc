@@ -1,5 +1,6 @@
 // podbench score: the v0.6 result summarizer (olympic mean time-to-train) over
 // log files and folders of any layout, grouped by the logs' own submission keys.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <ostream>
@@ -8,6 +9,7 @@
 
 #include "base/text.h"
 #include "harness/cli/command.h"
+#include "results/published_v06.h"
 #include "rules/score.h"
 
 namespace podbench::cli {
@@ -63,6 +65,7 @@ int RunScore(const ScoreCmdOptions& opt, CliContext& ctx) {
         }
         j["runs"] = runs;
         j["note"] = s.note;
+        if (!results::UnpublishedNote(s.benchmark).empty()) j["published_note"] = results::UnpublishedNote(s.benchmark);
         all.push_back(std::move(j));
       }
       nlohmann::json doc;
@@ -104,6 +107,16 @@ int RunScore(const ScoreCmdOptions& opt, CliContext& ctx) {
           std::snprintf(line, sizeof line, "%-12s %-30s %-12s %5zu %10s %16s  ", s.org.c_str(), s.platform.c_str(),
                         s.benchmark.c_str(), s.runs.size(), Minutes(s.score_minutes).c_str(), range.c_str());
           ctx.out << line << note << "\n";
+        }
+      }
+      if (opt.format == OutputFormat::kText) {
+        // A benchmark Google did not submit: no TPU-v3 score to match.
+        std::vector<std::string> noted;
+        for (const auto& s : *scores) {
+          const std::string_view why = results::UnpublishedNote(s.benchmark);
+          if (why.empty() || std::find(noted.begin(), noted.end(), s.benchmark) != noted.end()) continue;
+          noted.push_back(s.benchmark);
+          ctx.out << s.benchmark << ": " << why << "\n";
         }
       }
       if (opt.format == OutputFormat::kText && report->skipped_files > 0) {

@@ -1,17 +1,246 @@
-// "minigo": the model's registration. Only its network's graph and a
-// default step configuration exist so far (`podbench model minigo`); its
-// workload plugin registers here when it lands.
+// "minigo": MLPerf v0.6 MiniGo, 9x9 Go by reinforcement learning; the
+// target is a model that wins at least 50% of 100 games against a fixed
+// target model, timed to that model's save (eval_result's timestamp).
+//
+// Projected mode is the shared composition (workloads/projected_runs.h) of
+// what minigo_projection.h gives it: a label is a generation (222 training
+// steps at batch 8192 on a training sub-slice, then 100 gating games; 4096
+// self-play games at 240 readouts and 8 virtual losses beside them on the
+// other cores, the tree search on the hosts), priced by games.h; the
+// winning generation is drawn per run seed from NVIDIA's and Intel's 20
+// v0.6 runs, and the win rates logged before it are MODELLED. Google ran no
+// MiniGo in v0.6: no published TPU-v3 score exists to compare with. Facts:
+// ../shared/reference/minigo-v0.6.md ("ref") and minigo-v0.6-loop.md
+// ("loop §").
+//
+// Functional mode (the real loop on the Go engine, go/) joins the plugin in
+// the blocks marked FUNCTIONAL MODE; until then it is refused.
+#include <cmath>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "workloads/minigo/minigo_default_preset.h"
 #include "workloads/minigo/minigo_graph.h"
+#include "workloads/minigo/minigo_projection.h"
+#include "workloads/projected_runs.h"
 #include "workloads/registry.h"
+#include "workloads/workload.h"
 
-namespace podbench::minigo {
+namespace podbench::workloads {
+namespace {
+
+using namespace podbench::minigo;  // NOLINT: the model's constants
+
+const char* const kClosedRule = "v0.6 closed division: the reference's value (ml_perf/flags/9)";
+
+// "0.32,0.032,0.0032": the learning rates between the boundaries.
+Result<std::vector<double>> LearningRates(const Hyperparameters& hp) {
+  std::vector<double> out;
+  const std::string& text = hp.String("learning_rates");
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string item = text.substr(pos, comma - pos);
+    char* end = nullptr;
+    const double v = std::strtod(item.c_str(), &end);
+    if (item.empty() || end != item.c_str() + item.size() || !(v > 0) || !std::isfinite(v)) {
+      return Status::InvalidArgument("learning_rates '" + text + "': '" + item +
+                                     "' is not a positive number (want a comma-separated list, e.g. "
+                                     "0.32,0.032,0.0032)");
+    }
+    out.push_back(v);
+    pos = comma + 1;
+  }
+  return out;
+}
+
+class MiniGoWorkload : public Workload {
+ public:
+  std::vector<HyperparameterSpec> HyperparameterSpecs() const override {
+    std::vector<HyperparameterSpec> s;
+    // Logged under their v0.6 keys: the four the 0.6.0 minigo rules require
+    // exactly once (global_batch_size, virtual_losses here; the learning
+    // rates and their boundaries as lists, loop §3).
+    auto& batch = s.emplace_back(Spec("global_batch_size", kMiniGoTrainBatch,
+                                      "positions per training step (ref: train_batch_size 8192)"));
+    batch.min = 1;
+    batch.max = 1 << 20;
+    batch.rule = "v0.6 closed division: any constant batch size";
+    auto& vl = s.emplace_back(Spec("virtual_losses", kMiniGoVirtualLosses,
+                                   "leaves one game adds to an inference batch per search round (ref: 8)"));
+    vl.min = 1;
+    vl.max = 64;
+    vl.rule = kClosedRule;
+    auto& bounds = s.emplace_back(Spec("opt_learning_rate_decay_boundary_steps", std::string("12500,18750"),
+                                       "global steps at which the learning rate steps down (ref: 12500, 18750; "
+                                       "the provided checkpoint is at step 9383, loop §1)"));
+    bounds.int_list = true;
+    bounds.min = 1;
+    bounds.max = 1e9;
+    auto& lrs = s.emplace_back(Spec("learning_rates", std::string("0.32,0.032,0.0032"),
+                                    "momentum-SGD learning rates before, between and after the boundaries, "
+                                    "logged as opt_base_learning_rate (ref: 0.32, 0.032, 0.0032)"));
+    lrs.log = false;  // logged as the list opt_base_learning_rate (Describe's init_events)
+    // The loop's flags (ref; loop §2, §3). Not logged: v0.6 MiniGo logs none.
+    auto flag = [&](const char* name, HpValue v, const char* help, double min, double max) -> HyperparameterSpec& {
+      auto& f = s.emplace_back(Spec(name, std::move(v), help));
+      f.log = false;
+      f.min = min;
+      f.max = max;
+      return f;
+    };
+    flag("games_per_generation", kMiniGoGamesPerGeneration,
+         "self-play games a generation (ref: 4096, 16 processes x 256 at NVIDIA, loop §2)", 1, 1 << 22);
+    flag("num_readouts", kMiniGoReadoutsPerMove, "MCTS readouts per move (ref: 240)", 1, 1 << 16);
+    flag("parallel_games", kMiniGoParallelGames,
+         "games a self-play process (projected: a core) plays at once, its leaves batched (NVIDIA: 128)", 1, 1 << 16);
+    flag("window_generations", kMiniGoWindowGenerations,
+         "training window: the last N generations' games (ref: 10)", 1, 1000);
+    flag("filter_amount", kMiniGoFilterAmount, "share of the window's positions trained on (ref: 0.5)", 1e-3, 1);
+    flag("gating_games", kMiniGoGatingGames, "games of the new model against the best (ref: 100)", 1, 1 << 16);
+    flag("gating_win_rate", kMiniGoGatingWinRate, "win rate that makes the new model the best (ref: 0.49)", 0, 1);
+    flag("max_generations", kMiniGoIterations,
+         "abort after this many generations (ref: iterations 50 at NVIDIA, 30 at Intel)", 1, 1000);
+    auto fixed = [&](const char* name, double v, const char* help) {
+      auto& f = s.emplace_back(Spec(name, v, help));
+      f.tunable = false;
+      f.log = false;
+      f.rule = kClosedRule;
+    };
+    fixed("momentum", kMiniGoMomentum, "momentum of SGD (ref: 0.9)");
+    fixed("l2_strength", kMiniGoL2, "L2 weight decay (ref: 1e-4)");
+    fixed("value_cost_weight", kMiniGoValueCostWeight, "weight of the value loss (ref: 0.25)");
+    fixed("target_win_rate", kMiniGoTargetWinRate, "v0.6 quality target: wins against the target model (0.5)");
+    // Projected mode: podbench's choices and what-ifs (none is an MLPerf
+    // hyperparameter).
+    flag("projected_train_cores", int64_t{8},
+         "projected mode: cores of the sub-slice (a tpu-v3-N of the pod) that trains and gates; the rest play "
+         "self-play games beside it (the whole slice: they take turns). podbench's choice, nothing published",
+         1, 2048);
+    flag("projected_search_threads_per_core", int64_t{12},
+         "projected mode: host threads that run each core's tree search (12: a host's 96 vcpus over its 8 cores)",
+         1, 96);
+    // FUNCTIONAL MODE: the functional_* hyperparameters.
+    return s;
+  }
+
+  Result<std::map<std::string, HpValue>> Preset(std::string_view preset, const SliceInfo& slice) const override {
+    (void)slice;
+    // FUNCTIONAL MODE: the `functional` preset.
+    if (preset != "nvidia-v0.6") {
+      return Status::NotFound("minigo has no preset '" + std::string(preset) + "' (known: nvidia-v0.6)");
+    }
+    // NVIDIA's v0.6 flags (ml_perf/flags/9: rl_loop, selfplay, train;
+    // loop §2-§3), on any slice.
+    return std::map<std::string, HpValue>{
+        {"global_batch_size", kMiniGoTrainBatch},
+        {"virtual_losses", kMiniGoVirtualLosses},
+        {"opt_learning_rate_decay_boundary_steps", std::string("12500,18750")},
+        {"learning_rates", std::string("0.32,0.032,0.0032")},
+        {"games_per_generation", kMiniGoGamesPerGeneration},
+        {"num_readouts", kMiniGoReadoutsPerMove},
+        {"parallel_games", kMiniGoParallelGames},
+        {"window_generations", kMiniGoWindowGenerations},
+        {"filter_amount", kMiniGoFilterAmount},
+        {"gating_games", kMiniGoGatingGames},
+        {"gating_win_rate", kMiniGoGatingWinRate},
+        {"max_generations", kMiniGoIterations},
+    };
+  }
+
+  Status Validate(const Hyperparameters& hp, const SliceInfo& slice, Mode mode) const override {
+    PODBENCH_ASSIGN_OR_RETURN(const std::vector<double> lrs, LearningRates(hp));
+    PODBENCH_ASSIGN_OR_RETURN(const std::vector<int64_t> bounds,
+                              ParseIntList("opt_learning_rate_decay_boundary_steps",
+                                           hp.String("opt_learning_rate_decay_boundary_steps")));
+    if (lrs.size() != bounds.size() + 1) {
+      return Status::InvalidArgument("learning_rates has " + std::to_string(lrs.size()) +
+                                     " rates; opt_learning_rate_decay_boundary_steps' " +
+                                     std::to_string(bounds.size()) + " boundaries need " +
+                                     std::to_string(bounds.size() + 1));
+    }
+    if (hp.Int("num_readouts") < hp.Int("virtual_losses")) {
+      return Status::InvalidArgument("num_readouts " + std::to_string(hp.Int("num_readouts")) +
+                                     " is below virtual_losses " + std::to_string(hp.Int("virtual_losses")) +
+                                     ": a search round adds virtual_losses leaves of one move");
+    }
+    if (mode == Mode::kFunctional) {
+      // FUNCTIONAL MODE: its checks replace this refusal.
+      return Status::Unimplemented("minigo has no functional mode yet: only --mode projected runs it");
+    }
+    // Projected mode: the winning generations are NVIDIA's and Intel's at
+    // the v0.6 flags; a run at other values would log them without changing
+    // what is projected.
+    const Hyperparameters v06(*Preset("nvidia-v0.6", slice));
+    for (const char* key : {"global_batch_size", "virtual_losses", "opt_learning_rate_decay_boundary_steps",
+                            "learning_rates", "games_per_generation", "num_readouts", "window_generations",
+                            "filter_amount", "gating_games", "gating_win_rate"}) {
+      if (hp.values().at(key) != v06.values().at(key)) {
+        return Status::InvalidArgument(
+            std::string(key) + " " + HpToString(hp.values().at(key)) +
+            ": projected mode takes the winning generation from NVIDIA's and Intel's v0.6 MiniGo runs, which used " +
+            key + "=" + HpToString(v06.values().at(key)) + "; there is no convergence to project at another value");
+      }
+    }
+    // The training sub-slice fits the slice and splits the batch.
+    PODBENCH_RETURN_IF_ERROR(minigo::ProjectedStep(hp, slice).status());
+    return Status::Ok();
+  }
+
+  Result<WorkloadDescription> Describe(const Hyperparameters& hp, const SliceInfo& slice, Mode mode) const override {
+    (void)mode;  // FUNCTIONAL MODE: its description.
+    WorkloadDescription d;
+    d.benchmark = "minigo";
+    d.global_batch = hp.Int("global_batch_size");
+    // The training sub-slice's replicas; the harness's layout is the slice's.
+    d.parallelism.replicas = slice.cores;
+    d.parallelism.gradient_dtype = projection::DType::kF32;
+    d.targets = {{"win_rate", kMiniGoTargetWinRate, true}};
+    d.cadence.every = 1;
+    d.cadence.first = 1;
+    d.cadence.max_epochs = hp.Int("max_generations");
+    d.cadence.beside_training = true;  // loop §3: the target evaluation is not on the timed path
+    d.run_end = RunEnd::kWinningModel;
+    PODBENCH_ASSIGN_OR_RETURN(projection::ModelGraph g, BuildMiniGoGraph());
+    d.data = {"minigo_selfplay_9x9", StepsPerGeneration(hp) * d.global_batch, kMiniGoTargetGames};
+    d.model = {"minigo_9x9", g.TotalParams(), 6.0 * static_cast<double>(g.ForwardMacs())};
+    // loop §3: lists a HyperparameterSpec cannot hold, as the v0.6 logs write them.
+    PODBENCH_ASSIGN_OR_RETURN(const std::vector<double> lrs, LearningRates(hp));
+    d.init_events.push_back(WorkloadEvent("opt_base_learning_rate", lrs));
+    return d;
+  }
+
+  Result<projection::StepSpec> ProjectedStep(const Hyperparameters& hp, const SliceInfo& slice) const override {
+    return minigo::ProjectedStep(hp, slice);
+  }
+  Result<projection::RunPlan> ProjectedPlan(const Hyperparameters& hp, const SliceInfo& slice) const override {
+    return minigo::ProjectedPlan(hp, slice);
+  }
+
+  Result<std::unique_ptr<Session>> Start(const RunContext& ctx) const override {
+    // FUNCTIONAL MODE: its session.
+    if (ctx.mode == Mode::kFunctional) {
+      return Status::Unimplemented("minigo has no functional mode yet: only --mode projected runs it");
+    }
+    PODBENCH_ASSIGN_OR_RETURN(projection::StepSpec step, ProjectedStep(ctx.hp, ctx.slice));
+    PODBENCH_ASSIGN_OR_RETURN(projection::RunPlan plan, ProjectedPlan(ctx.hp, ctx.slice));
+    return StartProjectedSession(ctx, std::move(step), std::move(plan), MiniGoLogLines());
+  }
+};
+
+}  // namespace
 
 PODBENCH_REGISTER_MODEL("minigo")
-    ->Presets({"default"})
+    ->Plugin<MiniGoWorkload>()
+    ->Summary("MLPerf v0.6 MiniGo, 9x9 Go by reinforcement learning; target: win 50% of 100 games against the "
+              "target model")
+    ->Modes({Mode::kProjected})  // FUNCTIONAL MODE: Mode::kFunctional
+    ->Presets({"nvidia-v0.6"})
+    ->ScoredRuns(10)
     ->Zoo("MiniGo 9x9, 17 input planes, 9 residual blocks of 32, policy and value heads",
           "no published parameter or FLOP count exists for the v0.6 9x9 network: derived by hand from "
-          "dual_net.py and ml_perf/flags/9/architecture.flags")
-    ->ZooGraph(&workloads::GraphAtDefaults<&BuildMiniGoGraph>, &DefaultPreset);
+          "dual_net.py and ml_perf/flags/9/architecture.flags");
 
-}  // namespace podbench::minigo
+}  // namespace podbench::workloads

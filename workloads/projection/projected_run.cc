@@ -81,6 +81,7 @@ double ModelledCurve::At(int64_t label, int64_t first_label, int64_t converge_la
 
 double RunPricing::BlockTrainS(int64_t steps) const {
   const double train = static_cast<double>(steps) * step.step_s();
+  if (generation) return generation->PeriodS(train);
   return std::max(train, concurrent_block_s);
 }
 
@@ -90,6 +91,7 @@ double RunPricing::BlockExcessS(int64_t steps) const {
 
 double RunPricing::EvalS(double next_block_s, bool last) const {
   if (!eval) return 0;
+  if (generation) return eval->device_s;  // games beside training, in full
   if (last) return eval->device_s + eval->scoring_s;
   return eval->exposed_s(next_block_s);
 }
@@ -103,7 +105,17 @@ Result<double> RunPricing::EvalAtS(const std::vector<int64_t>& labels, size_t i,
 
 double RunPricing::TailS() const { return eval ? eval->scoring_s : 0; }
 
-Result<StepProjection> TrainMixStep(const StepSpec& spec, const topology::Slice& slice) {
+Result<topology::Slice> StepSliceOf(const StepSpec& spec, const topology::Slice& run_slice) {
+  if (spec.slice.empty() || spec.slice == run_slice.name()) return run_slice;
+  PODBENCH_ASSIGN_OR_RETURN(topology::Slice s, topology::Slice::FromName(spec.slice, run_slice.system()));
+  if (s.num_cores() > run_slice.num_cores()) {
+    return Status::InvalidArgument("the step's slice " + s.name() + " is larger than the run's " + run_slice.name());
+  }
+  return s;
+}
+
+Result<StepProjection> TrainMixStep(const StepSpec& spec, const topology::Slice& run_slice) {
+  PODBENCH_ASSIGN_OR_RETURN(const topology::Slice slice, StepSliceOf(spec, run_slice));
   if (spec.train_mix.empty()) return ProjectTrainStep(spec.graph, spec.config, slice, spec.options);
   double total = 0;
   for (const StepSpec::Share& s : spec.train_mix) {
@@ -169,7 +181,23 @@ Result<RunPricing> PriceRun(const StepSpec& spec, const TrainingSchedule& schedu
 }
 
 Result<RunPricing> PricePlan(const StepSpec& spec, const RunPlan& plan, const topology::Slice& slice) {
-  return PriceRun(spec, plan.schedule, plan.eval_examples, plan.concurrent_block_s, slice);
+  if (plan.generation && plan.eval_examples > 0) {
+    return Status::InvalidArgument("a run of generations evaluates by games, not by " +
+                                   std::to_string(plan.eval_examples) + " examples");
+  }
+  PODBENCH_ASSIGN_OR_RETURN(RunPricing p,
+                            PriceRun(spec, plan.schedule, plan.eval_examples, plan.concurrent_block_s, slice));
+  if (!plan.generation) return p;
+  PODBENCH_ASSIGN_OR_RETURN(const topology::Slice train, StepSliceOf(spec, slice));
+  PODBENCH_ASSIGN_OR_RETURN(p.generation,
+                            PriceGeneration(spec.graph, *plan.generation, train.num_cores(), slice, spec.options));
+  EvalProjection e;
+  e.step = p.generation->evaluation.inference;
+  e.steps = p.generation->evaluation.rounds;
+  e.device_s = p.generation->evaluation.total_s;
+  e.scoring_s = 0;  // the games' result is their win rate: nothing to score
+  p.eval = e;
+  return p;
 }
 
 // ---------------------------------------------------------------- composition
@@ -207,8 +235,11 @@ Result<ComposedRun> ComposeRun(const RunPricing& pricing, const std::vector<int6
     run.steps += through - done;
     done = through;
     const bool last = label == end_label;
-    PODBENCH_ASSIGN_OR_RETURN(const double eval, pricing.EvalAtS(labels, i, last));
-    const double tail = last ? pricing.TailS() : 0;
+    double eval = 0;  // a generation's evaluation is beside training: not on the run's path
+    if (!pricing.generation) {
+      PODBENCH_ASSIGN_OR_RETURN(eval, pricing.EvalAtS(labels, i, last));
+    }
+    const double tail = last && !pricing.generation ? pricing.TailS() : 0;
     run.split.training_s += train;
     run.split.evaluation_s += eval - tail;
     run.split.tail_s += tail;

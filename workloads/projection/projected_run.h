@@ -46,11 +46,15 @@
 //                infeed hosts taking turns are its graph's
 //                HostWork::infeed_hosts and its length buckets a train_mix,
 //                both priced by the step, not by the composition;
-//   MiniGo       a label is a generation: its training steps are the block,
-//                its self-play runs beside them (RunPlan::concurrent_block_s
-//                extends a block to the longer of the two), and its
-//                evaluation runs beside training (EvalCadence::beside_training,
-//                the harness's timeline).
+//   MiniGo       a label is a generation (RunPlan::generation, games.h): its
+//                training steps on a training sub-slice (StepSpec::slice)
+//                then gating games are the block's training path, its
+//                self-play on the other cores runs beside them (the block
+//                takes the longer of the two, the excess charged to input),
+//                and its target evaluation is games played beside training
+//                (EvalCadence::beside_training, the harness's timeline; the
+//                composition does not add it to the run, whose time ends at
+//                the winning model's save, the end of its block).
 #pragma once
 
 #include <cstdint>
@@ -60,6 +64,7 @@
 
 #include "base/status.h"
 #include "topology/slice.h"
+#include "workloads/projection/games.h"
 #include "workloads/projection/graph.h"
 #include "workloads/projection/layout.h"
 #include "workloads/projection/projection.h"
@@ -84,9 +89,19 @@ struct StepSpec {
     ModelGraph graph;
   };
   std::vector<Share> train_mix;
+  // The slice of the pod the training step runs on when it is not the run's
+  // whole slice (MiniGo: a tpu-v3-8 trains while the other cores play
+  // games), by name ("tpu-v3-8"); empty: the run's slice. `config` is laid
+  // out for it.
+  std::string slice;
 };
 
-// The training step of `spec`: ProjectTrainStep of its graph, or, with a
+// The slice `spec`'s step runs on: `run_slice`, or its StepSpec::slice of
+// the same system. InvalidArgument when that has more cores than
+// `run_slice`; FromName's errors.
+Result<topology::Slice> StepSliceOf(const StepSpec& spec, const topology::Slice& run_slice);
+
+// The training step of `spec` (on StepSliceOf(spec, slice)): ProjectTrainStep of its graph, or, with a
 // train_mix, the share-weighted mean of each graph's (every category, op
 // row time and FLOPs, and the host input). InvalidArgument when a share's
 // weight is not > 0 or its ops differ from `graph`'s; the layer's errors.
@@ -177,6 +192,11 @@ struct RunPlan {
   // block waits for (MiniGo's self-play): a block takes the longer of the
   // two, the excess charged to input. 0 for the v0.6 models podbench runs.
   double concurrent_block_s = 0;
+  // A loop of generations (MiniGo, games.h): each block (one label) is a
+  // generation, priced by PricePlan as PriceGeneration prices it on the
+  // cores the training sub-slice leaves; its evaluation is the plan's
+  // evaluation games (eval_examples must be 0), run beside training.
+  std::optional<GenerationPlan> generation;
 };
 
 // What a run's parts cost, priced once.
@@ -186,6 +206,11 @@ struct RunPricing {
   TrainingSchedule schedule;
   double first_epoch_extra_s = 0;  // start-up and cache fill (FirstEpochExtraS)
   double concurrent_block_s = 0;
+  // A loop of generations: a block's training is the generation's period
+  // (GenerationPricing::PeriodS of its steps), its evaluation the
+  // evaluation games, beside training: ComposeRun does not add them to the
+  // run, which ends at the winning block's end.
+  std::optional<GenerationPricing> generation;
 
   // Seconds of training of a block of `steps` steps (its concurrent work
   // included), and what of that is beyond the steps themselves.
@@ -210,7 +235,8 @@ struct RunPricing {
 Result<RunPricing> PriceRun(const StepSpec& spec, const TrainingSchedule& schedule, int64_t eval_examples,
                             double concurrent_block_s, const topology::Slice& slice);
 // PriceRun of a projected run's plan: its schedule, evaluation and
-// concurrent work.
+// concurrent work, and its generation's games (PriceGeneration on the cores
+// the step's slice leaves; InvalidArgument with eval_examples as well).
 Result<RunPricing> PricePlan(const StepSpec& spec, const RunPlan& plan, const topology::Slice& slice);
 
 // A run's time to train split into its parts (seconds).

@@ -13,7 +13,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "workloads/minigo/minigo_default_preset.h"
 
 namespace podbench::minigo {
 namespace {
@@ -64,22 +63,6 @@ TEST(MiniGoGraphTest, HeadsAndLoss) {
     }
   }
   EXPECT_TRUE(policy);
-}
-
-TEST(MiniGoDefaultPresetTest, DataParallelOverEveryCore) {
-  for (int64_t cores : {8, 32, 128, 2048}) {
-    const std::string slice = "tpu-v3-" + std::to_string(cores);
-    auto c = DefaultPreset("default", slice, cores);
-    ASSERT_TRUE(c.ok()) << c.status().ToString();
-    EXPECT_EQ(c->layout.replicas, cores);
-    EXPECT_EQ(c->layout.cores_per_replica, 1);
-    EXPECT_EQ(c->per_replica_batch * cores, kMiniGoTrainBatch);
-    EXPECT_EQ(c->eval_per_replica_batch, 1024);
-    EXPECT_EQ(c->optimizer, projection::OptimizerKind::kMomentum);
-    EXPECT_TRUE(c->layout.Validate(cores).ok());
-  }
-  EXPECT_THAT(DefaultPreset("default", "odd", 24).status().message(), HasSubstr("do not divide the batch of 8192"));
-  EXPECT_EQ(DefaultPreset("google-v0.6", "tpu-v3-32", 32).status().code(), Status::Code::kNotFound);
 }
 
 }  // namespace
