@@ -8,13 +8,8 @@ namespace podbench::minigo {
 
 Status FakeEvaluator::Evaluate(std::span<const float> features, int batch, std::span<float> policy,
                                std::span<float> value) {
-  const size_t n = static_cast<size_t>(std::max(batch, 0));
-  if (batch < 1 || features.size() != n * kFeatureSize || policy.size() != n * kNumMoves || value.size() != n) {
-    return Status::InvalidArgument("fake evaluator: batch " + std::to_string(batch) + " with " +
-                                   std::to_string(features.size()) + " feature floats, " +
-                                   std::to_string(policy.size()) + " policy floats and " +
-                                   std::to_string(value.size()) + " values do not match");
-  }
+  PODBENCH_RETURN_IF_ERROR(CheckEvaluatorSizes("fake evaluator", features, batch, policy, value));
+  const size_t n = static_cast<size_t>(batch);
   ++calls_;
   positions_ += batch;
   max_batch_ = std::max(max_batch_, batch);

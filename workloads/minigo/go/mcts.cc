@@ -385,6 +385,18 @@ Status RunSearches(std::span<MctsPlayer* const> players, Evaluator& evaluator, S
   }
 }
 
+Status CheckEvaluatorSizes(std::string_view who, std::span<const float> features, int batch,
+                           std::span<const float> policy, std::span<const float> value) {
+  const size_t n = static_cast<size_t>(std::max(batch, 0));
+  if (batch < 1 || features.size() != n * kFeatureSize || policy.size() != n * kNumMoves || value.size() != n) {
+    return Status::InvalidArgument(std::string(who) + ": batch " + std::to_string(batch) + " with " +
+                                   std::to_string(features.size()) + " feature floats, " +
+                                   std::to_string(policy.size()) + " policy floats and " +
+                                   std::to_string(value.size()) + " values do not match");
+  }
+  return Status::Ok();
+}
+
 Result<std::vector<SelfPlayGame>> PlaySelfPlayGames(const MctsOptions& options, int num_games, int parallel_games,
                                                     uint64_t seed, Evaluator& evaluator, SearchStats* stats) {
   PODBENCH_RETURN_IF_ERROR(options.Validate());

@@ -56,6 +56,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -120,6 +121,12 @@ class Evaluator {
   virtual Status Evaluate(std::span<const float> features, int batch, std::span<float> policy,
                           std::span<float> value) = 0;
 };
+
+// The size check every Evaluator makes first: OK when `batch` >= 1 and the
+// spans hold batch positions, batch x 82 and batch floats; otherwise an
+// InvalidArgument that starts with `who` and names the sizes.
+Status CheckEvaluatorSizes(std::string_view who, std::span<const float> features, int batch,
+                           std::span<const float> policy, std::span<const float> value);
 
 // Visit statistics of the edge into a node (cc/mcts_node.h EdgeStats).
 struct EdgeStats {

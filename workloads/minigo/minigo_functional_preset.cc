@@ -1,0 +1,57 @@
+#include "workloads/minigo/minigo_functional_preset.h"
+
+namespace podbench::minigo {
+
+LoopConfig FunctionalPreset(uint64_t seed) {
+  LoopConfig c;
+  // The network at its real size (NetworkConfig's defaults are v0.6's).
+  c.search.num_readouts = 16;   // v0.6: 240 (selfplay.flags)
+  c.search.virtual_losses = 4;  // v0.6: 8
+  c.games_per_generation = 16;  // v0.6: 4096 (16 processes x 256)
+  c.parallel_games = 16;        // v0.6: 128 per process at NVIDIA
+  c.eval_max_batch = 64;        // v0.6: 1024 (--trt_batch)
+  c.train.batch = 64;           // v0.6: 8192
+  // v0.6: 0.32 / 0.032 / 0.0032 at steps 12500 / 18750 from step 9383; here
+  // the same shape, the rates scaled for batch 64, the boundaries placed as
+  // far after the checkpoint as v0.6's first is (about 14 generations).
+  c.train.learning_rates = {0.02f, 0.002f, 0.0002f};
+  c.train.boundaries = {200 + 14 * 40, 200 + 24 * 40};
+  c.steps_per_generation = 40;  // v0.6: ~222 (one pass over the window x filter 0.5 / 8192)
+  c.window_generations = 4;     // v0.6: 10
+  c.generations = 8;            // v0.6: 50 (NVIDIA), 30 (Intel)
+  c.gating_games = 8;           // v0.6: 100
+  c.gating_win_rate = 0.49f;    // v0.6: 0.49
+  c.target_games = 20;          // v0.6: 100
+  c.target_win_rate = 0.5f;     // v0.6: 0.50
+  c.bootstrap_games = 64;       // v0.6 recipe: 8192 (bootstrap.flags)
+  c.bootstrap_readouts = 8;     // v0.6 recipe: 20
+  c.checkpoint_steps = 200;     // v0.6 checkpoint: global step 9383
+  c.target_generations = 4;     // v0.6 target: a model of a longer run (gs://minigo-pub/ml_perf/target/9)
+  c.seed = seed;
+  return c;
+}
+
+std::vector<PresetRow> FunctionalPresetTable() {
+  const LoopConfig c = FunctionalPreset(1);
+  auto s = [](auto v) { return std::to_string(v); };
+  return {
+      {"network", "32 filters, 9 blocks, fc 64 (architecture.flags)", "the same"},
+      {"num_readouts", "240", s(c.search.num_readouts)},
+      {"virtual_losses", "8", s(c.search.virtual_losses)},
+      {"games_per_generation", "4096", s(c.games_per_generation)},
+      {"parallel_games", "128 per process (NVIDIA)", s(c.parallel_games)},
+      {"train.batch", "8192", s(c.train.batch)},
+      {"learning_rates", "0.32 / 0.032 / 0.0032", "0.02 / 0.002 / 0.0002"},
+      {"boundaries", "12500, 18750 (checkpoint at 9383)", s(c.train.boundaries[0]) + ", " + s(c.train.boundaries[1]) + " (checkpoint at " + s(c.checkpoint_steps) + ")"},
+      {"steps_per_generation", "~222", s(c.steps_per_generation)},
+      {"window_generations", "10", s(c.window_generations)},
+      {"generations", "50 (NVIDIA), 30 (Intel)", s(c.generations)},
+      {"gating_games", "100", s(c.gating_games)},
+      {"target_games", "100", s(c.target_games)},
+      {"bootstrap_games", "8192", s(c.bootstrap_games)},
+      {"bootstrap_readouts", "20", s(c.bootstrap_readouts)},
+      {"target", "a downloaded model of a longer run", "checkpoint + " + s(c.target_generations) + " generations"},
+  };
+}
+
+}  // namespace podbench::minigo

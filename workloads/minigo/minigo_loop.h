@@ -1,0 +1,136 @@
+// MiniGo's v0.6 reinforcement-learning loop, for real, at a size 2 cores
+// finish: the functional session the "minigo" plugin runs for
+// --mode functional. It decides nothing about logging: it returns the events
+// (each generation's save on the emulated clock, each target evaluation, the
+// winning model and its save timestamp) and the plugin logs them
+// (save_model, eval_start/eval_accuracy/eval_stop, eval_result).
+//
+// Structure (../shared/reference/minigo-v0.6-loop.md §1-§3):
+//   Untimed set-up (§1: v0.6 downloads a checkpoint and a target; podbench
+//   makes its own from stated recipes and caches them by recipe and seed):
+//     checkpoint = bootstrap self-play by a random model (minigo-v0.6.md
+//       §RL loop "Bootstrap"), then training on those games;
+//     target = the checkpoint's recipe followed by target_generations more
+//       generations of self-play and training (always promoted) - a longer
+//       recipe, so the target is what learning reaches, not luck.
+//   Timed generations g = 1..generations (§2): in parallel on two threads of
+//     the kernels' pool, (a) self-play by the current best model and (b)
+//     training the latest model on the window of the last
+//     window_generations generations' positions (the checkpoint's games
+//     count as generation 0), then save_model(g), then gating against the
+//     best (promoted at win rate >= gating_win_rate). Each path is seeded
+//     from (seed, g, path) alone, so results do not depend on the threads'
+//     timing.
+//   Target evaluation (§3): the saved models in training order, target_games
+//     games each against the target with alternating colours, stopping at
+//     the first with win rate >= target_win_rate.
+// The emulated clock: each generation lasts max(self-play, train + gating)
+// (§2 "In parallel"), each phase priced by `price` from the positions it
+// evaluates and the examples it trains on; save g is stamped at the
+// generation's start plus its training time.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "workloads/minigo/go/mcts.h"
+#include "workloads/minigo/minigo_network.h"
+#include "workloads/minigo/minigo_training.h"
+
+namespace podbench::minigo {
+
+// Match play: `num_games` games of a against b with the same search options,
+// a black in even-numbered games (alternating colours), `parallel_games` at a
+// time, each side's leaves of all running games in one call of its
+// evaluator. Game g's seeds come from (seed, g). Returns a's wins.
+// Errors: bad counts (InvalidArgument), the evaluators' statuses.
+Result<int> PlayMatch(const MctsOptions& options, int num_games, int parallel_games, uint64_t seed, Evaluator& a,
+                      Evaluator& b, SearchStats* stats = nullptr);
+
+// The work of one phase, which `LoopConfig::price` turns into emulated seconds.
+struct PhaseWork {
+  enum class Kind { kSelfPlay, kTrain, kGating, kTargetEval } kind = Kind::kSelfPlay;
+  int64_t positions_evaluated = 0;  // network inferences (self-play, gating, target evaluation)
+  int64_t examples_trained = 0;     // training examples (forward + backward)
+};
+
+struct LoopConfig {
+  NetworkConfig net;
+  MctsOptions search;  // self-play, gating and target evaluation
+  int games_per_generation = 4096;
+  int parallel_games = 128;
+  int eval_max_batch = 1024;  // the evaluator's largest chunk (NVIDIA --trt_batch=1024)
+  TrainOptions train;
+  int steps_per_generation = 222;
+  int window_generations = 10;
+  int generations = 50;
+  float gating_win_rate = 0.49f;
+  int gating_games = 100;
+  int target_games = 100;
+  float target_win_rate = 0.5f;
+  // The checkpoint recipe.
+  int bootstrap_games = 8192;
+  int bootstrap_readouts = 20;
+  int checkpoint_steps = 9383;
+  // The target's extra generations (see above).
+  int target_generations = 4;
+  uint64_t seed = 1;
+  // Emulated seconds of a phase; null = the host's measured seconds are not
+  // used either: every phase is priced at 1 ns per multiply-add (forward 1x,
+  // training 3x the forward pass).
+  std::function<double(const PhaseWork&)> price;
+  // Called (when set) as each part ends: "checkpoint", "target",
+  // "generation N", "target eval N"; a caller may time them.
+  std::function<void(const std::string&)> progress;
+  // Each bad field is an InvalidArgument naming it.
+  Status Validate() const;
+  // A string that names everything the checkpoint (or, with `target`, the
+  // target) depends on: the cache key.
+  std::string RecipeKey(bool target) const;
+};
+
+struct GenerationEvent {
+  int iteration = 0;             // 1-based (epoch_num, save_model's iteration)
+  double start_seconds = 0;      // emulated, from run_start
+  double save_seconds = 0;       // when save_model(iteration) happened
+  double end_seconds = 0;
+  int selfplay_games = 0;
+  int64_t selfplay_positions = 0;  // examples the generation added
+  double train_loss = 0;           // mean total loss of its steps
+  float gating_win_rate = 0;
+  bool promoted = false;
+};
+
+struct TargetEvalEvent {
+  int iteration = 0;
+  float win_rate = 0;
+  double seconds = 0;  // emulated seconds of the 100 games (untimed for the score)
+};
+
+struct LoopResult {
+  bool checkpoint_cached = false, target_cached = false;
+  std::vector<GenerationEvent> generations;
+  std::vector<TargetEvalEvent> target_evals;
+  // The first model to reach target_win_rate, and its save timestamp (the
+  // v0.6 score, minigo-v0.6-loop.md §3).
+  std::optional<int> winning_iteration;
+  double winning_save_seconds = 0;
+};
+
+// The whole run. `cache_dir` (empty = no cache) holds the checkpoint and the
+// target as files named by RecipeKey, written to a temporary name and
+// renamed, so a file that exists is complete. Errors: a bad config, an
+// unreadable or unwritable cache (IOError naming the path), search errors.
+Result<LoopResult> RunLoop(const LoopConfig& config, const std::filesystem::path& cache_dir);
+
+// A network's state on disk (parameters, BN statistics, its window of
+// examples for a checkpoint): what the cache holds.
+Status SaveModel(const std::filesystem::path& path, const Network& net, const ExampleSet* examples);
+Status LoadModel(const std::filesystem::path& path, Network* net, ExampleSet* examples);
+
+}  // namespace podbench::minigo
