@@ -34,6 +34,44 @@ Status MaskTarget(const float* padded_mask, std::int64_t padded, const Box& gt_b
   return Status::Ok();
 }
 
+namespace {
+
+// TensorFlow's crop_and_resize source coordinate of output index i of n, for
+// a box side [lo, hi] normalised to [0, 1] over an input side of `side`.
+double CropSource(double lo, double hi, std::int64_t side, int i, int n) {
+  const double scale = static_cast<double>(side - 1);
+  return n > 1 ? lo * scale + i * (hi - lo) * scale / (n - 1) : 0.5 * (lo + hi) * scale;
+}
+
+}  // namespace
+
+Status CropGtMask(const float* mask, std::int64_t h, std::int64_t w, const Box& gt_box, int gt_size, float* padded) {
+  if (h <= 0 || w <= 0)
+    return Status::InvalidArgument("gt mask crop: mask " + std::to_string(h) + "x" + std::to_string(w) +
+                                   " must have positive sides");
+  if (gt_size <= 0) return Status::InvalidArgument("gt mask crop: gt_size " + std::to_string(gt_size) + " <= 0");
+  if (!Finite(gt_box)) return Status::InvalidArgument("gt mask crop: gt box has a non-finite corner");
+  const std::int64_t side = gt_size + 2 * kMaskBorder;
+  std::fill(padded, padded + side * side, 0.0f);
+  const double hh = static_cast<double>(h), ww = static_cast<double>(w);
+  for (int i = 0; i < gt_size; ++i) {
+    const double y = CropSource(gt_box.y0 / hh, gt_box.y1 / hh, h, i, gt_size);
+    if (y < 0 || y > hh - 1) continue;
+    const auto top = static_cast<std::int64_t>(std::floor(y)), bottom = static_cast<std::int64_t>(std::ceil(y));
+    const double ly = y - static_cast<double>(top);
+    for (int j = 0; j < gt_size; ++j) {
+      const double x = CropSource(gt_box.x0 / ww, gt_box.x1 / ww, w, j, gt_size);
+      if (x < 0 || x > ww - 1) continue;
+      const auto left = static_cast<std::int64_t>(std::floor(x)), right = static_cast<std::int64_t>(std::ceil(x));
+      const double lx = x - static_cast<double>(left);
+      const double t = mask[top * w + left] + (mask[top * w + right] - mask[top * w + left]) * lx;
+      const double b = mask[bottom * w + left] + (mask[bottom * w + right] - mask[bottom * w + left]) * lx;
+      padded[(i + kMaskBorder) * side + j + kMaskBorder] = static_cast<float>(t + (b - t) * ly);
+    }
+  }
+  return Status::Ok();
+}
+
 Result<double> MaskLoss(const MaskLossShape& s, const float* logits, const float* targets,
                         std::span<const int> roi_class, float* dlogits) {
   if (s.rois < 0 || s.size <= 0 || s.classes <= 0)

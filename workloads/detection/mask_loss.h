@@ -33,6 +33,20 @@ namespace podbench::detection {
 
 inline constexpr int kMaskBorder = 2;  // zero cells around a stored gt mask
 
+// The padded mask of one instance, as Google's data loader makes it
+// (dataloader.py / preprocess_ops.py crop_gt_masks): TensorFlow's
+// crop_and_resize, bilinear, of the instance's image mask [h, w] over its
+// gt box (pixels, normalised by the mask's w and h as Google divides by the
+// image size), to gt_size x gt_size, placed inside a kMaskBorder zero border:
+// padded [(gt_size + 4), (gt_size + 4)] (overwritten). crop_and_resize reads
+// output row i at mask row y0 / h (h - 1) + i (y1 - y0) / h (h - 1) /
+// (gt_size - 1) (the box's centre when gt_size is 1), columns alike, and
+// writes 0 where that falls outside [0, h - 1]. The values are not
+// binarised (MaskTarget binarises what it resamples from them).
+// InvalidArgument naming the input for h, w or gt_size <= 0 or a non-finite
+// box.
+Status CropGtMask(const float* mask, std::int64_t h, std::int64_t w, const Box& gt_box, int gt_size, float* padded);
+
 // target [size, size] (overwritten) for `roi` matched to ground truth
 // `gt_box`, from its padded mask [padded, padded]. InvalidArgument naming
 // the input when padded <= 2 * kMaskBorder, size <= 0, or a box is not

@@ -73,6 +73,56 @@ TEST(MaskTarget, BadInputsAreNamed) {
             std::string::npos);
 }
 
+// f(y, x) = 10 y + x on a 5 x 5 mask.
+std::vector<float> Field5() {
+  std::vector<float> m(25);
+  for (int y = 0; y < 5; ++y)
+    for (int x = 0; x < 5; ++x) m[static_cast<size_t>(y * 5 + x)] = float(10 * y + x);
+  return m;
+}
+
+TEST(CropGtMask, TensorFlowCropAndResizeInsideAZeroBorder) {
+  const std::vector<float> m = Field5();
+  // The whole 5 x 5 image at gt_size 5: output (i, j) reads cell (i, j).
+  std::vector<float> p(9 * 9, -1.0f);
+  ASSERT_TRUE(CropGtMask(m.data(), 5, 5, Box{0, 0, 5, 5}, 5, p.data()).ok());
+  for (int i = 0; i < 9; ++i)
+    for (int j = 0; j < 9; ++j) {
+      const bool inside = i >= 2 && i < 7 && j >= 2 && j < 7;
+      ASSERT_EQ(p[static_cast<size_t>(i * 9 + j)], inside ? float(10 * (i - 2) + (j - 2)) : 0.0f) << i << "," << j;
+    }
+  // The top-left half box: rows and columns at 0, 0.5, ..., 2 (bilinear on a
+  // linear field is exact).
+  ASSERT_TRUE(CropGtMask(m.data(), 5, 5, Box{0, 0, 2.5, 2.5}, 5, p.data()).ok());
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 5; ++j) ASSERT_FLOAT_EQ(p[static_cast<size_t>((i + 2) * 9 + j + 2)], float(5 * i + 0.5 * j));
+  // A box twice the image's width: columns 0, 2, 4, 6, 8; past 4 is 0.
+  ASSERT_TRUE(CropGtMask(m.data(), 5, 5, Box{0, 0, 10, 5}, 5, p.data()).ok());
+  EXPECT_FLOAT_EQ(p[2 * 9 + 2 + 2], 4.0f);
+  EXPECT_EQ(p[2 * 9 + 2 + 3], 0.0f);
+  EXPECT_EQ(p[2 * 9 + 2 + 4], 0.0f);
+  EXPECT_FALSE(CropGtMask(m.data(), 0, 5, Box{0, 0, 1, 1}, 5, p.data()).ok());
+  EXPECT_NE(CropGtMask(m.data(), 5, 5, Box{0, 0, 1, 1}, 0, p.data()).message().find("gt_size"), std::string::npos);
+}
+
+TEST(MaskTarget, FromAnImageMaskThroughItsPaddedCrop) {
+  // A 64 x 64 image whose instance fills [16, 48) x [8, 40): cropped over its
+  // own box to 112 x 112 it is all 1, so an ROI inside the box has an all-1
+  // target and one half outside it a half-1 one.
+  std::vector<float> image(64 * 64, 0.0f);
+  for (int y = 8; y < 40; ++y)
+    for (int x = 16; x < 48; ++x) image[static_cast<size_t>(y * 64 + x)] = 1.0f;
+  const Box gt{16, 8, 48, 40};
+  std::vector<float> padded(kP * kP), t(kS * kS);
+  ASSERT_TRUE(CropGtMask(image.data(), 64, 64, gt, kG, padded.data()).ok());
+  ASSERT_TRUE(MaskTarget(padded.data(), kP, gt, Box{20, 12, 40, 30}, kS, t.data()).ok());
+  for (float v : t) ASSERT_EQ(v, 1.0f);
+  ASSERT_TRUE(MaskTarget(padded.data(), kP, gt, Box{32, 8, 64, 40}, kS, t.data()).ok());
+  int ones = 0;
+  for (float v : t) ones += v == 1.0f;
+  EXPECT_EQ(ones, kS * kS / 2);
+}
+
 TEST(MaskLoss, KnownAnswersScoreOnlyTheRoiClassOfMaskedRois) {
   // 3 ROIs, S = 2, 3 classes; ROI 1 is not a mask ROI (class 0).
   MaskLossShape s{3, 2, 3};
