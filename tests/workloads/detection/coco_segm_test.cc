@@ -60,12 +60,6 @@ struct SegmCase {
   std::map<int64_t, size_t> truth_index;  // annotation id -> index
 };
 
-json LoadCases() {
-  auto dir = testing::SharedDir();
-  std::ifstream in(*dir / "fixtures" / "expected" / "coco-segm-cases.json");
-  return in ? json::parse(in) : json();
-}
-
 // The case's input and masks as pycocotools' COCO and loadRes build them.
 SegmCase Build(const json& c) {
   SegmCase k;
@@ -101,12 +95,11 @@ SegmCase Build(const json& c) {
 class CocoSegmTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!testing::SharedDir()) {
-      GTEST_SKIP() << "../shared is not beside this checkout (set PODBENCH_SHARED): "
-                      "skipping a test that needs the reference fixtures";
-    }
-    cases_ = LoadCases();
-    ASSERT_EQ(cases_.size(), 15u) << "cannot read coco-segm-cases.json, or it changed";
+    PODBENCH_REQUIRE_SHARED(shared);
+    std::ifstream in(shared / "fixtures" / "expected" / "coco-segm-cases.json");
+    ASSERT_TRUE(in) << "cannot read coco-segm-cases.json";
+    cases_ = json::parse(in);
+    ASSERT_EQ(cases_.size(), 15u);
   }
   json cases_;
 };
