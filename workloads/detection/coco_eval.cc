@@ -129,7 +129,74 @@ Status CheckInput(const CocoInput& in, const std::map<int64_t, size_t>& images,
   return Status::Ok();
 }
 
+// One shape per ground truth and per detection.
+Status CheckCounts(const CocoInput& in, size_t detections, size_t truth, const char* kind) {
+  if (detections != in.detections.size() || truth != in.truth.size()) {
+    return Status::InvalidArgument(std::string("COCO ") + kind + " geometry: " + std::to_string(detections) +
+                                   " detections and " + std::to_string(truth) + " ground truths, the input has " +
+                                   std::to_string(in.detections.size()) + " and " + std::to_string(in.truth.size()));
+  }
+  return Status::Ok();
+}
+
+Status CheckMask(const Rle& m, const std::string& at) {
+  uint64_t sum = 0;
+  for (uint32_t c : m.counts) sum += c;
+  if (m.height < 0 || m.width < 0 || sum != static_cast<uint64_t>(m.height) * static_cast<uint64_t>(m.width)) {
+    return Status::InvalidArgument(at + ": mask counts sum to " + std::to_string(sum) + ", not its " +
+                                   std::to_string(m.height) + "x" + std::to_string(m.width) + " pixels");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
+
+Status CocoBoxGeometry::Validate(const CocoInput& in) const {
+  PODBENCH_RETURN_IF_ERROR(CheckCounts(in, dt_.size(), gt_.size(), "bbox"));
+  for (size_t i = 0; i < dt_.size() + gt_.size(); ++i) {
+    const bool det = i < dt_.size();
+    const CocoBox& b = det ? dt_[i] : gt_[i - dt_.size()];
+    for (double v : b) {
+      if (!std::isfinite(v)) {
+        return Status::InvalidArgument(std::string(det ? "COCO detection #" : "COCO ground truth #") +
+                                       std::to_string(det ? i : i - dt_.size()) + ": box is not finite");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+CocoMaskGeometry::CocoMaskGeometry(std::vector<Rle> detections, std::vector<Rle> truth)
+    : dt_(std::move(detections)), gt_(std::move(truth)) {
+  for (const Rle& m : dt_) dt_area_.push_back(static_cast<double>(MaskArea(m)));
+}
+
+Status CocoMaskGeometry::Validate(const CocoInput& in) const {
+  PODBENCH_RETURN_IF_ERROR(CheckCounts(in, dt_.size(), gt_.size(), "segm"));
+  std::map<int64_t, std::pair<const Rle*, std::string>> first_on_image;
+  auto check = [&](const Rle& m, int64_t image, const std::string& at) -> Status {
+    PODBENCH_RETURN_IF_ERROR(CheckMask(m, at));
+    auto [it, fresh] = first_on_image.emplace(image, std::make_pair(&m, at));
+    const Rle& f = *it->second.first;
+    if (!fresh && (f.height != m.height || f.width != m.width)) {
+      return Status::InvalidArgument(at + ": mask is " + std::to_string(m.height) + "x" + std::to_string(m.width) +
+                                     " but " + it->second.second + " on the same image " + std::to_string(image) +
+                                     " is " + std::to_string(f.height) + "x" + std::to_string(f.width));
+    }
+    return Status::Ok();
+  };
+  for (size_t i = 0; i < gt_.size(); ++i) {
+    PODBENCH_RETURN_IF_ERROR(check(gt_[i], in.truth[i].image_id, "COCO ground truth #" + std::to_string(i)));
+  }
+  for (size_t i = 0; i < dt_.size(); ++i) {
+    PODBENCH_RETURN_IF_ERROR(check(dt_[i], in.detections[i].image_id, "COCO detection #" + std::to_string(i)));
+  }
+  return Status::Ok();
+}
+
+double CocoMaskGeometry::Iou(size_t d, size_t g, bool crowd) const {
+  return MaskIou(dt_[d], gt_[g], crowd);
+}
 
 double CocoBoxGeometry::Iou(size_t d, size_t g, bool crowd) const {
   const CocoBox& D = dt_[d];
@@ -158,6 +225,7 @@ Result<CocoSummary> EvaluateCoco(const CocoInput& in, const CocoGeometry& geo) {
   n = 0;
   for (auto& [id, idx] : cats) idx = n++;
   PODBENCH_RETURN_IF_ERROR(CheckInput(in, images, cats));
+  PODBENCH_RETURN_IF_ERROR(geo.Validate(in));
   const size_t I = images.size(), K = cats.size();
   const auto thresholds = Linspace<kT>(0.5, 0.95);
   const auto recall_thresholds = Linspace<kR>(0.0, 1.0);

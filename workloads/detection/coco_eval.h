@@ -18,14 +18,15 @@
 //   - precision at each recall threshold is the maximum precision at any
 //     recall at or above it; categories without (non-ignored) ground truth
 //     are left out of the means.
-// The evaluator is generic over the geometry (CocoGeometry): boxes now
-// (CocoBoxGeometry, "bbox"), masks for Mask R-CNN ("segm") next. Room for
-// mask IoU: a mask geometry implements Iou as the pixel count of the two
-// masks' intersection over that of their union (over the detection mask's
-// pixel count when `crowd`, as pycocotools' maskUtils.iou does) and
-// DetectionArea as the detection mask's pixel count; ShapeObject::mask
-// (shapes_data.h) is the ground truth's mask and its `area` already the
-// mask's pixel count. The matching, accumulation and summary here are
+// The evaluator is generic over the geometry (CocoGeometry), one per
+// pycocotools iouType: boxes (CocoBoxGeometry, "bbox") and masks
+// (CocoMaskGeometry, "segm": IoU the pixel count of the two masks'
+// intersection over that of their union, over the detection mask's pixel
+// count when `crowd`, as maskUtils.iou does; a detection's area its mask's
+// pixel count, as loadRes sets it). The ground truth's area range always
+// comes from its `area` field (COCO's own files hold the polygon's area
+// there, not the pixel count; ShapeObject::area in shapes_data.h is the
+// mask's pixel count). The matching, accumulation and summary here are
 // shared unchanged by both iouTypes.
 #pragma once
 
@@ -35,6 +36,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "workloads/detection/mask_rle.h"
 
 namespace podbench::detection {
 
@@ -52,11 +54,22 @@ struct CocoDetection {
   double score = 0;
 };
 
+struct CocoInput {
+  std::vector<int64_t> image_ids;     // the evaluated images (duplicates allowed)
+  std::vector<int64_t> category_ids;  // the categories (duplicates allowed)
+  std::vector<CocoGroundTruth> truth;
+  std::vector<CocoDetection> detections;
+};
+
 // The overlaps the evaluator matches on, by index into the input's `truth`
 // and `detections` lists.
 class CocoGeometry {
  public:
   virtual ~CocoGeometry() = default;
+  // InvalidArgument naming the entry when the geometry does not describe
+  // `in` (one shape per ground truth and per detection, and whatever the
+  // geometry needs of them). EvaluateCoco calls it first.
+  virtual Status Validate(const CocoInput& in) const = 0;
   // IoU of detection `d` with ground truth `g`; when `crowd`, intersection
   // over the detection's area instead (pycocotools' iscrowd rule).
   virtual double Iou(size_t d, size_t g, bool crowd) const = 0;
@@ -72,6 +85,8 @@ class CocoBoxGeometry final : public CocoGeometry {
  public:
   CocoBoxGeometry(std::vector<CocoBox> detections, std::vector<CocoBox> truth)
       : dt_(std::move(detections)), gt_(std::move(truth)) {}
+  // One box per entry, every coordinate finite.
+  Status Validate(const CocoInput& in) const override;
   double Iou(size_t d, size_t g, bool crowd) const override;
   double DetectionArea(size_t d) const override { return dt_[d][2] * dt_[d][3]; }
 
@@ -79,11 +94,20 @@ class CocoBoxGeometry final : public CocoGeometry {
   std::vector<CocoBox> dt_, gt_;
 };
 
-struct CocoInput {
-  std::vector<int64_t> image_ids;     // the evaluated images (duplicates allowed)
-  std::vector<int64_t> category_ids;  // the categories (duplicates allowed)
-  std::vector<CocoGroundTruth> truth;
-  std::vector<CocoDetection> detections;
+// Masks (mask_rle.h; coco_segmentation.h makes them from COCO's forms).
+// Pixel areas are counted once, here.
+class CocoMaskGeometry final : public CocoGeometry {
+ public:
+  CocoMaskGeometry(std::vector<Rle> detections, std::vector<Rle> truth);
+  // One mask per entry, each one's counts summing to its size, and all masks
+  // on one image of the same size.
+  Status Validate(const CocoInput& in) const override;
+  double Iou(size_t d, size_t g, bool crowd) const override;
+  double DetectionArea(size_t d) const override { return dt_area_[d]; }
+
+ private:
+  std::vector<Rle> dt_, gt_;
+  std::vector<double> dt_area_;  // pixel counts
 };
 
 // The 12 numbers of COCOeval.summarize(), in its order; -1 where COCO prints
@@ -99,8 +123,8 @@ struct CocoSummary {
 
 // Evaluates `input` with the overlaps of `geometry`. InvalidArgument naming
 // the entry for: a ground-truth id < 1 or repeated, an annotation or a
-// detection on an image or category not listed, a non-finite score or area.
-// REQUIRES: geometry indexes input.truth and input.detections.
+// detection on an image or category not listed, a non-finite score or area,
+// and whatever geometry.Validate(input) refuses.
 Result<CocoSummary> EvaluateCoco(const CocoInput& input, const CocoGeometry& geometry);
 
 }  // namespace podbench::detection

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <numbers>
 
 namespace podbench::detection {
@@ -68,6 +69,17 @@ struct Shape {
   Box bounds() const { return Box::FromCenter(cx, cy, w, h); }
 };
 
+// Roughly the share of its w x h box a shape paints (thick = 0.28 of the
+// smaller side), by label; only aims a size at an area range, which the
+// painted pixel count then decides.
+constexpr std::array<double, kMaxShapeClasses + 1> kFill = {0, 0.785, 1.0, 0.5, 0.48, 0.63, 0.81, 0.5, 0.6};
+
+// COCO's area ranges as open intervals of painted pixels (the limits
+// themselves, which COCO counts in both neighbours, are left out).
+constexpr double kSmallBelow = 32.0 * 32.0, kLargeAbove = 96.0 * 96.0;
+constexpr std::array<std::array<double, 2>, 3> kAreaRanges = {
+    {{0, kSmallBelow}, {kSmallBelow, kLargeAbove}, {kLargeAbove, 1e18}}};
+
 constexpr std::array<const char*, kMaxShapeClasses + 1> kNames = {"background", "disc",  "box",
                                                                   "triangle",   "cross", "ring",
                                                                   "frame",      "diamond", "x"};
@@ -91,6 +103,11 @@ Status ShapesSpec::Validate() const {
   }
   if (!(max_occlusion >= 0 && max_occlusion < 1)) {
     return Status::InvalidArgument("shapes data: max_occlusion must be in [0, 1)");
+  }
+  if (spread_area_ranges && !(min_size < 32 && max_size > 96)) {
+    return Status::InvalidArgument(
+        "shapes data: spread_area_ranges needs min_size < 32 (small objects) and max_size > 96 (large objects "
+        "paint more than 96^2 pixels)");
   }
   if (!(noise_stddev >= 0 && noise_stddev <= 128)) return Status::InvalidArgument("shapes data: noise_stddev must be 0..128");
   return Status::Ok();
@@ -138,11 +155,28 @@ ShapesImage MakeShapesImage(const ShapesSpec& spec, uint64_t index, bool with_ma
   std::vector<Shape> shapes;
   std::vector<int64_t> full, visible;
   const int want = rng.Int(1, spec.max_objects);
+  // With spread_area_ranges, each object's area range, kept through its
+  // placement attempts; the larger ones are placed first, so the smaller
+  // ones, painted over them, hide only part of them.
+  std::vector<int> ranges;
+  if (spec.spread_area_ranges) {
+    for (int o = 0; o < want; ++o) ranges.push_back(rng.Int(0, 2));
+    std::sort(ranges.begin(), ranges.end(), std::greater<>());
+  }
   for (int o = 0; o < want; ++o) {
+    const std::array<double, 2> range =
+        ranges.empty() ? std::array<double, 2>{0, 1e18} : kAreaRanges[static_cast<size_t>(ranges[static_cast<size_t>(o)])];
     for (int attempt = 0; attempt < 30; ++attempt) {
       Shape s;
       s.label = rng.Int(1, spec.classes);
-      const double size = std::exp(rng.Uniform(std::log(spec.min_size), std::log(spec.max_size)));
+      double lo_size = spec.min_size, hi_size = spec.max_size;
+      if (spec.spread_area_ranges) {
+        const double fill = kFill[static_cast<size_t>(s.label)];
+        lo_size = std::max(lo_size, std::sqrt(range[0] / fill));
+        hi_size = std::min(hi_size, std::sqrt(range[1] / fill));
+        if (lo_size > hi_size) continue;  // this class cannot reach that range here
+      }
+      const double size = std::exp(rng.Uniform(std::log(lo_size), std::log(hi_size)));
       double aspect = 1;
       if (s.label == 2 || s.label == 3 || s.label == 6 || s.label == 7) aspect = std::exp(rng.Uniform(-0.45, 0.45));
       s.w = std::min(size * std::sqrt(aspect), static_cast<double>(W));
@@ -167,6 +201,8 @@ ShapesImage MakeShapesImage(const ShapesSpec& spec, uint64_t index, bool with_ma
         }
       }
       if (cover.size() < 8) continue;
+      const double painted = static_cast<double>(cover.size());
+      if (painted <= range[0] || painted >= range[1]) continue;
       bool ok = true;
       for (size_t j = 0; j < shapes.size() && ok; ++j) {
         ok = static_cast<double>(visible[j] - hidden[j]) >= (1 - spec.max_occlusion) * static_cast<double>(full[j]) &&
