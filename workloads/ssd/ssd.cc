@@ -241,7 +241,20 @@ class SsdSession : public Session {
     dc.eval_images = hp.Int("functional_eval_examples");
     dc.max_samples = static_cast<int>(hp.Int("max_samples"));
     dc.flip = hp.Bool("functional_flip");
+    // Each rank renders only its cores' images (ssd_data.h).
+    const ssd::FunctionalSsd* net = net_.get();
+    dc.train_row_needed = [net](int64_t row) { return net->IsLocalTrainRow(row); };
+    dc.eval_image_needed = [net](int64_t i) { return net->IsLocalEvalImage(i); };
     PODBENCH_ASSIGN_OR_RETURN(data_, ssd::SsdData::Create(net_->net(), dc));
+    if (ctx_.ranks && ctx_.ranks->size() > 1) {
+      // COCO mAP needs every held-out image's ground truth: the ranks share
+      // theirs, as they share their cores' predictions.
+      PODBENCH_ASSIGN_OR_RETURN(std::vector<std::string> truths, ctx_.ranks->AllGather(data_->LocalEvalTruth()));
+      for (size_t r = 0; r < truths.size(); ++r) {
+        if (static_cast<int>(r) == ctx_.ranks->rank()) continue;
+        PODBENCH_RETURN_IF_ERROR(data_->AddEvalTruth(truths[r]).WithContext("from MPI rank " + std::to_string(r)));
+      }
+    }
     PODBENCH_ASSIGN_OR_RETURN(clock_, PriceFunctionalRun(*net_, *slice_, dc.eval_images));
     batch_ = fc.global_batch;
     steps_per_epoch_ = std::max<int64_t>(1, dc.train_images / batch_);
@@ -259,7 +272,8 @@ class SsdSession : public Session {
       std::shuffle(order_.begin(), order_.end(), rng_);
       for (int64_t s = 0; s < steps_per_epoch_; ++s) {
         std::copy_n(order_.begin() + s * batch_, batch_, idx.begin());
-        data_->MakeBatch(idx, rng_, &batch);
+        // The run seed and the step seed each row's augmentation.
+        data_->MakeBatch(idx, MixSeed(ctx_.seed, static_cast<uint64_t>(step_)), &batch);
         PODBENCH_ASSIGN_OR_RETURN(double loss, net_->ComputeGradients(batch));
         if (!std::isfinite(loss)) {
           return Status::Internal("ssd functional: the loss diverged at step " + std::to_string(step_));
@@ -324,7 +338,7 @@ class SsdSession : public Session {
   FunctionalClock clock_;
   int64_t batch_ = 1, steps_per_epoch_ = 1, step_ = 0;
   std::vector<int64_t> order_;
-  std::mt19937_64 rng_;
+  std::mt19937_64 rng_;  // the epochs' shuffles
 };
 
 // Projected mode has convergence data only for Google's v0.6 runs (the eval

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
+#include "base/hash.h"
 #include "workloads/data/augment.h"
 #include "workloads/detection/box_coder.h"
 #include "workloads/detection/matching.h"
@@ -97,27 +99,40 @@ Result<std::unique_ptr<SsdData>> SsdData::Create(const SsdNet& net, const SsdDat
   d->S_ = net.config.image_size;
   d->classes_ = net.config.classes;
   d->anchors_ = detection::MakeAnchors(net.anchors);
-  for (int64_t i = 0; i < config.train_images; ++i) {
-    d->train_.push_back(detection::MakeShapesImage(config.shapes, static_cast<uint64_t>(i)));
-  }
+  const auto train_n = static_cast<size_t>(config.train_images), eval_n = static_cast<size_t>(config.eval_images);
+  d->train_.resize(train_n);
+  d->train_made_.assign(train_n, 0);
+  d->eval_made_.assign(eval_n, 0);
+  d->eval_truth_.resize(eval_n);
+  d->eval_truth_known_.assign(eval_n, 0);
   const size_t px = static_cast<size_t>(d->S_) * static_cast<size_t>(d->S_) * 3;
-  d->eval_pixels_.resize(px * static_cast<size_t>(config.eval_images));
-  for (int64_t i = 0; i < config.eval_images; ++i) {
-    d->eval_.push_back(detection::MakeShapesImage(config.shapes, static_cast<uint64_t>(config.train_images + i)));
-    Normalise(d->eval_.back().image, {0, 0, d->S_, d->S_}, d->S_, false,
-              d->eval_pixels_.data() + px * static_cast<size_t>(i));
+  d->eval_pixels_.assign(px * eval_n, 0.f);
+  for (size_t i = 0; i < eval_n; ++i) {
+    if (config.eval_image_needed && !config.eval_image_needed(static_cast<int64_t>(i))) continue;
+    detection::ShapesImage s = detection::MakeShapesImage(config.shapes, static_cast<uint64_t>(config.train_images) + i);
+    Normalise(s.image, {0, 0, d->S_, d->S_}, d->S_, false, d->eval_pixels_.data() + px * i);
+    d->eval_truth_[i] = std::move(s.objects);
+    d->eval_truth_known_[i] = 1;
+    d->eval_made_[i] = 1;
   }
   return d;
 }
 
-void SsdData::MakeBatch(const std::vector<int64_t>& indices, std::mt19937_64& rng, DetectionBatch* out) const {
+void SsdData::MakeBatch(const std::vector<int64_t>& indices, uint64_t step_seed, DetectionBatch* out) {
   const size_t B = indices.size(), A = anchors_.size();
   const size_t px = static_cast<size_t>(S_) * static_cast<size_t>(S_) * 3;
-  out->images.resize(B * px);
-  out->labels.resize(B * A);
-  out->targets.resize(B * A * 4);
+  out->images.assign(B * px, 0.f);
+  out->labels.assign(B * A, 0);
+  out->targets.assign(B * A * 4, 0.f);
   for (size_t b = 0; b < B; ++b) {
-    const detection::ShapesImage& s = train_[static_cast<size_t>(indices[b])];
+    if (cfg_.train_row_needed && !cfg_.train_row_needed(static_cast<int64_t>(b))) continue;
+    const auto index = static_cast<size_t>(indices[b]);
+    if (!train_made_[index]) {
+      train_[index] = detection::MakeShapesImage(cfg_.shapes, static_cast<uint64_t>(index));
+      train_made_[index] = 1;
+    }
+    const detection::ShapesImage& s = train_[index];
+    std::mt19937_64 rng(MixSeed(step_seed, b));
     std::vector<Box> boxes;
     for (const auto& o : s.objects) boxes.push_back(o.box);
     const SsdCrop crop = SampleSsdCrop(boxes, S_, S_, cfg_.max_samples, rng);
@@ -139,11 +154,79 @@ void SsdData::MakeBatch(const std::vector<int64_t>& indices, std::mt19937_64& rn
   }
 }
 
+namespace {
+
+template <typename T>
+void Put(std::string& out, T v) {
+  out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+template <typename T>
+bool Take(std::string_view& in, T* v) {
+  if (in.size() < sizeof *v) return false;
+  std::memcpy(v, in.data(), sizeof *v);
+  in.remove_prefix(sizeof *v);
+  return true;
+}
+
+std::vector<int64_t> IndicesOf(const std::vector<char>& made) {
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < made.size(); ++i) {
+    if (made[i]) out.push_back(static_cast<int64_t>(i));
+  }
+  return out;
+}
+
+}  // namespace
+
+// Per rendered held-out image: its index (int64), its object count (int32),
+// then per object the label (int32), the box x0 y0 x1 y1 and the area
+// (doubles), in this machine's byte order (the ranks of one job share it).
+std::string SsdData::LocalEvalTruth() const {
+  std::string out;
+  for (size_t i = 0; i < eval_made_.size(); ++i) {
+    if (!eval_made_[i]) continue;
+    Put(out, static_cast<int64_t>(i));
+    Put(out, static_cast<int32_t>(eval_truth_[i].size()));
+    for (const detection::ShapeObject& o : eval_truth_[i]) {
+      Put(out, static_cast<int32_t>(o.label));
+      for (double v : {o.box.x0, o.box.y0, o.box.x1, o.box.y1, o.area}) Put(out, v);
+    }
+  }
+  return out;
+}
+
+Status SsdData::AddEvalTruth(std::string_view in) {
+  const auto bad = [](const std::string& why) { return Status::Corruption("ssd held-out ground truth: " + why); };
+  while (!in.empty()) {
+    int64_t i = 0;
+    int32_t count = 0;
+    if (!Take(in, &i) || !Take(in, &count) || count < 0) return bad("truncated record");
+    if (i < 0 || i >= eval_images()) return bad("image " + std::to_string(i) + " out of range");
+    std::vector<detection::ShapeObject> objects(static_cast<size_t>(count));
+    for (detection::ShapeObject& o : objects) {
+      int32_t label = 0;
+      if (!Take(in, &label) || !Take(in, &o.box.x0) || !Take(in, &o.box.y0) || !Take(in, &o.box.x1) ||
+          !Take(in, &o.box.y1) || !Take(in, &o.area)) {
+        return bad("truncated object of image " + std::to_string(i));
+      }
+      o.label = label;
+    }
+    eval_truth_[static_cast<size_t>(i)] = std::move(objects);
+    eval_truth_known_[static_cast<size_t>(i)] = 1;
+  }
+  return Status::Ok();
+}
+
+std::vector<int64_t> SsdData::GeneratedTrainImages() const { return IndicesOf(train_made_); }
+std::vector<int64_t> SsdData::GeneratedEvalImages() const { return IndicesOf(eval_made_); }
+
 Result<detection::CocoSummary> SsdData::Evaluate(const std::vector<float>& pred,
                                                  const detection::NmsConfig& nms) const {
   const size_t A = anchors_.size(), C = static_cast<size_t>(classes_) + 1, P = C + 4;
-  if (pred.size() != eval_.size() * A * P) {
-    return Status::InvalidArgument("ssd evaluation: predictions for " + std::to_string(eval_.size()) +
+  const size_t eval_n = eval_truth_.size();
+  if (pred.size() != eval_n * A * P) {
+    return Status::InvalidArgument("ssd evaluation: predictions for " + std::to_string(eval_n) +
                                    " images of " + std::to_string(A) + " anchors expected");
   }
   detection::CocoInput in;
@@ -154,10 +237,16 @@ Result<detection::CocoSummary> SsdData::Evaluate(const std::vector<float>& pred,
   const Box image{0, 0, S, S};
   std::vector<Box> boxes(A);
   std::vector<float> scores(A * C);
-  for (size_t i = 0; i < eval_.size(); ++i) {
+  for (size_t i = 0; i < eval_n; ++i) {
+    if (!eval_truth_known_[i]) {
+      return Status::FailedPrecondition("ssd evaluation: the ground truth of held-out image " + std::to_string(i) +
+                                        " is missing (another rank's: AddEvalTruth first)");
+    }
+  }
+  for (size_t i = 0; i < eval_n; ++i) {
     const int64_t id = static_cast<int64_t>(i) + 1;
     in.image_ids.push_back(id);
-    for (const auto& o : eval_[i].objects) {
+    for (const auto& o : eval_truth_[i]) {
       in.truth.push_back({static_cast<int64_t>(in.truth.size()) + 1, id, o.label, o.area, false});
       gt_boxes.push_back({o.box.x0, o.box.y0, o.box.width(), o.box.height()});
     }

@@ -14,14 +14,28 @@
 //     reference's mean (0.485, 0.456, 0.406) and std (0.229, 0.224, 0.225);
 //   - anchor matching (IoU >= 0.5 plus each box's best anchor) and box
 //     encoding (variances 0.1, 0.2).
+// The augmentation of a batch row is drawn from its own generator, seeded
+// from (the step's seed, the row) (MixSeed, base/hash.h), so a row's crop
+// and flip do not depend on the other rows.
+// Over MPI ranks each process renders only the images its cores consume
+// (SsdDataConfig::train_row_needed / eval_image_needed, from
+// FunctionalSsd::IsLocalTrainRow / IsLocalEvalImage): the rows of its
+// replicas and the held-out images of the chunks its cores predict. Every
+// image is a pure function of (dataset seed, index) (shapes_data.h), so the
+// rows it does make are bitwise one process's. The held-out ground truth
+// is shared between the ranks as their per-core predictions are
+// (LocalEvalTruth / AddEvalTruth), since COCO mAP is computed over all images.
 // Evaluation: the held-out images unaugmented; predictions decoded,
 // softmax scores, per-class NMS (detection/nms.h) and COCO mAP in pixels,
 // the ground truth's area being its visible pixel count (detection/coco_eval.h).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <random>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -39,6 +53,12 @@ struct SsdDataConfig {
   int64_t eval_images = 256;
   int max_samples = 1;     // crop tries per pass (the MLPerf v0.6 key)
   bool flip = true;
+  // Over MPI ranks: whether this process needs row `row` of a global batch,
+  // or held-out image `i`. An image nobody here needs is never rendered:
+  // its batch rows, pixels, labels and targets are zeros and its ground
+  // truth is absent until AddEvalTruth brings it. Null = all.
+  std::function<bool(int64_t row)> train_row_needed;
+  std::function<bool(int64_t i)> eval_image_needed;
 };
 
 // A crop window in pixels of the source image, and which boxes it keeps.
@@ -58,26 +78,46 @@ void EncodeTargets(const std::vector<detection::Anchor>& anchors, const std::vec
 
 class SsdData {
  public:
-  // Renders the training and held-out sets (image i of the held-out set is
-  // sample train_images + i). InvalidArgument for a bad config.
+  // Renders the held-out images this process needs (image i of the held-out
+  // set is sample train_images + i); training images are rendered when a
+  // batch first needs them. InvalidArgument for a bad config.
   static Result<std::unique_ptr<SsdData>> Create(const SsdNet& net, const SsdDataConfig& config);
 
-  int64_t train_images() const { return static_cast<int64_t>(train_.size()); }
-  int64_t eval_images() const { return static_cast<int64_t>(eval_.size()); }
-  // One global batch of training images `indices`, augmented with `rng`.
-  void MakeBatch(const std::vector<int64_t>& indices, std::mt19937_64& rng, DetectionBatch* out) const;
-  // The held-out images, normalised: [eval_images, S, S, 3].
+  int64_t train_images() const { return cfg_.train_images; }
+  int64_t eval_images() const { return cfg_.eval_images; }
+  // One global batch of training images `indices`, row b augmented by a
+  // generator seeded MixSeed(step_seed, b). Rows this process does not need
+  // (train_row_needed) are zeros.
+  void MakeBatch(const std::vector<int64_t>& indices, uint64_t step_seed, DetectionBatch* out);
+  // The held-out images, normalised: [eval_images, S, S, 3] (zeros for the
+  // images this process does not need).
   const std::vector<float>& eval_pixels() const { return eval_pixels_; }
   // COCO summary of predictions [eval_images, anchors, pred_width].
+  // FailedPrecondition when a held-out image's ground truth is missing
+  // (another rank's, not yet added).
   Result<detection::CocoSummary> Evaluate(const std::vector<float>& predictions,
                                           const detection::NmsConfig& nms = {}) const;
+
+  // The ground truth of the held-out images this process rendered, as bytes
+  // for AddEvalTruth on the other ranks.
+  std::string LocalEvalTruth() const;
+  // Adds another rank's LocalEvalTruth. Corruption for malformed bytes or
+  // an image index out of range.
+  Status AddEvalTruth(std::string_view bytes);
+  // The training and held-out images this process has rendered so far,
+  // ascending. For the data-sharding tests.
+  std::vector<int64_t> GeneratedTrainImages() const;
+  std::vector<int64_t> GeneratedEvalImages() const;
 
  private:
   SsdData() = default;
   SsdDataConfig cfg_;
   int S_ = 0, classes_ = 0;
   std::vector<detection::Anchor> anchors_;
-  std::vector<detection::ShapesImage> train_, eval_;
+  std::vector<detection::ShapesImage> train_;        // rendered where train_made_
+  std::vector<char> train_made_, eval_made_;
+  std::vector<std::vector<detection::ShapeObject>> eval_truth_;  // present where eval_truth_known_
+  std::vector<char> eval_truth_known_;
   std::vector<float> eval_pixels_;
 };
 

@@ -865,6 +865,19 @@ Result<std::vector<float>> FunctionalSsd::Predict(const float* images, int64_t n
   return out;
 }
 
+bool FunctionalSsd::IsLocalTrainRow(int64_t row) const {
+  const int64_t replica = row / (cfg_.global_batch / replicas());
+  const int k = cfg_.partitions;
+  for (int c = static_cast<int>(replica) * k; c < static_cast<int>(replica + 1) * k; ++c) {
+    if (dp_->IsLocal(c)) return true;
+  }
+  return false;
+}
+
+bool FunctionalSsd::IsLocalEvalImage(int64_t i, int64_t chunk) const {
+  return dp_->IsLocal(static_cast<int>((i / chunk) % cores_));
+}
+
 std::vector<float> FunctionalSsd::MovingAverages(int c) const {
   const Core& core = *core_[static_cast<size_t>(c)];
   std::vector<float> v = core.running_mean;

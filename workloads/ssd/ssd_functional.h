@@ -114,7 +114,18 @@ class FunctionalSsd {
   // the anchors' order) with inference batch norm (replica 0's moving
   // averages), the images spread over all cores in chunks of `chunk`, each
   // core running whole images as Google's evaluation split the batch.
-  Result<std::vector<float>> Predict(const float* images, int64_t n, int64_t chunk = 16);
+  // Over several ranks the images of other ranks' cores' chunks are not
+  // read (they may be zeros); every rank returns every prediction.
+  Result<std::vector<float>> Predict(const float* images, int64_t n, int64_t chunk = kPredictChunk);
+  static constexpr int64_t kPredictChunk = 16;
+
+  // Whether this process's cores read row `row` of a training batch (the
+  // row's replica has a core here; a spatially partitioned replica may span
+  // ranks, and each of them reads its rows), or held-out image `i` of
+  // Predict with `chunk` (its chunk's core is here). SsdDataConfig's
+  // train_row_needed / eval_image_needed.
+  bool IsLocalTrainRow(int64_t row) const;
+  bool IsLocalEvalImage(int64_t i, int64_t chunk = kPredictChunk) const;
 
   // The predictions of the last ComputeGradients as each replica's first
   // core assembled them: [global_batch, anchors, pred_width].

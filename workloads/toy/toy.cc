@@ -3,17 +3,18 @@
 // Not an MLPerf benchmark: it exists so the whole path (run -> log -> store
 // -> scaling -> compare) can be exercised in well under a second. Functional
 // mode really trains (SGD on a generated, linearly separable problem with 5%
-// label noise, so the best reachable accuracy is about 0.95); projected mode
-// computes nothing and reaches the target at the epoch its convergence table
-// gives (a table made for SGD at learning rate 0.05, the only rate projected
-// mode accepts).
+// label noise, so the best reachable accuracy is about 0.95: toy_data.h);
+// projected mode computes nothing and reaches the target at the epoch its
+// convergence table gives (a table made for SGD at learning rate 0.05, the
+// only rate projected mode accepts).
 //
 // Over MPI ranks (RunContext::ranks) each rank computes the examples of its
 // block of the emulated cores (each core takes global_batch / cores
 // consecutive examples of a step's batch) and the evaluation examples of
-// that block; the gradient is summed down the ranks in rank order, each
-// rank adding its examples to the running sum it receives, so the sum is
-// bitwise the one-process loop's. The accuracy sums integer counts.
+// that block, and generates only those examples (toy_data.h); every rank
+// draws the same shuffles from the run seed. The gradient is summed down the
+// ranks in rank order, each rank adding its examples to the running sum it
+// receives, so the sum is bitwise the one-process loop's. The accuracy sums integer counts.
 //
 // Its emulated clock is priced by the same cost model as every workload, with
 // the run's system description (--system): kernels/' TPU-v3 cost functions
@@ -38,12 +39,13 @@
 #include "topology/slice.h"
 #include "workloads/projection/op_cost.h"
 #include "workloads/registry.h"
+#include "workloads/toy/toy_data.h"
 #include "workloads/workload.h"
 
 namespace podbench::workloads {
 namespace {
 
-constexpr int kFeatures = 16;
+constexpr int kFeatures = kToyFeatures;
 constexpr int64_t kEvalExamples = 2048;
 constexpr uint64_t kDataSeed = 20190610;  // the dataset is fixed; the run seed is not
 constexpr double kTarget = 0.92;
@@ -142,41 +144,22 @@ class ToySession : public Session {
                .total_s();
   }
 
+  // The dataset (made lazily: this rank's examples only, toy_data.h), the
+  // initial weights and the shuffle's generator.
   void Generate() {
-    std::mt19937_64 rng(kDataSeed);
-    std::normal_distribution<double> normal;
-    std::bernoulli_distribution flip(0.05);
-    std::vector<double> teacher(kFeatures);
-    for (double& w : teacher) w = normal(rng);
-    auto make = [&](int64_t n, std::vector<double>* x, std::vector<int>* y) {
-      x->resize(static_cast<size_t>(n * kFeatures));
-      y->resize(static_cast<size_t>(n));
-      for (int64_t i = 0; i < n; ++i) {
-        double dot = 0;
-        for (int f = 0; f < kFeatures; ++f) {
-          double v = normal(rng);
-          (*x)[static_cast<size_t>(i * kFeatures + f)] = v;
-          dot += v * teacher[static_cast<size_t>(f)];
-        }
-        int label = dot > 0 ? 1 : 0;
-        (*y)[static_cast<size_t>(i)] = flip(rng) ? 1 - label : label;
-      }
-    };
-    make(train_n_, &train_x_, &train_y_);
-    make(kEvalExamples, &eval_x_, &eval_y_);
+    data_.emplace(kDataSeed, train_n_, kEvalExamples);
     // The run seed decides the initial weights and the shuffling.
     rng_.seed(ctx_.seed);
+    std::normal_distribution<double> normal;
     weights_.assign(kFeatures + 1, 0.0);
     for (double& w : weights_) w = 0.5 * normal(rng_);
     order_.resize(static_cast<size_t>(train_n_));
     for (size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<int64_t>(i);
   }
 
-  double Logit(const std::vector<double>& x, int64_t i) const {
+  double Logit(const double* x) const {
     double z = weights_[kFeatures];
-    for (int f = 0; f < kFeatures; ++f) {
-      z += weights_[static_cast<size_t>(f)] * x[static_cast<size_t>(i * kFeatures + f)];
-    }
+    for (int f = 0; f < kFeatures; ++f) z += weights_[static_cast<size_t>(f)] * x[f];
     return z;
   }
 
@@ -185,9 +168,7 @@ class ToySession : public Session {
   // [begin, end) of `n` items split over the slice's cores in equal
   // consecutive shares: this rank's cores' part.
   std::pair<int64_t, int64_t> MyPart(int64_t n) const {
-    const topology::CoreBlock b = Ranks().CoresOf(ctx_.slice.cores);
-    const int64_t cores = ctx_.slice.cores;
-    return {n * b.begin / cores, n * b.end / cores};
+    return PartOfCores(n, Ranks().CoresOf(ctx_.slice.cores), ctx_.slice.cores);
   }
 
   Status TrainEpoch(int64_t epoch, int64_t steps) {
@@ -202,11 +183,10 @@ class ToySession : public Session {
         if (j == ranks.rank()) {
           for (int64_t k = first; k < last; ++k) {
             int64_t i = order_[static_cast<size_t>((s * batch_ + k) % train_n_)];
-            double p = 1 / (1 + std::exp(-Logit(train_x_, i)));
-            double err = p - train_y_[static_cast<size_t>(i)];
-            for (int f = 0; f < kFeatures; ++f) {
-              grad[static_cast<size_t>(f)] += err * train_x_[static_cast<size_t>(i * kFeatures + f)];
-            }
+            const double* x = data_->TrainFeatures(i);
+            double p = 1 / (1 + std::exp(-Logit(x)));
+            double err = p - data_->TrainLabel(i);
+            for (int f = 0; f < kFeatures; ++f) grad[static_cast<size_t>(f)] += err * x[f];
             grad[kFeatures] += err;
           }
         }
@@ -226,12 +206,10 @@ class ToySession : public Session {
     return Status::Ok();
   }
 
-  Result<double> Accuracy() const {
+  Result<double> Accuracy() {
     int64_t right = 0;
     const auto [first, last] = MyPart(kEvalExamples);
-    for (int64_t i = first; i < last; ++i) {
-      right += (Logit(eval_x_, i) > 0 ? 1 : 0) == eval_y_[static_cast<size_t>(i)];
-    }
+    for (int64_t i = first; i < last; ++i) right += (Logit(data_->EvalFeatures(i)) > 0 ? 1 : 0) == data_->EvalLabel(i);
     if (Ranks().size() > 1) {
       PODBENCH_ASSIGN_OR_RETURN(std::vector<std::string> all, Ranks().AllGather(std::to_string(right)));
       right = 0;
@@ -253,8 +231,8 @@ class ToySession : public Session {
   projection::CategoryTimes step_;  // one training step
   double eval_s_ = 0;
   std::mt19937_64 rng_;
-  std::vector<double> train_x_, eval_x_, weights_;
-  std::vector<int> train_y_, eval_y_;
+  std::optional<ToyData> data_;
+  std::vector<double> weights_;
   std::vector<int64_t> order_;
 };
 

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/testing/stub_rank.h"
 #include "topology/rank_group.h"
 #include "workloads/resnet/resnet_functional.h"
 #include "workloads/resnet/resnet_input.h"
@@ -26,24 +27,7 @@ constexpr int64_t kTrain = 128;   // 4 steps an epoch: every image once
 constexpr int64_t kEval = 40;     // chunks of 4: 10 chunks, cores 0 and 1 get two
 constexpr int64_t kChunk = kBatch / kCores;
 
-// Rank `rank` of `size` for building the network: the data sharding needs
-// no communication, so the collectives are refused.
-class StubRank : public topology::RankGroup {
- public:
-  StubRank(int rank, int size) : rank_(rank), size_(size) {}
-  int rank() const override { return rank_; }
-  int size() const override { return size_; }
-  uint64_t bytes_sent() const override { return 0; }
-  Status Run(const topology::Schedule&, topology::CoreBuffers&, int) override {
-    return Status::Unimplemented("stub rank: no collectives");
-  }
-  Result<std::vector<std::string>> AllGather(std::string_view) override {
-    return Status::Unimplemented("stub rank: no collectives");
-  }
-
- private:
-  int rank_, size_;
-};
+using podbench::testing::StubRank;
 
 Result<std::unique_ptr<FunctionalResNet>> Net(std::shared_ptr<topology::RankGroup> ranks) {
   FunctionalConfig fc;
