@@ -88,10 +88,7 @@ class MaskRcnnWorkload : public Workload {
     cand.min = 1;
     cand.max = 100000;
     cand.rule = "the official 0.6.0 maskrcnn rules require num_image_candidates > 0";
-    auto unlogged = [&](HyperparameterSpec spec) -> HyperparameterSpec& {
-      spec.log = false;
-      return s.emplace_back(std::move(spec));
-    };
+    auto unlogged = [&](HyperparameterSpec spec) -> HyperparameterSpec& { return AddUnlogged(s, std::move(spec)); };
     // The two step drops (no v0.6 log key; §1 M/lr_policy.py).
     auto& d1 = unlogged(Spec("first_lr_drop_step", maskrcnn::kMaskRcnnFirstLrDropStep,
                              "step from which the rate is 0.1 x the base (Google v0.6: 9750)"));
@@ -136,11 +133,7 @@ class MaskRcnnWorkload : public Workload {
     unlogged(Spec("projected_distribute_heads", true,
                   "projected mode: the box head, mask targets and mask head on cores 2, 0 and 1 side by side, as "
                   "Google pinned them (false: an ablation, all on core 0)"));
-    unlogged(Spec("projected_eval", true,
-                  "projected mode: price the evaluations (false: an ablation, evaluation taken as free)"));
-    unlogged(Spec("distributed_eval", true,
-                  "projected mode: every replica evaluates (false: an ablation, only one host's cores do while "
-                  "the others wait)"));
+    AddEvalAblations(s, "every replica evaluates");
     unlogged(Spec("projected_eval_overlap", true,
                   "projected mode: the device trains the next block while the host's workers paste masks and run "
                   "COCO, as Google's runner does (false: an ablation, training waits for them)"));

@@ -86,8 +86,7 @@ class MiniGoWorkload : public Workload {
     lrs.log = false;  // logged as the list opt_base_learning_rate (Describe's init_events)
     // The loop's flags (ref; loop §2, §3). Not logged: v0.6 MiniGo logs none.
     auto flag = [&](const char* name, HpValue v, const char* help, double min, double max) -> HyperparameterSpec& {
-      auto& f = s.emplace_back(Spec(name, std::move(v), help));
-      f.log = false;
+      auto& f = AddUnlogged(s, Spec(name, std::move(v), help));
       f.min = min;
       f.max = max;
       return f;
@@ -105,9 +104,8 @@ class MiniGoWorkload : public Workload {
     flag("max_generations", kMiniGoIterations,
          "abort after this many generations (ref: iterations 50 at NVIDIA, 30 at Intel)", 1, 1000);
     auto fixed = [&](const char* name, double v, const char* help) {
-      auto& f = s.emplace_back(Spec(name, v, help));
+      auto& f = AddUnlogged(s, Spec(name, v, help));
       f.tunable = false;
-      f.log = false;
       f.rule = kClosedRule;
     };
     fixed("momentum", kMiniGoMomentum, "momentum of SGD (ref: 0.9)");
