@@ -53,6 +53,7 @@ Result<projection::StepSpec> ProjectedStep(const workloads::Hyperparameters& hp,
   // The training sub-slice: "tpu-v3-<cores>" of the run's system.
   const std::string system = slice.name.substr(0, slice.name.rfind('-'));
   s.slice = system + "-" + std::to_string(train_cores);
+  s.slice_from = "projected_train_cores " + std::to_string(train_cores);
   s.config.layout.replicas = train_cores;
   s.config.layout.gradient_dtype = projection::DType::kF32;
   s.config.optimizer = projection::OptimizerKind::kMomentum;

@@ -107,7 +107,9 @@ double RunPricing::TailS() const { return eval ? eval->scoring_s : 0; }
 
 Result<topology::Slice> StepSliceOf(const StepSpec& spec, const topology::Slice& run_slice) {
   if (spec.slice.empty() || spec.slice == run_slice.name()) return run_slice;
-  PODBENCH_ASSIGN_OR_RETURN(topology::Slice s, topology::Slice::FromName(spec.slice, run_slice.system()));
+  Result<topology::Slice> found = topology::Slice::FromName(spec.slice, run_slice.system());
+  if (!found.ok()) return found.status().WithContext(spec.slice_from.empty() ? "the step's slice" : spec.slice_from);
+  topology::Slice s = std::move(found).value();
   if (s.num_cores() > run_slice.num_cores()) {
     return Status::InvalidArgument("the step's slice " + s.name() + " is larger than the run's " + run_slice.name());
   }

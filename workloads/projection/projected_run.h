@@ -94,11 +94,14 @@ struct StepSpec {
   // games), by name ("tpu-v3-8"); empty: the run's slice. `config` is laid
   // out for it.
   std::string slice;
+  // What chose `slice` (a hyperparameter's name), named when the system has
+  // no such slice; empty: "the step's slice".
+  std::string slice_from;
 };
 
 // The slice `spec`'s step runs on: `run_slice`, or its StepSpec::slice of
 // the same system. InvalidArgument when that has more cores than
-// `run_slice`; FromName's errors.
+// `run_slice`; FromName's errors, prefixed by StepSpec::slice_from.
 Result<topology::Slice> StepSliceOf(const StepSpec& spec, const topology::Slice& run_slice);
 
 // The training step of `spec` (on StepSliceOf(spec, slice)): ProjectTrainStep of its graph, or, with a

@@ -10,6 +10,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/testing/log_checks.h"
 #include "tests/testing/shared_dir.h"
 #include "tests/testing/temp_dir.h"
 
@@ -35,39 +36,17 @@ TEST(GnmtRunE2eTest, ProjectedRunsPassBothRuleSetsAndScalingPrintsTheTable) {
     const std::string text = ReadText(first);
     // The ten keys the 0.6.0 gnmt rules require, once each, the two
     // schedule-shape keys as booleans.
-    for (const char* k : {"global_batch_size:", "opt_learning_rate_alt_decay_func:", "opt_base_learning_rate:",
+    ExpectEachKeyOnce(text, {"global_batch_size:", "opt_learning_rate_alt_decay_func:", "opt_base_learning_rate:",
                           "opt_learning_rate_decay_interval:", "opt_learning_rate_decay_factor:",
                           "opt_learning_rate_decay_steps:", "opt_learning_rate_remain_steps:",
                           "opt_learning_rate_alt_warmup_func:", "opt_learning_rate_warmup_steps:",
-                          "max_sequence_length:"}) {
-      EXPECT_EQ(CountOccurrences(text, std::string(" ") + k), 1) << k;
-    }
+                          "max_sequence_length:"});
     EXPECT_THAT(text, HasSubstr("opt_learning_rate_alt_warmup_func: {\"value\":true"));
     EXPECT_THAT(text, HasSubstr("opt_learning_rate_alt_decay_func: {\"value\":true"));
     EXPECT_THAT(text, HasSubstr("\\\"mode\\\":\\\"projected\\\""));  // the BLEU values are modelled
-    std::string check = Podbench("check --quiet " + first, &rc);
-    EXPECT_EQ(rc, 0) << check;
-    if (auto shared = SharedDir()) {
-      check = Podbench("check --quiet --ruleset 0.6.0 --rules-dir " +
-                           (*shared / "fixtures" / "mlperf-logging-rules").string() + " " + first,
-                       &rc);
-      EXPECT_EQ(rc, 0) << check;
-    }
+    ExpectLogPassesBothRuleSets(first);
   }
-  std::string json = Podbench("scaling gnmt --preset google-v0.6 --format json --db " + db, &rc);
-  ASSERT_EQ(rc, 0) << json;
-  const nlohmann::json rows = nlohmann::json::parse(json)["rows"];
-  int checked = 0;
-  for (const auto& row : rows) {
-    ASSERT_FALSE(row["predicted_min"].is_null()) << row.dump();
-    ASSERT_FALSE(row["block_s"].is_null()) << row.dump();
-    ++checked;
-  }
-  EXPECT_EQ(checked, 5);
-  std::string table = Podbench("scaling gnmt --preset google-v0.6 --db " + db, &rc);
-  ASSERT_EQ(rc, 0) << table;
-  EXPECT_THAT(table, HasSubstr("tpu-v3-1024"));
-  EXPECT_THAT(table, HasSubstr("pub_min"));
+  ExpectScalingTable("gnmt", db, 5, "tpu-v3-1024");
 }
 
 // Google's own v0.6 GNMT logs fail the official rules: two keys logged as

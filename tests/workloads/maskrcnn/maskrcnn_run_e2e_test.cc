@@ -11,6 +11,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/testing/log_checks.h"
 #include "tests/testing/shared_dir.h"
 #include "tests/testing/temp_dir.h"
 
@@ -35,39 +36,17 @@ TEST(MaskRcnnRunE2eTest, ProjectedRunsPassBothRuleSetsAndScalingPrintsTheTable) 
     const std::string first = (dir / (std::string(slice) + "_0.log")).string();
     const std::string text = ReadText(first);
     // The five keys the 0.6.0 maskrcnn rules require, once each, each > 0.
-    for (const char* k : {"global_batch_size:", "opt_base_learning_rate:", "opt_learning_rate_warmup_steps:",
-                          "opt_learning_rate_warmup_factor:", "num_image_candidates:"}) {
-      EXPECT_EQ(CountOccurrences(text, std::string(" ") + k), 1) << k;
-    }
+    ExpectEachKeyOnce(text, {"global_batch_size:", "opt_base_learning_rate:", "opt_learning_rate_warmup_steps:",
+                          "opt_learning_rate_warmup_factor:", "num_image_candidates:"});
     EXPECT_THAT(text, HasSubstr("submission_benchmark: {\"value\":\"maskrcnn\""));
     EXPECT_THAT(text, HasSubstr("opt_learning_rate_warmup_factor: {\"value\":0.001"));
     // eval_accuracy is Google's [box, mask]; 15 evaluations, the last one
     // over both targets.
     EXPECT_EQ(CountOccurrences(text, " eval_accuracy: {\"value\":["), 15);
     EXPECT_THAT(text, HasSubstr("\\\"mode\\\":\\\"projected\\\""));  // the mAP values are modelled
-    std::string check = Podbench("check --quiet " + first, &rc);
-    EXPECT_EQ(rc, 0) << check;
-    if (auto shared = SharedDir()) {
-      check = Podbench("check --quiet --ruleset 0.6.0 --rules-dir " +
-                           (*shared / "fixtures" / "mlperf-logging-rules").string() + " " + first,
-                       &rc);
-      EXPECT_EQ(rc, 0) << check;
-    }
+    ExpectLogPassesBothRuleSets(first);
   }
-  std::string json = Podbench("scaling maskrcnn --preset google-v0.6 --format json --db " + db, &rc);
-  ASSERT_EQ(rc, 0) << json;
-  const nlohmann::json rows = nlohmann::json::parse(json)["rows"];
-  int checked = 0;
-  for (const auto& row : rows) {
-    ASSERT_FALSE(row["predicted_min"].is_null()) << row.dump();
-    ASSERT_FALSE(row["block_s"].is_null()) << row.dump();
-    ++checked;
-  }
-  EXPECT_EQ(checked, 3);
-  std::string table = Podbench("scaling maskrcnn --preset google-v0.6 --db " + db, &rc);
-  ASSERT_EQ(rc, 0) << table;
-  EXPECT_THAT(table, HasSubstr("tpu-v3-256"));
-  EXPECT_THAT(table, HasSubstr("pub_min"));
+  ExpectScalingTable("maskrcnn", db, 3, "tpu-v3-256");
 }
 
 // Google's own v0.6 Mask R-CNN logs fail the official rules: the warmup

@@ -12,6 +12,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/testing/log_checks.h"
 #include "tests/testing/shared_dir.h"
 #include "tests/testing/temp_dir.h"
 
@@ -69,16 +70,8 @@ TEST(MiniGoRunE2eTest, ProjectedRunsPassBothRuleSetsOnEverySliceAndScalingShowsT
     EXPECT_NEAR(t, save - run_start, 1.5e-3);
     EXPECT_GE(k, 15);
     EXPECT_LE(k, 21);
-    std::string check = Podbench("check --quiet " + first, &rc);
-    EXPECT_EQ(rc, 0) << check;
-    if (auto shared = SharedDir()) {
-      // training_0.6.0/common.yaml sends MiniGo to its own entry file.
-      check = Podbench("check --quiet --ruleset 0.6.0 --rules-dir " +
-                           (*shared / "fixtures" / "mlperf-logging-rules").string() +
-                           " --config training_0.6.0/minigo.yaml " + first,
-                       &rc);
-      EXPECT_EQ(rc, 0) << check;
-    }
+    // training_0.6.0/common.yaml sends MiniGo to its own entry file.
+    ExpectLogPassesBothRuleSets(first, "--config training_0.6.0/minigo.yaml");
     const std::string model = Podbench(std::string("model minigo --slice ") + slice, &rc);
     ASSERT_EQ(rc, 0) << model;
     EXPECT_THAT(model, HasSubstr("generation (one label of a projected run): "));
@@ -113,6 +106,18 @@ TEST(MiniGoRunE2eTest, FunctionalModeIsRefusedUntilItLands) {
   EXPECT_EQ(rc, 2) << out;
   EXPECT_THAT(out, HasSubstr("functional"));
   EXPECT_FALSE(std::filesystem::exists(dir / "f.db")) << "a refused run stores nothing";
+}
+
+// A training sub-slice the system does not have is refused naming the
+// hyperparameter that chose it (the built-in pod has no tpu-v3-16).
+TEST(MiniGoRunE2eTest, ATrainingSliceTheSystemLacksNamesProjectedTrainCores) {
+  TempDir dir;
+  int rc = 0;
+  const std::string out = Podbench("run minigo --mode projected --slice tpu-v3-32 --preset nvidia-v0.6 --runs 1 "
+                                   "--set projected_train_cores=16 --db " + (dir / "m.db").string(),
+                                   &rc);
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_THAT(out, HasSubstr("projected_train_cores 16: unknown slice 'tpu-v3-16'")) << out;
 }
 
 // NVIDIA's and Intel's v0.6 MiniGo logs: their scores (loop §4), and what
