@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "base/flags.h"
 #include "workloads/data/augment.h"
 #include "workloads/data/image_source.h"
 
@@ -47,16 +48,6 @@ int32_t FunctionalData::Generate(const data::SyntheticImageSpec& spec, uint64_t 
   for (size_t k = 0; k < img; ++k) dst[k] = (static_cast<float>(li.image.pixels[k]) / 255.f - 0.5f) * 4.f;
   return li.label;
 }
-
-namespace {
-std::vector<int64_t> IndicesOf(const std::vector<char>& made) {
-  std::vector<int64_t> out;
-  for (size_t i = 0; i < made.size(); ++i) {
-    if (made[i]) out.push_back(static_cast<int64_t>(i));
-  }
-  return out;
-}
-}  // namespace
 
 std::vector<int64_t> FunctionalData::GeneratedTrainImages() const { return IndicesOf(train_made_); }
 std::vector<int64_t> FunctionalData::GeneratedEvalImages() const { return IndicesOf(eval_made_); }

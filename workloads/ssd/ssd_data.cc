@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "base/flags.h"
 #include "base/hash.h"
 #include "workloads/data/augment.h"
 #include "workloads/detection/box_coder.h"
@@ -167,14 +168,6 @@ bool Take(std::string_view& in, T* v) {
   std::memcpy(v, in.data(), sizeof *v);
   in.remove_prefix(sizeof *v);
   return true;
-}
-
-std::vector<int64_t> IndicesOf(const std::vector<char>& made) {
-  std::vector<int64_t> out;
-  for (size_t i = 0; i < made.size(); ++i) {
-    if (made[i]) out.push_back(static_cast<int64_t>(i));
-  }
-  return out;
 }
 
 }  // namespace

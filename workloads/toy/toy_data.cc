@@ -3,6 +3,7 @@
 #include <random>
 #include <tuple>
 
+#include "base/flags.h"
 #include "base/hash.h"
 
 namespace podbench::workloads {
@@ -43,14 +44,6 @@ std::pair<const double*, int> ToyData::Get(Set& set, int64_t i) const {
     set.made[at] = 1;
   }
   return {x, set.y[at]};
-}
-
-std::vector<int64_t> ToyData::Set::Made() const {
-  std::vector<int64_t> out;
-  for (size_t i = 0; i < made.size(); ++i) {
-    if (made[i]) out.push_back(static_cast<int64_t>(i));
-  }
-  return out;
 }
 
 std::pair<int64_t, int64_t> PartOfCores(int64_t n, topology::CoreBlock block, int cores) {

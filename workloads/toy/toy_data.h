@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/flags.h"
 #include "topology/rank_group.h"
 
 namespace podbench::workloads {
@@ -34,8 +35,8 @@ class ToyData {
   int EvalLabel(int64_t i) { return Get(eval_, i).second; }
 
   // The examples made so far, ascending. For the data-sharding tests.
-  std::vector<int64_t> MadeTrain() const { return train_.Made(); }
-  std::vector<int64_t> MadeEval() const { return eval_.Made(); }
+  std::vector<int64_t> MadeTrain() const { return IndicesOf(train_.made); }
+  std::vector<int64_t> MadeEval() const { return IndicesOf(eval_.made); }
 
  private:
   struct Set {
@@ -43,7 +44,6 @@ class ToyData {
     std::vector<double> x;
     std::vector<int> y;
     std::vector<char> made;
-    std::vector<int64_t> Made() const;
   };
   std::pair<const double*, int> Get(Set& set, int64_t i) const;
 
