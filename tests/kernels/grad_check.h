@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -19,14 +20,14 @@ inline std::vector<float> RandomVec(std::size_t n, std::uint32_t seed, float lo 
   return v;
 }
 
-// For up to `samples` coordinates of x, compares grad[i] with the central
-// difference of loss() (which reads x) with step eps.
-inline void ExpectGradientMatches(std::vector<float>& x, const std::vector<float>& grad,
-                                  const std::function<double()>& loss, const char* what,
-                                  double eps = 1e-2, double tol = 2e-2, std::size_t samples = 24) {
+// At each coordinate i of `at`, compares grad[i] with the central
+// difference of loss() (which reads x) with step eps, within tol relative
+// to max(1, |difference|). REQUIRES: every i < x.size().
+inline void ExpectGradientMatchesAt(std::vector<float>& x, const std::vector<float>& grad,
+                                    const std::function<double()>& loss, const std::vector<std::size_t>& at,
+                                    const std::string& what, double eps, double tol) {
   ASSERT_EQ(x.size(), grad.size()) << what;
-  const std::size_t step = std::max<std::size_t>(1, x.size() / samples);
-  for (std::size_t i = 0; i < x.size(); i += step) {
+  for (std::size_t i : at) {
     const float keep = x[i];
     x[i] = float(keep + eps);
     const double up = loss();
@@ -36,6 +37,16 @@ inline void ExpectGradientMatches(std::vector<float>& x, const std::vector<float
     const double numeric = (up - down) / (2 * eps);
     EXPECT_NEAR(grad[i], numeric, tol * std::max(1.0, std::abs(numeric))) << what << " at " << i;
   }
+}
+
+// As ExpectGradientMatchesAt, at up to `samples` evenly spaced coordinates.
+inline void ExpectGradientMatches(std::vector<float>& x, const std::vector<float>& grad,
+                                  const std::function<double()>& loss, const char* what,
+                                  double eps = 1e-2, double tol = 2e-2, std::size_t samples = 24) {
+  std::vector<std::size_t> at;
+  const std::size_t step = std::max<std::size_t>(1, x.size() / samples);
+  for (std::size_t i = 0; i < x.size(); i += step) at.push_back(i);
+  ExpectGradientMatchesAt(x, grad, loss, at, what, eps, tol);
 }
 
 inline double Dot(const std::vector<float>& a, const std::vector<float>& b) {

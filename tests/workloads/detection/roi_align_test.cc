@@ -187,16 +187,7 @@ void CheckGradient(int size) {
       if (g[i] != 0.0f) probe.push_back(i);
     ASSERT_FALSE(probe.empty()) << "level " << k + 2 << " got no gradient";
     for (size_t i = 0; i < x.size(); i += x.size() / 8) probe.push_back(i);
-    for (size_t i : probe) {
-      const float keep = x[i];
-      x[i] = float(keep + eps);
-      const double up = loss();
-      x[i] = float(keep - eps);
-      const double down = loss();
-      x[i] = keep;
-      const double numeric = (up - down) / (2 * eps);
-      EXPECT_NEAR(g[i], numeric, 1e-3 * std::max(1.0, std::abs(numeric))) << "level " << k + 2 << " at " << i;
-    }
+    kernels::testing::ExpectGradientMatchesAt(x, g, loss, probe, "level " + std::to_string(k + 2), eps, 1e-3);
   }
 }
 
