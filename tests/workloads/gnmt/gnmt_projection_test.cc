@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "results/published_v06.h"
+#include "tests/workloads/projection/priced_run.h"
 #include "topology/system.h"
 #include "workloads/gnmt/gnmt_google_v06.h"
 #include "workloads/projected_runs.h"
@@ -23,16 +24,10 @@
 namespace podbench::gnmt {
 namespace {
 
-workloads::ProjectedRunModel Priced(const std::string& slice, const std::vector<std::string>& sets = {}) {
-  auto run = workloads::ModelProjectedRun("gnmt", "google-v0.6", slice, topology::DefaultSystem(), sets);
-  EXPECT_TRUE(run.ok()) << slice << ": " << run.status().ToString();
-  return run.ok() ? std::move(run).value() : workloads::ProjectedRunModel{};
-}
+using workloads::testing::ScoreS;
 
-double ScoreS(const workloads::ProjectedRunModel& run) {
-  auto row = workloads::PredictRow(run);
-  EXPECT_TRUE(row.ok()) << row.status().ToString();
-  return row.ok() ? row->score_s : 0;
+workloads::ProjectedRunModel Priced(const std::string& slice, const std::vector<std::string>& sets = {}) {
+  return workloads::testing::Priced("gnmt", slice, sets);
 }
 
 // The fidelity table's five GNMT rows. tpu-v3-512 and -1024 come within

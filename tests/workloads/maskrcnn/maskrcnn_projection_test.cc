@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "results/published_v06.h"
+#include "tests/workloads/projection/priced_run.h"
 #include "topology/system.h"
 #include "workloads/maskrcnn/maskrcnn_google_v06.h"
 #include "workloads/maskrcnn/maskrcnn_graph.h"
@@ -26,16 +27,10 @@
 namespace podbench::maskrcnn {
 namespace {
 
-workloads::ProjectedRunModel Priced(const std::string& slice, const std::vector<std::string>& sets = {}) {
-  auto run = workloads::ModelProjectedRun("maskrcnn", "google-v0.6", slice, topology::DefaultSystem(), sets);
-  EXPECT_TRUE(run.ok()) << slice << ": " << run.status().ToString();
-  return run.ok() ? std::move(run).value() : workloads::ProjectedRunModel{};
-}
+using workloads::testing::ScoreS;
 
-double ScoreS(const workloads::ProjectedRunModel& run) {
-  auto row = workloads::PredictRow(run);
-  EXPECT_TRUE(row.ok()) << row.status().ToString();
-  return row.ok() ? row->score_s : 0;
+workloads::ProjectedRunModel Priced(const std::string& slice, const std::vector<std::string>& sets = {}) {
+  return workloads::testing::Priced("maskrcnn", slice, sets);
 }
 
 double DeviceStepS(const workloads::ProjectedRunModel& run) { return run.pricing.step.time.device_s(); }
