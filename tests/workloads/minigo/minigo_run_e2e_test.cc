@@ -37,6 +37,18 @@ double TimestampOf(const std::string& text, const std::vector<std::string>& part
   return 0;
 }
 
+// eval_result's timestamp T is the winning model's save, after run_start
+// (within the official rule's 1.5 ms). Returns its iteration k; *t = T.
+int64_t ExpectEvalResultAtItsSave(const std::string& text, double* t) {
+  const double run_start = TimestampOf(text, {" run_start: "});
+  const std::string result = text.substr(text.find(" eval_result: "));
+  const int64_t k = std::stoll(result.substr(result.find("\"iteration\":") + 12));
+  *t = std::stod(result.substr(result.find("\"timestamp\":") + 12));
+  const double save = TimestampOf(text, {" save_model: ", "{\"iteration\":" + std::to_string(k) + "}"});
+  EXPECT_NEAR(*t, save - run_start, 1.5e-3);
+  return k;
+}
+
 TEST(MiniGoRunE2eTest, ProjectedRunsPassBothRuleSetsOnEverySliceAndScalingShowsThem) {
   TempDir dir;
   const std::string db = (dir / "m.db").string();
@@ -61,13 +73,8 @@ TEST(MiniGoRunE2eTest, ProjectedRunsPassBothRuleSetsOnEverySliceAndScalingShowsT
     EXPECT_THAT(text, HasSubstr("\"epoch_num\":1}"));
     EXPECT_EQ(CountOccurrences(text, " eval_result: "), 1);
     EXPECT_EQ(CountOccurrences(text, " block_start: "), 0);
-    // eval_result's timestamp is the winning model's save, after run_start.
-    const double run_start = TimestampOf(text, {" run_start: "});
-    const std::string result = text.substr(text.find(" eval_result: "));
-    const int64_t k = std::stoll(result.substr(result.find("\"iteration\":") + 12));
-    const double t = std::stod(result.substr(result.find("\"timestamp\":") + 12));
-    const double save = TimestampOf(text, {" save_model: ", "{\"iteration\":" + std::to_string(k) + "}"});
-    EXPECT_NEAR(t, save - run_start, 1.5e-3);
+    double t = 0;
+    const int64_t k = ExpectEvalResultAtItsSave(text, &t);
     EXPECT_GE(k, 15);
     EXPECT_LE(k, 21);
     // training_0.6.0/common.yaml sends MiniGo to its own entry file.
@@ -138,12 +145,8 @@ TEST(MiniGoRunE2eTest, TinyFunctionalRunPassesBothRuleSetsAndScores) {
                           "opt_base_learning_rate: {\"value\":[0.02,0.002,0.0002]"}) {
       EXPECT_EQ(CountOccurrences(text, k), 1) << k;
     }
-    const double run_start = TimestampOf(text, {" run_start: "});
-    const std::string result = text.substr(text.find(" eval_result: "));
-    const int64_t k = std::stoll(result.substr(result.find("\"iteration\":") + 12));
-    const double t = std::stod(result.substr(result.find("\"timestamp\":") + 12));
-    const double save = TimestampOf(text, {" save_model: ", "{\"iteration\":" + std::to_string(k) + "}"});
-    EXPECT_NEAR(t, save - run_start, 1.5e-3);
+    double t = 0;
+    ExpectEvalResultAtItsSave(text, &t);
     ExpectLogPassesBothRuleSets(log, "--config training_0.6.0/minigo.yaml");
     const std::string score = Podbench("score --format json " + log, &rc);
     ASSERT_EQ(rc, 0) << score;
