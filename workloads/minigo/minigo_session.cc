@@ -91,13 +91,6 @@ struct Joined {
   int64_t evaluated = 0, wins = 0;
 };
 
-// The games core `core` of `cores` owns among `games`: k = core mod cores.
-std::vector<int> GamesOfCore(int games, int cores, int core) {
-  std::vector<int> out;
-  for (int k = core; k < games; k += cores) out.push_back(k);
-  return out;
-}
-
 // All-gathers `parts` (the same phases on every rank, in the same order) and
 // joins each. `games[i]` is the number of games of parts[i] whose examples
 // are expected (0 for a match). Errors: a rank's phase error (naming the
@@ -187,6 +180,12 @@ void RunBoth(const std::function<void(int)>& fn) {
 }
 
 }  // namespace
+
+std::vector<int> GamesOfCore(int games, int cores, int core) {
+  std::vector<int> out;
+  for (int k = core; k < games; k += cores) out.push_back(k);
+  return out;
+}
 
 struct LoopSession::State {
   topology::CoreBlock local;

@@ -42,6 +42,10 @@
 
 namespace podbench::minigo {
 
+// The games core `core` of `cores` plays among `games` (0-based): k with
+// k mod cores == core, ascending. A rank plays those of its cores only.
+std::vector<int> GamesOfCore(int games, int cores, int core);
+
 struct SetupEvent {
   bool checkpoint_cached = false, target_cached = false;
   // Emulated seconds of the recipes' training (their self-play is not

@@ -155,6 +155,29 @@ TEST(MinigoLoopTest, SessionRunsGenerationsInOrderAndIsAFunctionOfSeedAndCores) 
   EXPECT_EQ(LoopSession::Create(c, 0, nullptr, "").status().code(), Status::Code::kInvalidArgument);
 }
 
+// Issue 37: over R ranks of 8 cores, every game of a phase is played by
+// exactly one rank, the owner of core k mod 8 (topology::CoresOfRank), so a
+// rank plays, and generates the examples of, its own games only.
+TEST(MinigoLoopTest, EveryGameIsPlayedByTheRankOfItsCoreOnly) {
+  const int cores = 8, games = 13;
+  for (int ranks : {1, 2, 4}) {
+    std::vector<int> played_by(games, -1);
+    for (int r = 0; r < ranks; ++r) {
+      const topology::CoreBlock mine = topology::CoresOfRank(cores, ranks, r);
+      for (int core = mine.begin; core < mine.end; ++core) {
+        for (int k : GamesOfCore(games, cores, core)) {
+          EXPECT_EQ(k % cores, core);
+          EXPECT_EQ(played_by[static_cast<size_t>(k)], -1) << "game " << k << " played twice";
+          played_by[static_cast<size_t>(k)] = r;
+        }
+      }
+    }
+    for (int k = 0; k < games; ++k) {
+      EXPECT_EQ(played_by[static_cast<size_t>(k)], topology::OwnerOfCore(k % cores, cores, ranks)) << k;
+    }
+  }
+}
+
 TEST(MinigoLoopTest, BadConfigAndCorruptCacheAreNamed) {
   LoopConfig c = TinyLoop();
   c.gating_games = 0;
