@@ -22,6 +22,7 @@
 // training as v0.6 plays them after it; the harness logs every line and
 // scores the winning model's save. Under `mpirun -np R` each rank plays its
 // cores' games and trains the same model (minigo_session.h says why).
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -107,6 +108,22 @@ LoopConfig LoopConfigOf(const Hyperparameters& hp, uint64_t seed) {
   c.target_generations = static_cast<int>(hp.Int("functional_target_generations"));
   c.seed = seed;
   return c;
+}
+
+// An upper bound of a functional run's host memory: the window (the last
+// window_generations generations and the checkpoint's games, each game at
+// most 2 x 81 positions: go/board.h's move limit) of examples, and the
+// activations and their gradients of a training batch and an evaluation
+// batch (four conv_width x 81 tensors a convolution, the trunk's 2 a block
+// and the input's), as fp32.
+int64_t FunctionalHostBytes(const LoopConfig& c) {
+  const double example = 4.0 * (kFeatureSize + kNumMoves + 1);
+  const double games = std::max(c.games_per_generation, c.bootstrap_games);
+  const double window = (c.window_generations + 1.0) * games * 2 * kNumPoints * example;
+  const double activations = (2.0 * c.net.trunk_layers + 1) * 4 * c.net.conv_width * kNumPoints * 4;
+  const double train = static_cast<double>(c.train.batch) * (example + 2 * activations);
+  const double eval = static_cast<double>(c.eval_max_batch) * (example + activations);
+  return static_cast<int64_t>(std::min(window + train + eval, 9e18));
 }
 
 // A number as the shortest text that reads back as the same float.
@@ -391,6 +408,7 @@ class MiniGoWorkload : public Workload {
       d.data = {"minigo_selfplay_9x9", static_cast<int64_t>(c.steps_per_generation) * d.global_batch,
                 c.target_games};
       d.model = {"minigo_9x9", net->num_parameters(), 6.0 * static_cast<double>(net->MacsPerPosition())};
+      d.host_memory_bytes = FunctionalHostBytes(c);
     } else {
       PODBENCH_ASSIGN_OR_RETURN(projection::ModelGraph g, BuildMiniGoGraph());
       d.data = {"minigo_selfplay_9x9", StepsPerGeneration(hp) * d.global_batch, kMiniGoTargetGames};
