@@ -68,6 +68,17 @@ std::vector<Base> Bases() {
        1},
       {"ssd", Mode::kProjected, "tpu-v3-32", "google-v0.6", {}, 33},
       {"minigo", Mode::kProjected, "tpu-v3-32", "nvidia-v0.6", {}, 1},
+      // A tiny MiniGo loop: a 1-block network, 8 games at 4 readouts, the
+      // learning-rate boundaries inside generation 1's 4 steps (global steps
+      // 2 to 6), so every logged key moves the loss or the emulated costs.
+      {"minigo", Mode::kFunctional, "tpu-v3-8", "functional",
+       {"games_per_generation=8", "parallel_games=2", "num_readouts=4", "virtual_losses=2", "gating_games=2",
+        "functional_target_games=2", "functional_bootstrap_games=4", "functional_bootstrap_readouts=2",
+        "functional_checkpoint_steps=2", "functional_target_generations=0", "functional_steps_per_generation=4",
+        "global_batch_size=8", "functional_conv_width=8", "functional_trunk_layers=1", "functional_fc_width=16",
+        "opt_learning_rate_decay_boundary_steps=3,5", "learning_rates=0.05,0.01,0.002",
+        "functional_cache_dir="},
+       1},
   };
 }
 

@@ -13,18 +13,30 @@
 // ../shared/reference/minigo-v0.6.md ("ref") and minigo-v0.6-loop.md
 // ("loop §").
 //
-// Functional mode (the real loop on the Go engine, go/) joins the plugin in
-// the blocks marked FUNCTIONAL MODE; until then it is refused.
+// Functional mode is the real loop on the Go engine (go/) at the sizes of
+// the `functional` preset (minigo_functional_preset.h, each number beside
+// v0.6's): a LoopSession (minigo_session.h) whose Initialize is the untimed
+// checkpoint and target (cached by recipe and seed), whose generation g is
+// epoch g (self-play beside training, save_model, gating) and whose
+// evaluation after epoch g is model g's games against the target, beside
+// training as v0.6 plays them after it; the harness logs every line and
+// scores the winning model's save. Under `mpirun -np R` each rank plays its
+// cores' games and trains the same model (minigo_session.h says why).
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "workloads/claims.h"
 #include "workloads/minigo/minigo_default_preset.h"
+#include "workloads/minigo/minigo_functional_preset.h"
 #include "workloads/minigo/minigo_graph.h"
 #include "workloads/minigo/minigo_projection.h"
+#include "workloads/minigo/minigo_session.h"
 #include "workloads/projected_runs.h"
 #include "workloads/registry.h"
 #include "workloads/workload.h"
@@ -56,6 +68,166 @@ Result<std::vector<double>> LearningRates(const Hyperparameters& hp) {
   }
   return out;
 }
+
+// The loop a functional run of `hp` runs with `seed`; the search's other
+// options (noise, temperature cutoff, resignation) keep v0.6's values
+// (MctsOptions' defaults).
+LoopConfig LoopConfigOf(const Hyperparameters& hp, uint64_t seed) {
+  LoopConfig c;
+  c.net.conv_width = static_cast<int>(hp.Int("functional_conv_width"));
+  c.net.trunk_layers = static_cast<int>(hp.Int("functional_trunk_layers"));
+  c.net.fc_width = static_cast<int>(hp.Int("functional_fc_width"));
+  c.net.value_cost_weight = static_cast<float>(hp.Float("value_cost_weight"));
+  c.net.l2_strength = static_cast<float>(hp.Float("l2_strength"));
+  c.search.num_readouts = static_cast<int>(hp.Int("num_readouts"));
+  c.search.virtual_losses = static_cast<int>(hp.Int("virtual_losses"));
+  c.games_per_generation = static_cast<int>(hp.Int("games_per_generation"));
+  c.parallel_games = static_cast<int>(hp.Int("parallel_games"));
+  c.eval_max_batch = static_cast<int>(hp.Int("functional_eval_max_batch"));
+  c.train.batch = static_cast<int>(hp.Int("global_batch_size"));
+  c.train.momentum = static_cast<float>(hp.Float("momentum"));
+  c.train.learning_rates.clear();
+  if (auto lrs = LearningRates(hp); lrs.ok()) {
+    for (double lr : *lrs) c.train.learning_rates.push_back(static_cast<float>(lr));
+  }
+  if (auto b = ParseIntList("opt_learning_rate_decay_boundary_steps",
+                            hp.String("opt_learning_rate_decay_boundary_steps"));
+      b.ok()) {
+    c.train.boundaries = *b;
+  }
+  c.steps_per_generation = static_cast<int>(hp.Int("functional_steps_per_generation"));
+  c.window_generations = static_cast<int>(hp.Int("window_generations"));
+  c.generations = static_cast<int>(hp.Int("max_generations"));
+  c.gating_win_rate = static_cast<float>(hp.Float("gating_win_rate"));
+  c.gating_games = static_cast<int>(hp.Int("gating_games"));
+  c.target_games = static_cast<int>(hp.Int("functional_target_games"));
+  c.target_win_rate = static_cast<float>(hp.Float("target_win_rate"));
+  c.bootstrap_games = static_cast<int>(hp.Int("functional_bootstrap_games"));
+  c.bootstrap_readouts = static_cast<int>(hp.Int("functional_bootstrap_readouts"));
+  c.checkpoint_steps = static_cast<int>(hp.Int("functional_checkpoint_steps"));
+  c.target_generations = static_cast<int>(hp.Int("functional_target_generations"));
+  c.seed = seed;
+  return c;
+}
+
+// An upper bound of a functional run's host memory: the window (the last
+// window_generations generations and the checkpoint's games, each game at
+// most 2 x 81 positions: go/board.h's move limit) of examples, and the
+// activations and their gradients of a training batch and an evaluation
+// batch (four conv_width x 81 tensors a convolution, the trunk's 2 a block
+// and the input's), as fp32.
+int64_t FunctionalHostBytes(const LoopConfig& c) {
+  const double example = 4.0 * (kFeatureSize + kNumMoves + 1);
+  const double games = std::max(c.games_per_generation, c.bootstrap_games);
+  const double window = (c.window_generations + 1.0) * games * 2 * kNumPoints * example;
+  const double activations = (2.0 * c.net.trunk_layers + 1) * 4 * c.net.conv_width * kNumPoints * 4;
+  const double train = static_cast<double>(c.train.batch) * (example + 2 * activations);
+  const double eval = static_cast<double>(c.eval_max_batch) * (example + activations);
+  return static_cast<int64_t>(std::min(window + train + eval, 9e18));
+}
+
+// A number as the shortest text that reads back as the same float.
+std::string FloatText(float v) {
+  std::ostringstream o;
+  o << v;
+  return o.str();
+}
+
+// The `functional` preset's values: the loop `c` as hyperparameters (the
+// inverse of LoopConfigOf for the fields the preset sets).
+std::map<std::string, HpValue> FunctionalValues(const LoopConfig& c) {
+  std::string lrs, bounds;
+  for (float lr : c.train.learning_rates) lrs += (lrs.empty() ? "" : ",") + FloatText(lr);
+  for (int64_t b : c.train.boundaries) bounds += (bounds.empty() ? "" : ",") + std::to_string(b);
+  return {
+      {"global_batch_size", int64_t{c.train.batch}},
+      {"virtual_losses", int64_t{c.search.virtual_losses}},
+      {"opt_learning_rate_decay_boundary_steps", bounds},
+      {"learning_rates", lrs},
+      {"games_per_generation", int64_t{c.games_per_generation}},
+      {"num_readouts", int64_t{c.search.num_readouts}},
+      {"parallel_games", int64_t{c.parallel_games}},
+      {"window_generations", int64_t{c.window_generations}},
+      {"gating_games", int64_t{c.gating_games}},
+      {"gating_win_rate", std::stod(FloatText(c.gating_win_rate))},
+      {"max_generations", int64_t{c.generations}},
+      {"functional_steps_per_generation", int64_t{c.steps_per_generation}},
+      {"functional_target_games", int64_t{c.target_games}},
+      {"functional_bootstrap_games", int64_t{c.bootstrap_games}},
+      {"functional_bootstrap_readouts", int64_t{c.bootstrap_readouts}},
+      {"functional_checkpoint_steps", int64_t{c.checkpoint_steps}},
+      {"functional_target_generations", int64_t{c.target_generations}},
+      {"functional_eval_max_batch", int64_t{c.eval_max_batch}},
+  };
+}
+
+// What functional mode cannot honour, refused naming the hyperparameter and
+// the rule; then the loop's own checks.
+Status ValidateFunctional(const Hyperparameters& hp, const SliceInfo& slice) {
+  (void)slice;  // any slice: game k is core k mod cores, however many cores
+  if (hp.Float("filter_amount") != kMiniGoFilterAmount) {
+    return Status::InvalidArgument(
+        "filter_amount " + HpToString(hp.values().at("filter_amount")) +
+        ": functional mode draws each batch uniformly from the window, which is what v0.6's filter of 0.5 "
+        "with its shuffle gives; the share of the window a generation sees is set by "
+        "functional_steps_per_generation");
+  }
+  return LoopConfigOf(hp, 0).Validate();
+}
+
+// Functional mode: the loop, a generation an epoch.
+class FunctionalSession : public Session {
+ public:
+  FunctionalSession(std::unique_ptr<LoopSession> loop, std::function<void(const StepDone&)> on_step)
+      : loop_(std::move(loop)), on_step_(std::move(on_step)) {}
+
+  Result<double> Initialize() override {
+    PODBENCH_ASSIGN_OR_RETURN(const SetupEvent e, loop_->Initialize());
+    return e.seconds;
+  }
+
+  // Generations [first, first + epochs). Each lasts the longer of its paths
+  // (loop §2): training and gating (compute), and self-play beside them (the
+  // training path's wait for it is idle).
+  Result<BlockResult> TrainBlock(int64_t first, int64_t epochs) override {
+    BlockResult b;
+    double loss_sum = 0;
+    for (int64_t g = first; g < first + epochs; ++g) {
+      PODBENCH_ASSIGN_OR_RETURN(const GenerationEvent ev, loop_->Generation(static_cast<int>(g)));
+      const double path = ev.train_seconds + ev.gating_seconds;
+      b.time.mxu_s += path;
+      b.time.idle_s += std::max(0.0, (ev.end_seconds - ev.start_seconds) - path);
+      const int64_t steps = loop_->config().steps_per_generation;
+      b.steps += steps;
+      loss_sum += ev.train_loss;
+      for (int64_t i = 1; i <= steps; ++i) on_step_({g, i, steps});
+      if (!std::isfinite(ev.train_loss)) {
+        b.diverged = true;
+        break;
+      }
+    }
+    b.mean_loss = loss_sum / static_cast<double>(epochs);
+    b.events = MiniGoLogLines().block(first, epochs);
+    return b;
+  }
+
+  // Model `epoch` against the target (loop §3).
+  Result<EvalResult> Evaluate(int64_t epoch) override {
+    PODBENCH_ASSIGN_OR_RETURN(const TargetEvalEvent t, loop_->EvaluateTarget(static_cast<int>(epoch)));
+    EvalResult r;
+    const double rate = static_cast<double>(t.wins) / static_cast<double>(loop_->config().target_games);
+    r.metrics["win_rate"] = rate;
+    r.emulated_s = t.seconds;
+    r.events = MiniGoLogLines().evaluation(epoch, rate >= kMiniGoTargetWinRate);
+    return r;
+  }
+
+  Result<std::string> ParameterFingerprint() const override { return loop_->ParameterFingerprint(); }
+
+ private:
+  std::unique_ptr<LoopSession> loop_;
+  std::function<void(const StepDone&)> on_step_;
+};
 
 class MiniGoWorkload : public Workload {
  public:
@@ -121,15 +293,44 @@ class MiniGoWorkload : public Workload {
     flag("projected_search_threads_per_core", int64_t{12},
          "projected mode: host threads that run each core's tree search (12: a host's 96 vcpus over its 8 cores)",
          1, 96);
-    // FUNCTIONAL MODE: the functional_* hyperparameters.
+    // Functional mode: the loop's sizes that no v0.6 flag names (the
+    // `functional` preset sets them; minigo_functional_preset.cc gives each
+    // beside its v0.6 value).
+    const LoopConfig f = FunctionalPreset(1);
+    flag("functional_steps_per_generation", int64_t{f.steps_per_generation},
+         "functional mode: training steps a generation (v0.6: ~222, one pass over the window x filter 0.5)", 0,
+         1 << 20);
+    flag("functional_target_games", int64_t{f.target_games},
+         "functional mode: games of each model against the target (v0.6: 100)", 1, 1 << 16);
+    flag("functional_bootstrap_games", int64_t{f.bootstrap_games},
+         "functional mode: the checkpoint recipe's self-play games by a random model (v0.6 bootstrap: 8192)", 1,
+         1 << 22);
+    flag("functional_bootstrap_readouts", int64_t{f.bootstrap_readouts},
+         "functional mode: readouts per move of the bootstrap games (v0.6 bootstrap: 20)", 1, 1 << 16);
+    flag("functional_checkpoint_steps", int64_t{f.checkpoint_steps},
+         "functional mode: training steps that make the checkpoint (v0.6 checkpoint: global step 9383)", 0, 1e9);
+    flag("functional_target_generations", int64_t{f.target_generations},
+         "functional mode: generations past the checkpoint that make the target model (v0.6: a downloaded model "
+         "of a longer run)", 0, 1000);
+    flag("functional_eval_max_batch", int64_t{f.eval_max_batch},
+         "functional mode: positions the network evaluates at once (NVIDIA: --trt_batch=1024)", 1, 1 << 20);
+    flag("functional_conv_width", int64_t{f.net.conv_width},
+         "functional mode: filters of the trunk (v0.6: 32; smaller only for tests)", 1, 256);
+    flag("functional_trunk_layers", int64_t{f.net.trunk_layers},
+         "functional mode: residual blocks (v0.6: 9; smaller only for tests)", 1, 40);
+    flag("functional_fc_width", int64_t{f.net.fc_width},
+         "functional mode: width of the value head's hidden layer (v0.6: 64; smaller only for tests)", 1, 1024);
+    AddUnlogged(s, Spec("functional_cache_dir", std::string(""),
+                        "functional mode: folder of the cached checkpoint and target, by recipe and seed "
+                        "(empty: <temp>/podbench-data/minigo)"));
     return s;
   }
 
   Result<std::map<std::string, HpValue>> Preset(std::string_view preset, const SliceInfo& slice) const override {
     (void)slice;
-    // FUNCTIONAL MODE: the `functional` preset.
+    if (preset == "functional") return FunctionalValues(FunctionalPreset(1));
     if (preset != "nvidia-v0.6") {
-      return Status::NotFound("minigo has no preset '" + std::string(preset) + "' (known: nvidia-v0.6)");
+      return Status::NotFound("minigo has no preset '" + std::string(preset) + "' (known: nvidia-v0.6, functional)");
     }
     // NVIDIA's v0.6 flags (ml_perf/flags/9: rl_loop, selfplay, train;
     // loop §2-§3), on any slice.
@@ -165,10 +366,7 @@ class MiniGoWorkload : public Workload {
                                      " is below virtual_losses " + std::to_string(hp.Int("virtual_losses")) +
                                      ": a search round adds virtual_losses leaves of one move");
     }
-    if (mode == Mode::kFunctional) {
-      // FUNCTIONAL MODE: its checks replace this refusal.
-      return Status::Unimplemented("minigo has no functional mode yet: only --mode projected runs it");
-    }
+    if (mode == Mode::kFunctional) return ValidateFunctional(hp, slice);
     // Projected mode: the winning generations are NVIDIA's and Intel's at
     // the v0.6 flags; a run at other values would log them without changing
     // what is projected.
@@ -189,7 +387,6 @@ class MiniGoWorkload : public Workload {
   }
 
   Result<WorkloadDescription> Describe(const Hyperparameters& hp, const SliceInfo& slice, Mode mode) const override {
-    (void)mode;  // FUNCTIONAL MODE: its description.
     WorkloadDescription d;
     d.benchmark = "minigo";
     d.global_batch = hp.Int("global_batch_size");
@@ -204,9 +401,19 @@ class MiniGoWorkload : public Workload {
     d.cadence.max_epochs = hp.Int("max_generations");
     d.cadence.beside_training = true;  // loop §3: the target evaluation is not on the timed path
     d.run_end = RunEnd::kWinningModel;
-    PODBENCH_ASSIGN_OR_RETURN(projection::ModelGraph g, BuildMiniGoGraph());
-    d.data = {"minigo_selfplay_9x9", StepsPerGeneration(hp) * d.global_batch, kMiniGoTargetGames};
-    d.model = {"minigo_9x9", g.TotalParams(), 6.0 * static_cast<double>(g.ForwardMacs())};
+    if (mode == Mode::kFunctional) {
+      // The network as this run builds it (functional_conv_width etc.).
+      const LoopConfig c = LoopConfigOf(hp, 0);
+      PODBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Network> net, Network::Create(c.net, 0));
+      d.data = {"minigo_selfplay_9x9", static_cast<int64_t>(c.steps_per_generation) * d.global_batch,
+                c.target_games};
+      d.model = {"minigo_9x9", net->num_parameters(), 6.0 * static_cast<double>(net->MacsPerPosition())};
+      d.host_memory_bytes = FunctionalHostBytes(c);
+    } else {
+      PODBENCH_ASSIGN_OR_RETURN(projection::ModelGraph g, BuildMiniGoGraph());
+      d.data = {"minigo_selfplay_9x9", StepsPerGeneration(hp) * d.global_batch, kMiniGoTargetGames};
+      d.model = {"minigo_9x9", g.TotalParams(), 6.0 * static_cast<double>(g.ForwardMacs())};
+    }
     // loop §3: lists a HyperparameterSpec cannot hold, as the v0.6 logs write them.
     PODBENCH_ASSIGN_OR_RETURN(const std::vector<double> lrs, LearningRates(hp));
     d.init_events.push_back(WorkloadEvent("opt_base_learning_rate", lrs));
@@ -221,9 +428,13 @@ class MiniGoWorkload : public Workload {
   }
 
   Result<std::unique_ptr<Session>> Start(const RunContext& ctx) const override {
-    // FUNCTIONAL MODE: its session.
     if (ctx.mode == Mode::kFunctional) {
-      return Status::Unimplemented("minigo has no functional mode yet: only --mode projected runs it");
+      std::filesystem::path cache = ctx.hp.String("functional_cache_dir");
+      if (cache.empty()) cache = std::filesystem::temp_directory_path() / "podbench-data" / "minigo";
+      PODBENCH_ASSIGN_OR_RETURN(std::unique_ptr<LoopSession> loop,
+                                LoopSession::Create(LoopConfigOf(ctx.hp, ctx.seed), static_cast<int>(ctx.slice.cores),
+                                                    ctx.ranks, cache));
+      return std::unique_ptr<Session>(new FunctionalSession(std::move(loop), ctx.on_step));
     }
     PODBENCH_ASSIGN_OR_RETURN(projection::StepSpec step, ProjectedStep(ctx.hp, ctx.slice));
     PODBENCH_ASSIGN_OR_RETURN(projection::RunPlan plan, ProjectedPlan(ctx.hp, ctx.slice));
@@ -276,8 +487,8 @@ PODBENCH_REGISTER_MODEL("minigo")
     ->Plugin<MiniGoWorkload>()
     ->Summary("MLPerf v0.6 MiniGo, 9x9 Go by reinforcement learning; target: win 50% of 100 games against the "
               "target model")
-    ->Modes({Mode::kProjected})  // FUNCTIONAL MODE: Mode::kFunctional
-    ->Presets({"nvidia-v0.6"})
+    ->Modes({Mode::kProjected, Mode::kFunctional})
+    ->Presets({"nvidia-v0.6", "functional"})
     ->ScoredRuns(10)
     ->Zoo("MiniGo 9x9, 17 input planes, 9 residual blocks of 32, policy and value heads",
           "no published parameter or FLOP count exists for the v0.6 9x9 network: derived by hand from "

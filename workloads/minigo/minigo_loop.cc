@@ -1,26 +1,27 @@
 #include "workloads/minigo/minigo_loop.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
-#include <deque>
 #include <fstream>
 #include <memory>
+#include <random>
 #include <sstream>
 #include <system_error>
 #include <utility>
 
-#include "kernels/thread_pool.h"
 #include "workloads/minigo/go/random.h"
+#include "workloads/minigo/minigo_session.h"
 
 namespace podbench::minigo {
 
-namespace {
-
-// A stream seed from the run's seed and a path (generation, phase).
-uint64_t Derive(uint64_t seed, uint64_t a, uint64_t b = 0) {
+uint64_t DeriveSeed(uint64_t seed, uint64_t a, uint64_t b) {
   Rng r(seed ^ (a * 0x9E3779B97F4A7C15ull) ^ (b * 0xD1B54A32D192ED03ull));
   return r.Next();
 }
+
+namespace {
 
 struct MatchSlot {
   std::unique_ptr<MctsPlayer> black, white;
@@ -32,11 +33,22 @@ struct MatchSlot {
 
 Result<int> PlayMatch(const MctsOptions& options, int num_games, int parallel_games, uint64_t seed, Evaluator& a,
                       Evaluator& b, SearchStats* stats) {
-  PODBENCH_RETURN_IF_ERROR(options.Validate());
   if (num_games < 0) return Status::InvalidArgument("minigo match num_games = " + std::to_string(num_games) + ": must be >= 0");
+  std::vector<int> all(static_cast<size_t>(num_games));
+  for (int g = 0; g < num_games; ++g) all[static_cast<size_t>(g)] = g;
+  return PlayMatch(options, all, parallel_games, seed, a, b, stats);
+}
+
+Result<int> PlayMatch(const MctsOptions& options, std::span<const int> game_indices, int parallel_games,
+                      uint64_t seed, Evaluator& a, Evaluator& b, SearchStats* stats) {
+  PODBENCH_RETURN_IF_ERROR(options.Validate());
   if (parallel_games < 1) {
     return Status::InvalidArgument("minigo match parallel_games = " + std::to_string(parallel_games) + ": must be >= 1");
   }
+  for (int g : game_indices) {
+    if (g < 0) return Status::InvalidArgument("minigo match game index " + std::to_string(g) + ": must be >= 0");
+  }
+  const int num_games = static_cast<int>(game_indices.size());
   std::vector<MatchSlot> slots(static_cast<size_t>(std::min(parallel_games, num_games)));
   std::vector<bool> live(slots.size(), false);
   int next_game = 0, a_wins = 0;
@@ -45,8 +57,8 @@ Result<int> PlayMatch(const MctsOptions& options, int num_games, int parallel_ga
       live[s] = false;
       return;
     }
-    const int g = next_game++;
-    Rng rng(Derive(seed, static_cast<uint64_t>(g)));
+    const int g = game_indices[static_cast<size_t>(next_game++)];
+    Rng rng(DeriveSeed(seed, static_cast<uint64_t>(g)));
     MatchSlot& m = slots[s];
     m.a_black = g % 2 == 0;  // alternating colours
     m.black = std::make_unique<MctsPlayer>(options, rng.Next(), true);
@@ -151,8 +163,11 @@ bool Get(std::ifstream& f, std::vector<T>* v, int64_t expect = -1) {
 }  // namespace
 
 Status SaveModel(const std::filesystem::path& path, const Network& net, const ExampleSet* examples) {
+  // A temporary name of this process's own: ranks sharing a cache folder
+  // may write the same file at once.
   std::filesystem::path tmp = path;
-  tmp += ".tmp";
+  tmp += ".tmp-" + std::to_string(static_cast<unsigned long long>(::getpid())) + "-" +
+         std::to_string(std::random_device{}());
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     if (!f) return Status::IOError(tmp.string() + ": cannot be written");
@@ -190,200 +205,24 @@ Status LoadModel(const std::filesystem::path& path, Network* net, ExampleSet* ex
   return Status::Ok();
 }
 
-namespace {
-
-double DefaultPrice(const LoopConfig& c, int64_t macs, const PhaseWork& w) {
-  (void)c;
-  return 1e-9 * static_cast<double>(macs) *
-         (static_cast<double>(w.positions_evaluated) + 3.0 * static_cast<double>(w.examples_trained));
-}
-
-// One generation's self-play by `net`: its games' examples and positions evaluated.
-Status SelfPlay(const LoopConfig& c, const MctsOptions& options, int games, uint64_t seed, Network* net,
-                ExampleSet* out, int64_t* evaluated) {
-  NetworkEvaluator eval(net, c.eval_max_batch);
-  PODBENCH_ASSIGN_OR_RETURN(std::vector<SelfPlayGame> played,
-                            PlaySelfPlayGames(options, games, c.parallel_games, seed, eval));
-  for (const SelfPlayGame& g : played) PODBENCH_RETURN_IF_ERROR(AppendGameExamples(g, out));
-  *evaluated = eval.positions();
-  return Status::Ok();
-}
-
-ExampleSet Window(const std::deque<ExampleSet>& chunks) {
-  ExampleSet w;
-  for (const ExampleSet& e : chunks) w.Append(e);
-  return w;
-}
-
-// Runs fn(0) and fn(1) on two threads of the kernels' pool (one after the
-// other on a one-thread pool).
-void RunBoth(const std::function<void(int)>& fn) {
-  kernels::ThreadPool& pool = kernels::DefaultThreadPool();
-  if (pool.threads() >= 2) {
-    pool.Run(2, fn);
-  } else {
-    fn(0);
-    fn(1);
-  }
-}
-
-struct Setup {
-  TrainState latest;
-  std::deque<ExampleSet> window;
-};
-
-// The checkpoint recipe: bootstrap games by a random model, then training.
-Status MakeCheckpoint(const LoopConfig& c, Setup* s) {
-  PODBENCH_ASSIGN_OR_RETURN(s->latest.net, Network::Create(c.net, Derive(c.seed, 1)));
-  MctsOptions boot = c.search;
-  boot.num_readouts = c.bootstrap_readouts;  // minigo-v0.6.md §RL loop "Bootstrap": 20 readouts
-  ExampleSet games;
-  int64_t evaluated = 0;
-  PODBENCH_RETURN_IF_ERROR(SelfPlay(c, boot, c.bootstrap_games, Derive(c.seed, 2), s->latest.net.get(), &games, &evaluated));
-  PODBENCH_RETURN_IF_ERROR(Train(&s->latest, games, c.train, c.checkpoint_steps, Derive(c.seed, 3)).status());
-  s->window.clear();
-  s->window.push_back(std::move(games));
-  return Status::Ok();
-}
-
-}  // namespace
-
 Result<LoopResult> RunLoop(const LoopConfig& config, const std::filesystem::path& cache_dir) {
-  PODBENCH_RETURN_IF_ERROR(config.Validate());
-  const LoopConfig& c = config;
+  PODBENCH_ASSIGN_OR_RETURN(std::unique_ptr<LoopSession> session,
+                            LoopSession::Create(config, 1, topology::OneProcess(), cache_dir));
   LoopResult result;
-  if (!cache_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(cache_dir, ec);
-    if (ec) return Status::IOError(cache_dir.string() + ": cannot create the MiniGo cache folder: " + ec.message());
-  }
-  // The checkpoint (with its games as generation 0 of the window).
-  Setup s;
-  const std::filesystem::path ckpt_path = cache_dir.empty() ? "" : cache_dir / (c.RecipeKey(false) + ".ckpt");
-  if (!cache_dir.empty() && std::filesystem::exists(ckpt_path)) {
-    PODBENCH_ASSIGN_OR_RETURN(s.latest.net, Network::Create(c.net, 0));
-    ExampleSet games;
-    PODBENCH_RETURN_IF_ERROR(LoadModel(ckpt_path, s.latest.net.get(), &games));
-    s.latest.global_step = c.checkpoint_steps;
-    s.window.push_back(std::move(games));
-    result.checkpoint_cached = true;
-  } else {
-    PODBENCH_RETURN_IF_ERROR(MakeCheckpoint(c, &s));
-    if (!cache_dir.empty()) PODBENCH_RETURN_IF_ERROR(SaveModel(ckpt_path, *s.latest.net, &s.window.front()));
-  }
-  auto progress = [&](const std::string& what) {
-    if (c.progress) c.progress(what);
-  };
-  progress("checkpoint");
-  const Setup start_state{TrainState{s.latest.net->Clone(), {}, s.latest.global_step}, s.window};
-
-  // The target: the checkpoint, then target_generations always-promoted
-  // generations (untimed).
-  std::unique_ptr<Network> target;
-  const std::filesystem::path target_path = cache_dir.empty() ? "" : cache_dir / (c.RecipeKey(true) + ".target");
-  if (!cache_dir.empty() && std::filesystem::exists(target_path)) {
-    PODBENCH_ASSIGN_OR_RETURN(target, Network::Create(c.net, 0));
-    PODBENCH_RETURN_IF_ERROR(LoadModel(target_path, target.get(), nullptr));
-    result.target_cached = true;
-  } else {
-    TrainState t{s.latest.net->Clone(), {}, s.latest.global_step};
-    std::deque<ExampleSet> window = s.window;
-    for (int g = 1; g <= c.target_generations; ++g) {
-      ExampleSet games;
-      int64_t evaluated = 0;
-      PODBENCH_RETURN_IF_ERROR(
-          SelfPlay(c, c.search, c.games_per_generation, Derive(c.seed, 100 + static_cast<uint64_t>(g)), t.net.get(), &games, &evaluated));
-      window.push_back(std::move(games));
-      while (static_cast<int>(window.size()) > c.window_generations) window.pop_front();
-      PODBENCH_RETURN_IF_ERROR(
-          Train(&t, Window(window), c.train, c.steps_per_generation, Derive(c.seed, 200 + static_cast<uint64_t>(g))).status());
-    }
-    target = std::move(t.net);
-    if (!cache_dir.empty()) PODBENCH_RETURN_IF_ERROR(SaveModel(target_path, *target, nullptr));
-  }
-  progress("target");
-
-  // The timed generations.
-  const int64_t macs = s.latest.net->MacsPerPosition();
-  auto price = [&](const PhaseWork& w) { return c.price ? c.price(w) : DefaultPrice(c, macs, w); };
-  TrainState latest{start_state.latest.net->Clone(), {}, start_state.latest.global_step};
-  std::deque<ExampleSet> window = start_state.window;
-  std::unique_ptr<Network> best = latest.net->Clone();
-  std::vector<std::unique_ptr<Network>> saved;
-  double now = 0;
-  for (int g = 1; g <= c.generations; ++g) {
-    const uint64_t gs = static_cast<uint64_t>(g);
-    GenerationEvent ev;
-    ev.iteration = g;
-    ev.start_seconds = now;
-    ExampleSet games;
-    int64_t sp_evaluated = 0, gate_evaluated = 0;
-    Status sp_status, tr_status;
-    std::unique_ptr<Network> candidate;
-    int gate_wins = 0;
-    const ExampleSet train_window = Window(window);
-    RunBoth([&](int path) {
-      if (path == 0) {
-        sp_status = SelfPlay(c, c.search, c.games_per_generation, Derive(c.seed, 1000 + gs, 0), best.get(), &games,
-                             &sp_evaluated);
-        return;
-      }
-      auto losses = Train(&latest, train_window, c.train, c.steps_per_generation, Derive(c.seed, 1000 + gs, 1));
-      if (!losses.ok()) {
-        tr_status = losses.status();
-        return;
-      }
-      double sum = 0;
-      for (const Losses& l : *losses) sum += l.total();
-      ev.train_loss = losses->empty() ? 0 : sum / static_cast<double>(losses->size());
-      candidate = latest.net->Clone();
-      std::unique_ptr<Network> incumbent = best->Clone();  // self-play is still using `best`
-      NetworkEvaluator ce(candidate.get(), c.eval_max_batch), ie(incumbent.get(), c.eval_max_batch);
-      auto wins = PlayMatch(c.search, c.gating_games, c.parallel_games, Derive(c.seed, 1000 + gs, 2), ce, ie);
-      if (!wins.ok()) {
-        tr_status = wins.status();
-        return;
-      }
-      gate_wins = *wins;
-      gate_evaluated = ce.positions() + ie.positions();
-    });
-    PODBENCH_RETURN_IF_ERROR(sp_status.WithContext("minigo generation " + std::to_string(g) + " self-play"));
-    PODBENCH_RETURN_IF_ERROR(tr_status.WithContext("minigo generation " + std::to_string(g) + " training"));
-    const double t_sp = price({PhaseWork::Kind::kSelfPlay, sp_evaluated, 0});
-    const double t_tr =
-        price({PhaseWork::Kind::kTrain, 0, static_cast<int64_t>(c.steps_per_generation) * c.train.batch});
-    const double t_gate = price({PhaseWork::Kind::kGating, gate_evaluated, 0});
-    ev.save_seconds = now + t_tr;
-    ev.end_seconds = now + std::max(t_sp, t_tr + t_gate);
-    now = ev.end_seconds;
-    ev.selfplay_games = c.games_per_generation;
-    ev.selfplay_positions = games.size();
-    ev.gating_win_rate = static_cast<float>(gate_wins) / static_cast<float>(c.gating_games);
-    ev.promoted = ev.gating_win_rate >= c.gating_win_rate;
-    if (ev.promoted) best = candidate->Clone();
-    saved.push_back(std::move(candidate));
-    window.push_back(std::move(games));
-    while (static_cast<int>(window.size()) > c.window_generations) window.pop_front();
+  PODBENCH_ASSIGN_OR_RETURN(const SetupEvent setup, session->Initialize());
+  result.checkpoint_cached = setup.checkpoint_cached;
+  result.target_cached = setup.target_cached;
+  for (int g = 1; g <= config.generations; ++g) {
+    PODBENCH_ASSIGN_OR_RETURN(GenerationEvent ev, session->Generation(g));
     result.generations.push_back(ev);
-    progress("generation " + std::to_string(g));
   }
-
   // Target evaluation, in training order, to the first winner.
-  NetworkEvaluator te(target.get(), c.eval_max_batch);
-  for (size_t i = 0; i < saved.size(); ++i) {
-    NetworkEvaluator me(saved[i].get(), c.eval_max_batch);
-    const int64_t before = te.positions();
-    PODBENCH_ASSIGN_OR_RETURN(int wins, PlayMatch(c.search, c.target_games, c.parallel_games,
-                                                  Derive(c.seed, 5000 + i), me, te));
-    TargetEvalEvent t;
-    t.iteration = static_cast<int>(i) + 1;
-    t.win_rate = static_cast<float>(wins) / static_cast<float>(c.target_games);
-    t.seconds = price({PhaseWork::Kind::kTargetEval, me.positions() + te.positions() - before, 0});
+  for (int g = 1; g <= config.generations; ++g) {
+    PODBENCH_ASSIGN_OR_RETURN(TargetEvalEvent t, session->EvaluateTarget(g));
     result.target_evals.push_back(t);
-    progress("target eval " + std::to_string(t.iteration));
-    if (t.win_rate >= c.target_win_rate) {
-      result.winning_iteration = t.iteration;
-      result.winning_save_seconds = result.generations[i].save_seconds;
+    if (t.win_rate >= config.target_win_rate) {
+      result.winning_iteration = g;
+      result.winning_save_seconds = result.generations[static_cast<size_t>(g - 1)].save_seconds;
       break;
     }
   }

@@ -34,6 +34,7 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,16 @@ namespace podbench::minigo {
 // Errors: bad counts (InvalidArgument), the evaluators' statuses.
 Result<int> PlayMatch(const MctsOptions& options, int num_games, int parallel_games, uint64_t seed, Evaluator& a,
                       Evaluator& b, SearchStats* stats = nullptr);
+// The games `game_indices` of such a match (each seeded and coloured by its
+// index as above, so any split of the indices over callers plays the same
+// games, and the wins add up to the whole match's). Errors as above, and a
+// negative index (InvalidArgument).
+Result<int> PlayMatch(const MctsOptions& options, std::span<const int> game_indices, int parallel_games,
+                      uint64_t seed, Evaluator& a, Evaluator& b, SearchStats* stats = nullptr);
+
+// A stream seed from the run's seed and a path (phase, generation, game):
+// every seed of the loop is one of these.
+uint64_t DeriveSeed(uint64_t seed, uint64_t a, uint64_t b = 0);
 
 // The work of one phase, which `LoopConfig::price` turns into emulated seconds.
 struct PhaseWork {
@@ -99,6 +110,9 @@ struct GenerationEvent {
   double start_seconds = 0;      // emulated, from run_start
   double save_seconds = 0;       // when save_model(iteration) happened
   double end_seconds = 0;
+  // Emulated seconds of its phases: training then gating on one path,
+  // self-play beside them (end - start is the longer path).
+  double train_seconds = 0, gating_seconds = 0, selfplay_seconds = 0;
   int selfplay_games = 0;
   int64_t selfplay_positions = 0;  // examples the generation added
   double train_loss = 0;           // mean total loss of its steps
@@ -108,6 +122,7 @@ struct GenerationEvent {
 
 struct TargetEvalEvent {
   int iteration = 0;
+  int wins = 0;  // of target_games
   float win_rate = 0;
   double seconds = 0;  // emulated seconds of the 100 games (untimed for the score)
 };
@@ -122,9 +137,11 @@ struct LoopResult {
   double winning_save_seconds = 0;
 };
 
-// The whole run. `cache_dir` (empty = no cache) holds the checkpoint and the
-// target as files named by RecipeKey, written to a temporary name and
-// renamed, so a file that exists is complete. Errors: a bad config, an
+// The whole run in one process on one core (LoopSession, minigo_session.h):
+// set-up, every generation, then the target evaluations. `cache_dir` (empty
+// = no cache) holds the checkpoint and the target as files named by
+// RecipeKey, written to a temporary name and renamed, so a file that exists
+// is complete. Errors: a bad config, an
 // unreadable or unwritable cache (IOError naming the path), search errors.
 Result<LoopResult> RunLoop(const LoopConfig& config, const std::filesystem::path& cache_dir);
 

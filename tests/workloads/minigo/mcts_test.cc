@@ -366,6 +366,32 @@ TEST(MctsTest, GamesAreAFunctionOfTheSeedNotOfTheBatching) {
   }
 }
 
+// Game k is seeded from (seed, k) whoever plays it: games 0-3 split over two
+// callers (as cores k mod 2 own them) are games 0-3 of the whole run, and a
+// bad index is refused naming it.
+TEST(MctsTest, GamesSplitByIndexAreTheWholeRunsGames) {
+  FakeEvaluator::Options fo;
+  fo.material_scale = 0.1f;
+  FakeEvaluator e(fo);
+  MctsOptions o;
+  o.num_readouts = 8;
+  auto whole = PlaySelfPlayGames(o, 4, 4, 11, e);
+  const std::vector<int> even = {0, 2}, odd = {1, 3};
+  auto core0 = PlaySelfPlayGames(o, even, 2, 11, e);
+  auto core1 = PlaySelfPlayGames(o, odd, 1, 11, e);
+  ASSERT_TRUE(whole.ok() && core0.ok() && core1.ok());
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ((*core0)[i].moves, (*whole)[2 * i].moves) << i;
+    EXPECT_EQ((*core0)[i].search_pi, (*whole)[2 * i].search_pi) << i;
+    EXPECT_EQ((*core1)[i].moves, (*whole)[2 * i + 1].moves) << i;
+    EXPECT_EQ((*core1)[i].winner, (*whole)[2 * i + 1].winner) << i;
+  }
+  const std::vector<int> bad = {0, -1};
+  auto refused = PlaySelfPlayGames(o, bad, 2, 11, e);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), ::testing::HasSubstr("game index -1"));
+}
+
 // Search alone, with no hint in the policy, finds the capture of a big group
 // in atari: the fake value counts material, the prior is uniform.
 TEST(MctsTest, FindsTheCaptureOfAGroupInAtari) {

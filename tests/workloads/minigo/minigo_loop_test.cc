@@ -9,6 +9,7 @@
 
 #include "tests/testing/temp_dir.h"
 #include "workloads/minigo/go/fake_evaluator.h"
+#include "workloads/minigo/minigo_session.h"
 
 namespace podbench::minigo {
 namespace {
@@ -38,6 +39,25 @@ TEST(MinigoLoopTest, MatchAlternatesColoursAndIsDeterministic) {
   EXPECT_GT(a.calls(), 0);
   EXPECT_GT(b.calls(), 0);
   EXPECT_THAT(PlayMatch(Tiny(), 2, 0, 9, a, b).status().message(), HasSubstr("parallel_games"));
+}
+
+// A match split by game index over callers (cores k mod 3) wins what the
+// whole match wins: every game keeps its seed and colours.
+TEST(MinigoLoopTest, MatchSplitOverCoresWinsWhatTheWholeMatchWins) {
+  FakeEvaluator::Options smart;
+  smart.material_scale = 0.5f;
+  FakeEvaluator a(smart), b;
+  auto whole = PlayMatch(Tiny(), 7, 7, 5, a, b);
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  int split = 0;
+  for (int core = 0; core < 3; ++core) {
+    std::vector<int> mine;
+    for (int k = core; k < 7; k += 3) mine.push_back(k);
+    auto w = PlayMatch(Tiny(), mine, 2, 5, a, b);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    split += *w;
+  }
+  EXPECT_EQ(split, *whole);
 }
 
 LoopConfig TinyLoop() {
@@ -95,6 +115,66 @@ TEST(MinigoLoopTest, TinyLoopIsDeterministicAndCachesItsSetUp) {
   if (first->winning_iteration) {
     EXPECT_EQ(first->winning_save_seconds,
               first->generations[static_cast<size_t>(*first->winning_iteration - 1)].save_seconds);
+  }
+}
+
+// The session's pieces one at a time: set-up, then generations in order
+// (out of order is refused), target evaluations of models that exist, the
+// same seed and cores giving the same parameters, and the emulated save of
+// generation g after its training and before its end (gating follows it).
+TEST(MinigoLoopTest, SessionRunsGenerationsInOrderAndIsAFunctionOfSeedAndCores) {
+  const LoopConfig c = TinyLoop();
+  auto run = [&](int cores) -> std::string {
+    auto s = LoopSession::Create(c, cores, nullptr, "");
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    if (!s.ok()) return "";
+    EXPECT_EQ((*s)->Generation(1).status().code(), Status::Code::kFailedPrecondition);
+    auto setup = (*s)->Initialize();
+    EXPECT_TRUE(setup.ok()) << setup.status().ToString();
+    EXPECT_GT(setup->seconds, 0);
+    EXPECT_EQ((*s)->Generation(2).status().code(), Status::Code::kFailedPrecondition);
+    EXPECT_EQ((*s)->EvaluateTarget(1).status().code(), Status::Code::kFailedPrecondition);
+    auto g1 = (*s)->Generation(1);
+    EXPECT_TRUE(g1.ok()) << g1.status().ToString();
+    if (!g1.ok()) return "";
+    EXPECT_EQ(g1->selfplay_games, c.games_per_generation);
+    EXPECT_GT(g1->selfplay_positions, 0);
+    EXPECT_DOUBLE_EQ(g1->save_seconds, g1->start_seconds + g1->train_seconds);
+    EXPECT_GE(g1->end_seconds, g1->save_seconds + g1->gating_seconds);
+    auto t1 = (*s)->EvaluateTarget(1);
+    EXPECT_TRUE(t1.ok()) << t1.status().ToString();
+    if (t1.ok()) {
+      EXPECT_FLOAT_EQ(t1->win_rate, static_cast<float>(t1->wins) / static_cast<float>(c.target_games));
+    }
+    return (*s)->ParameterFingerprint();
+  };
+  const std::string one = run(1);
+  EXPECT_EQ(one, run(1));
+  EXPECT_FALSE(run(3).empty());  // three cores own the games k mod 3
+  EXPECT_THAT(one, HasSubstr("fnv1a64:"));
+  EXPECT_EQ(LoopSession::Create(c, 0, nullptr, "").status().code(), Status::Code::kInvalidArgument);
+}
+
+// Issue 37: over R ranks of 8 cores, every game of a phase is played by
+// exactly one rank, the owner of core k mod 8 (topology::CoresOfRank), so a
+// rank plays, and generates the examples of, its own games only.
+TEST(MinigoLoopTest, EveryGameIsPlayedByTheRankOfItsCoreOnly) {
+  const int cores = 8, games = 13;
+  for (int ranks : {1, 2, 4}) {
+    std::vector<int> played_by(games, -1);
+    for (int r = 0; r < ranks; ++r) {
+      const topology::CoreBlock mine = topology::CoresOfRank(cores, ranks, r);
+      for (int core = mine.begin; core < mine.end; ++core) {
+        for (int k : GamesOfCore(games, cores, core)) {
+          EXPECT_EQ(k % cores, core);
+          EXPECT_EQ(played_by[static_cast<size_t>(k)], -1) << "game " << k << " played twice";
+          played_by[static_cast<size_t>(k)] = r;
+        }
+      }
+    }
+    for (int k = 0; k < games; ++k) {
+      EXPECT_EQ(played_by[static_cast<size_t>(k)], topology::OwnerOfCore(k % cores, cores, ranks)) << k;
+    }
   }
 }
 

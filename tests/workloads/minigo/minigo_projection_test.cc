@@ -25,18 +25,18 @@ Result<workloads::ProjectedRunModel> Priced(const std::string& slice, const std:
   return workloads::ModelProjectedRun("minigo", "nvidia-v0.6", slice, System(), sets);
 }
 
-TEST(MiniGoPluginTest, RegisteredProjectedOnlyWithTheNvidiaPreset) {
+TEST(MiniGoPluginTest, RegisteredInBothModesWithTheNvidiaAndFunctionalPresets) {
   const workloads::ModelRegistration* m = workloads::FindWorkload("minigo");
   ASSERT_NE(m, nullptr);
   EXPECT_TRUE(m->Supports(workloads::Mode::kProjected));
-  EXPECT_FALSE(m->Supports(workloads::Mode::kFunctional));
-  EXPECT_EQ(m->presets(), std::vector<std::string>{"nvidia-v0.6"});
+  EXPECT_TRUE(m->Supports(workloads::Mode::kFunctional));
+  EXPECT_EQ(m->presets(), (std::vector<std::string>{"nvidia-v0.6", "functional"}));
   EXPECT_EQ(m->scored_runs(), 10);
   auto w = m->Create();
   auto p = w->Preset("google-v0.6", {"tpu-v3-32", 32, 16});
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.status().code(), Status::Code::kNotFound);
-  EXPECT_THAT(p.status().message(), HasSubstr("known: nvidia-v0.6"));
+  EXPECT_THAT(p.status().message(), HasSubstr("known: nvidia-v0.6, functional"));
 }
 
 TEST(MiniGoPluginTest, DescribesTheV06LoopAndLogsTheListsTheRulesRequire) {

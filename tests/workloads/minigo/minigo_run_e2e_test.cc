@@ -37,6 +37,18 @@ double TimestampOf(const std::string& text, const std::vector<std::string>& part
   return 0;
 }
 
+// eval_result's timestamp T is the winning model's save, after run_start
+// (within the official rule's 1.5 ms). Returns its iteration k; *t = T.
+int64_t ExpectEvalResultAtItsSave(const std::string& text, double* t) {
+  const double run_start = TimestampOf(text, {" run_start: "});
+  const std::string result = text.substr(text.find(" eval_result: "));
+  const int64_t k = std::stoll(result.substr(result.find("\"iteration\":") + 12));
+  *t = std::stod(result.substr(result.find("\"timestamp\":") + 12));
+  const double save = TimestampOf(text, {" save_model: ", "{\"iteration\":" + std::to_string(k) + "}"});
+  EXPECT_NEAR(*t, save - run_start, 1.5e-3);
+  return k;
+}
+
 TEST(MiniGoRunE2eTest, ProjectedRunsPassBothRuleSetsOnEverySliceAndScalingShowsThem) {
   TempDir dir;
   const std::string db = (dir / "m.db").string();
@@ -61,13 +73,8 @@ TEST(MiniGoRunE2eTest, ProjectedRunsPassBothRuleSetsOnEverySliceAndScalingShowsT
     EXPECT_THAT(text, HasSubstr("\"epoch_num\":1}"));
     EXPECT_EQ(CountOccurrences(text, " eval_result: "), 1);
     EXPECT_EQ(CountOccurrences(text, " block_start: "), 0);
-    // eval_result's timestamp is the winning model's save, after run_start.
-    const double run_start = TimestampOf(text, {" run_start: "});
-    const std::string result = text.substr(text.find(" eval_result: "));
-    const int64_t k = std::stoll(result.substr(result.find("\"iteration\":") + 12));
-    const double t = std::stod(result.substr(result.find("\"timestamp\":") + 12));
-    const double save = TimestampOf(text, {" save_model: ", "{\"iteration\":" + std::to_string(k) + "}"});
-    EXPECT_NEAR(t, save - run_start, 1.5e-3);
+    double t = 0;
+    const int64_t k = ExpectEvalResultAtItsSave(text, &t);
     EXPECT_GE(k, 15);
     EXPECT_LE(k, 21);
     // training_0.6.0/common.yaml sends MiniGo to its own entry file.
@@ -99,12 +106,70 @@ TEST(MiniGoRunE2eTest, ProjectedRunsPassBothRuleSetsOnEverySliceAndScalingShowsT
   EXPECT_THAT(text, HasSubstr("tpu-v3-2048"));
 }
 
-TEST(MiniGoRunE2eTest, FunctionalModeIsRefusedUntilItLands) {
+// A tiny functional loop (1-block network, 8 games a generation at 4
+// readouts): the `functional` preset with sizes that run in seconds.
+std::string TinyFunctional(const std::string& cache) {
+  return " --slice tpu-v3-8 --preset functional --set max_generations=3 --set games_per_generation=8"
+         " --set parallel_games=2 --set num_readouts=4 --set virtual_losses=2 --set gating_games=4"
+         " --set functional_target_games=4 --set functional_bootstrap_games=8 --set functional_bootstrap_readouts=2"
+         " --set functional_checkpoint_steps=2 --set functional_target_generations=1"
+         " --set functional_steps_per_generation=2 --set global_batch_size=8 --set functional_conv_width=8"
+         " --set functional_trunk_layers=1 --set functional_fc_width=16 --set functional_cache_dir=" +
+         cache;
+}
+
+// A functional run plays real games and logs the v0.6 MiniGo lines: its log
+// passes podbench's v0.6 rules and the official 0.6.0 minigo rules
+// (eval_result within 1.5 ms of the winning model's save, save_model inside
+// its epoch, epoch_num from 1), `score` reads it, and the second run reuses
+// the cached checkpoint and target and logs the same lines.
+TEST(MiniGoRunE2eTest, TinyFunctionalRunPassesBothRuleSetsAndScores) {
   TempDir dir;
   int rc = 0;
-  const std::string out = Podbench("run minigo --mode functional --slice tpu-v3-8 --db " + (dir / "f.db").string(), &rc);
+  const std::string cache = (dir / "cache").string();
+  std::string texts[2];
+  for (int i = 0; i < 2; ++i) {
+    const std::string log = (dir / ("f" + std::to_string(i) + ".log")).string();
+    const std::string out = Podbench("run minigo --mode functional --runs 1 --seed 3 --db " +
+                                         (dir / "f.db").string() + " --log " + log + TinyFunctional(cache),
+                                     &rc);
+    ASSERT_EQ(rc, 0) << out;
+    EXPECT_TRUE(std::filesystem::exists(cache)) << "the set-up is cached";
+    const std::string text = ReadText(log);
+    EXPECT_THAT(text, HasSubstr("\"epoch_num\":1}"));
+    EXPECT_THAT(text, HasSubstr(" save_model: {\"value\":{\"iteration\":1}"));
+    EXPECT_EQ(CountOccurrences(text, " eval_result: "), 1);
+    EXPECT_EQ(CountOccurrences(text, " block_start: "), 0);
+    for (const char* k : {"global_batch_size: {\"value\":8,", "virtual_losses: {\"value\":2,",
+                          "opt_learning_rate_decay_boundary_steps: {\"value\":[760,1160]",
+                          "opt_base_learning_rate: {\"value\":[0.02,0.002,0.0002]"}) {
+      EXPECT_EQ(CountOccurrences(text, k), 1) << k;
+    }
+    double t = 0;
+    ExpectEvalResultAtItsSave(text, &t);
+    ExpectLogPassesBothRuleSets(log, "--config training_0.6.0/minigo.yaml");
+    const std::string score = Podbench("score --format json " + log, &rc);
+    ASSERT_EQ(rc, 0) << score;
+    const nlohmann::json runs = nlohmann::json::parse(score)["scores"][0]["runs"];
+    ASSERT_EQ(runs.size(), 1u) << score;
+    EXPECT_NEAR(runs[0]["minutes"].get<double>(), t / 60, 1e-6) << score;
+    // The same lines apart from the :::MLL timestamps.
+    std::string& kept = texts[i];
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) kept += line.substr(line.find(' ', 7)) + "\n";
+  }
+  EXPECT_EQ(texts[0], texts[1]);
+}
+
+// What functional mode cannot honour is refused before anything runs.
+TEST(MiniGoRunE2eTest, FunctionalModeRefusesWhatItCannotHonour) {
+  TempDir dir;
+  int rc = 0;
+  const std::string out = Podbench("run minigo --mode functional --runs 1 --db " + (dir / "f.db").string() +
+                                       TinyFunctional((dir / "cache").string()) + " --set filter_amount=0.25",
+                                   &rc);
   EXPECT_EQ(rc, 2) << out;
-  EXPECT_THAT(out, HasSubstr("functional"));
+  EXPECT_THAT(out, HasSubstr("filter_amount 0.25: functional mode draws each batch uniformly")) << out;
   EXPECT_FALSE(std::filesystem::exists(dir / "f.db")) << "a refused run stores nothing";
 }
 

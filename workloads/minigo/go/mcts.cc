@@ -399,11 +399,23 @@ Status CheckEvaluatorSizes(std::string_view who, std::span<const float> features
 
 Result<std::vector<SelfPlayGame>> PlaySelfPlayGames(const MctsOptions& options, int num_games, int parallel_games,
                                                     uint64_t seed, Evaluator& evaluator, SearchStats* stats) {
-  PODBENCH_RETURN_IF_ERROR(options.Validate());
   if (num_games < 0) return Status::InvalidArgument("self-play num_games = " + std::to_string(num_games) + ": must be >= 0");
+  std::vector<int> all(static_cast<size_t>(num_games));
+  for (int g = 0; g < num_games; ++g) all[static_cast<size_t>(g)] = g;
+  return PlaySelfPlayGames(options, all, parallel_games, seed, evaluator, stats);
+}
+
+Result<std::vector<SelfPlayGame>> PlaySelfPlayGames(const MctsOptions& options, std::span<const int> game_indices,
+                                                    int parallel_games, uint64_t seed, Evaluator& evaluator,
+                                                    SearchStats* stats) {
+  PODBENCH_RETURN_IF_ERROR(options.Validate());
   if (parallel_games < 1) {
     return Status::InvalidArgument("self-play parallel_games = " + std::to_string(parallel_games) + ": must be >= 1");
   }
+  for (int g : game_indices) {
+    if (g < 0) return Status::InvalidArgument("self-play game index " + std::to_string(g) + ": must be >= 0");
+  }
+  const int num_games = static_cast<int>(game_indices.size());
   std::vector<SelfPlayGame> games(static_cast<size_t>(num_games));
   std::vector<std::unique_ptr<MctsPlayer>> slots(static_cast<size_t>(std::min(parallel_games, num_games)));
   std::vector<int> slot_game(slots.size(), -1);
@@ -414,7 +426,7 @@ Result<std::vector<SelfPlayGame>> PlaySelfPlayGames(const MctsOptions& options, 
       return;
     }
     const int g = next_game++;
-    Rng game_rng(GameSeed(seed, g));
+    Rng game_rng(GameSeed(seed, game_indices[static_cast<size_t>(g)]));
     // cc/selfplay.cc:277.
     const bool resign_enabled = game_rng.Uniform() >= options.disable_resign_pct;
     slots[s] = std::make_unique<MctsPlayer>(options, game_rng.Next(), resign_enabled);

@@ -281,5 +281,12 @@ struct SelfPlayGame {
 Result<std::vector<SelfPlayGame>> PlaySelfPlayGames(const MctsOptions& options, int num_games, int parallel_games,
                                                     uint64_t seed, Evaluator& evaluator,
                                                     SearchStats* stats = nullptr);
+// The games `game_indices` of such a run (each seeded from (seed, index) as
+// game `index` above, so any split of the indices over callers plays the
+// same games), `parallel_games` at a time; result i is game_indices[i].
+// Errors as above, and a negative index (InvalidArgument).
+Result<std::vector<SelfPlayGame>> PlaySelfPlayGames(const MctsOptions& options, std::span<const int> game_indices,
+                                                    int parallel_games, uint64_t seed, Evaluator& evaluator,
+                                                    SearchStats* stats = nullptr);
 
 }  // namespace podbench::minigo
