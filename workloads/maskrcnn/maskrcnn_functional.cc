@@ -10,7 +10,11 @@
 #include "kernels/ops/optimizers.h"
 #include "kernels/ops/pooling.h"
 #include "kernels/ops/softmax_xent.h"
+#include "workloads/detection/box_coder.h"
+#include "workloads/detection/coco_eval.h"
 #include "workloads/detection/mask_loss.h"
+#include "workloads/detection/mask_rle.h"
+#include "workloads/detection/nms.h"
 #include "workloads/detection/roi_align.h"
 
 namespace podbench::maskrcnn {
@@ -63,21 +67,10 @@ double Huber(double d, double delta, double* grad) {
   return delta * (a - 0.5 * delta);
 }
 
-kernels::Conv2dShape ConvShape(const Layer& l, int64_t n, int h, int w) {
-  kernels::Conv2dShape s;
-  s.n = n;
-  s.h = h;
-  s.w = w;
-  s.c = l.c;
-  s.oc = l.oc;
-  s.kh = s.kw = l.kernel;
-  s.stride = l.stride;
-  s.pad = l.pad;
-  return s;
-}
-
-kernels::Deconv2dShape DeconvShape(const Layer& l, int64_t n, int h, int w) {
-  kernels::Deconv2dShape s;
+// The kernels' Conv2dShape or Deconv2dShape of a layer on x [n, h, w, c].
+template <typename WindowShape>
+WindowShape ShapeOf(const Layer& l, int64_t n, int h, int w) {
+  WindowShape s;
   s.n = n;
   s.h = h;
   s.w = w;
@@ -94,11 +87,11 @@ void LayerForward(const Layer& l, const float* p, int64_t n, int h, int w, const
                   kernels::Precision prec) {
   int64_t rows = 0;
   if (l.deconv) {
-    const auto s = DeconvShape(l, n, h, w);
+    const auto s = ShapeOf<kernels::Deconv2dShape>(l, n, h, w);
     kernels::Deconv2dForward(s, x, p + l.w, y, prec, 1);
     rows = n * s.OutH() * s.OutW();
   } else {
-    const auto s = ConvShape(l, n, h, w);
+    const auto s = ShapeOf<kernels::Conv2dShape>(l, n, h, w);
     kernels::Conv2dForward(s, x, p + l.w, y, prec, 1);
     rows = n * s.OutH() * s.OutW();
   }
@@ -112,7 +105,7 @@ void LayerBackward(const Layer& l, const float* p, int64_t n, int h, int w, cons
   int64_t rows = 0;
   tmp.resize(static_cast<size_t>(std::max<int64_t>({l.weights(), int64_t{l.oc}, n * h * w * l.c})));
   if (l.deconv) {
-    const auto s = DeconvShape(l, n, h, w);
+    const auto s = ShapeOf<kernels::Deconv2dShape>(l, n, h, w);
     rows = n * s.OutH() * s.OutW();
     kernels::Deconv2dBackwardFilter(s, x, dy, tmp.data(), prec, 1);
     kernels::Axpy(1.f, tmp.data(), grads + l.w, l.weights());
@@ -121,7 +114,7 @@ void LayerBackward(const Layer& l, const float* p, int64_t n, int h, int w, cons
       kernels::Axpy(1.f, tmp.data(), dx, n * h * w * l.c);
     }
   } else {
-    const auto s = ConvShape(l, n, h, w);
+    const auto s = ShapeOf<kernels::Conv2dShape>(l, n, h, w);
     rows = n * s.OutH() * s.OutW();
     kernels::Conv2dBackwardFilter(s, x, dy, tmp.data(), prec, 1);
     kernels::Axpy(1.f, tmp.data(), grads + l.w, l.weights());
@@ -134,9 +127,57 @@ void LayerBackward(const Layer& l, const float* p, int64_t n, int h, int w, cons
   kernels::Axpy(1.f, tmp.data(), grads + l.b, l.oc);
 }
 
+kernels::Pool2dShape PoolShape(const Op& op, int64_t n, const Shape& x) {
+  kernels::Pool2dShape s;
+  s.n = n;
+  s.h = x.h;
+  s.w = x.w;
+  s.c = x.c;
+  s.kh = s.kw = op.kernel;
+  s.stride = op.stride;
+  s.pad = op.pad;
+  return s;
+}
+
+// dx += dy where the ReLU's output y is positive.
 void ReluBackwardAdd(const float* y, const float* dy, float* dx, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     if (y[i] > 0) dx[i] += dy[i];
+  }
+}
+
+// The model's input: pixels scaled to [-1, 1].
+void ToInput(const data::Image& im, float* dst) {
+  for (size_t p = 0; p < im.pixels.size(); ++p) dst[p] = static_cast<float>(im.pixels[p]) / 127.5f - 1.f;
+}
+
+// Pastes a 28x28 probability map over `box` into an S x S mask (see Instance).
+void PasteMask(const float* prob, const Box& box, int S, std::vector<uint8_t>& mask) {
+  mask.assign(static_cast<size_t>(S) * S, 0);
+  const double w = box.width(), h = box.height();
+  if (!(w > 0 && h > 0)) return;
+  auto axis = [](double v, int* lo, int* hi, double* f) {
+    v = std::clamp(v, 0.0, double(kMaskOut - 1));
+    *lo = static_cast<int>(std::floor(v));
+    *hi = std::min(*lo + 1, kMaskOut - 1);
+    *f = v - *lo;
+  };
+  for (int y = std::max(0, static_cast<int>(std::floor(box.y0))); y < std::min(S, static_cast<int>(std::ceil(box.y1))); ++y) {
+    const double cy = y + 0.5;
+    if (cy < box.y0 || cy >= box.y1) continue;
+    int y0, y1;
+    double fy;
+    axis((cy - box.y0) / h * kMaskOut - 0.5, &y0, &y1, &fy);
+    for (int x = std::max(0, static_cast<int>(std::floor(box.x0))); x < std::min(S, static_cast<int>(std::ceil(box.x1))); ++x) {
+      const double cx = x + 0.5;
+      if (cx < box.x0 || cx >= box.x1) continue;
+      int x0, x1;
+      double fx;
+      axis((cx - box.x0) / w * kMaskOut - 0.5, &x0, &x1, &fx);
+      const double v = (1 - fy) * ((1 - fx) * prob[y0 * kMaskOut + x0] + fx * prob[y0 * kMaskOut + x1]) +
+                       fy * ((1 - fx) * prob[y1 * kMaskOut + x0] + fx * prob[y1 * kMaskOut + x1]);
+      if (v >= 0.5) mask[static_cast<size_t>(y) * S + static_cast<size_t>(x)] = 1;
+    }
   }
 }
 
@@ -163,14 +204,7 @@ struct FunctionalMaskRcnn::Net {
   }
   int AddLayer(std::vector<ParamBlock>& blocks, const std::string& name, int kernel, int stride, int pad, int c,
                int oc, bool transposed = false) {
-    Layer l;
-    l.kernel = kernel;
-    l.stride = stride;
-    l.pad = pad;
-    l.c = c;
-    l.oc = oc;
-    l.deconv = transposed;
-    l.w = num_params;
+    Layer l{kernel, stride, pad, c, oc, transposed, num_params, 0};
     num_params += l.weights();
     l.b = num_params;
     num_params += oc;
@@ -287,8 +321,7 @@ Result<MaskBatch> MakeShapesBatch(const detection::ShapesSpec& spec, uint64_t fi
   std::vector<float> mask(static_cast<size_t>(S) * S);
   for (int64_t i = 0; i < count; ++i) {
     const detection::ShapesImage im = detection::MakeShapesImage(spec, first_index + static_cast<uint64_t>(i), true);
-    float* dst = b.images.data() + static_cast<size_t>(i) * S * S * 3;
-    for (size_t p = 0; p < im.image.pixels.size(); ++p) dst[p] = static_cast<float>(im.image.pixels[p]) / 127.5f - 1.f;
+    ToInput(im.image, b.images.data() + static_cast<size_t>(i) * S * S * 3);
     GroundTruth& t = b.truth[static_cast<size_t>(i)];
     for (const detection::ShapeObject& o : im.objects) {
       t.boxes.push_back(o.box);
@@ -472,23 +505,14 @@ Result<LossParts> FunctionalMaskRcnn::Run(const MaskBatch& batch, uint64_t step,
                    sum.mask * inv};
 }
 
-Status FunctionalMaskRcnn::ReplicaStep(int c, const MaskBatch& batch, uint64_t step, bool backward) {
+void FunctionalMaskRcnn::ForwardFirstStage(Core& core, const float* images, int64_t n) const {
   const Net& net = *net_;
-  Core& core = *core_[static_cast<size_t>(c)];
-  const int64_t n = cfg_.global_batch / cores_, first = c * n;
-  const int S = cfg_.image_size, A = net.per_location, C1 = cfg_.classes + 1;
-  const int Fc = cfg_.fpn_channels, M = cfg_.mask_channels, fc = cfg_.fc_channels;
-  const float inv_b = 1.f / static_cast<float>(cfg_.global_batch);
-  const kernels::Precision prec = cfg_.precision;
   const float* p = params_.data();
-  core.loss = LossParts{};
-
-  // First stage forward.
+  const kernels::Precision prec = cfg_.precision;
   for (size_t t = 0; t < net.tensors.size(); ++t) {
     core.act[t].resize(static_cast<size_t>(n * net.tensors[t].elems()));
   }
-  std::memcpy(core.act[0].data(), batch.images.data() + static_cast<size_t>(first) * S * S * 3,
-              core.act[0].size() * sizeof(float));
+  std::memcpy(core.act[0].data(), images, core.act[0].size() * sizeof(float));
   for (const Op& op : net.ops) {
     const Shape& xs = net.tensors[static_cast<size_t>(op.in)];
     const Shape& ys = net.tensors[static_cast<size_t>(op.out)];
@@ -506,14 +530,7 @@ Status FunctionalMaskRcnn::ReplicaStep(int c, const MaskBatch& batch, uint64_t s
         kernels::Add(x, core.act[static_cast<size_t>(op.in2)].data(), y, elems);
         break;
       case OpKind::kMaxPool: {
-        kernels::Pool2dShape ps;
-        ps.n = n;
-        ps.h = xs.h;
-        ps.w = xs.w;
-        ps.c = xs.c;
-        ps.kh = ps.kw = op.kernel;
-        ps.stride = op.stride;
-        ps.pad = op.pad;
+        const kernels::Pool2dShape ps = PoolShape(op, n, xs);
         kernels::MaxPoolForward(ps, x, y);
         break;
       }
@@ -530,34 +547,123 @@ Status FunctionalMaskRcnn::ReplicaStep(int c, const MaskBatch& batch, uint64_t s
     }
   }
 
+}
+
+Result<std::vector<detection::Proposal>> FunctionalMaskRcnn::Propose(const Core& core, int64_t img,
+                                                                   const detection::ProposalConfig& pc) const {
+  const Net& net = *net_;
+  const int A = net.per_location;
+  std::vector<std::vector<float>> lg(kLevels), dl(kLevels);
+  std::vector<detection::RpnLevelOutputs> levels;
+  for (int l = 0; l < kLevels; ++l) {
+    const Shape& rs = net.tensors[static_cast<size_t>(net.rpn_out[l])];
+    const int64_t hw = int64_t{rs.h} * rs.w;
+    const float* o = core.act[static_cast<size_t>(net.rpn_out[l])].data() + img * rs.elems();
+    auto& L = lg[static_cast<size_t>(l)];
+    auto& D = dl[static_cast<size_t>(l)];
+    L.resize(static_cast<size_t>(hw * A));
+    D.resize(static_cast<size_t>(hw * A * 4));
+    for (int64_t q = 0; q < hw; ++q) {
+      for (int a = 0; a < A; ++a) {
+        L[static_cast<size_t>(q * A + a)] = o[q * 5 * A + a];
+        for (int d = 0; d < 4; ++d) D[static_cast<size_t>((q * A + a) * 4 + d)] = o[q * 5 * A + A + 4 * a + d];
+      }
+    }
+    levels.push_back({net.anchors[static_cast<size_t>(l)], L, D});
+  }
+  return detection::GenerateProposals(levels, cfg_.image_size, cfg_.image_size, pc);
+}
+
+detection::FeaturePyramid FunctionalMaskRcnn::Pyramid(int64_t n) const {
+  detection::FeaturePyramid pyr;
+  pyr.min_level = kMinLevel;
+  pyr.n = n;
+  pyr.c = cfg_.fpn_channels;
+  for (int l = 0; l < kLevels; ++l) {
+    const Shape& ps = net_->tensors[static_cast<size_t>(net_->p_level[l])];
+    pyr.heights.push_back(ps.h);
+    pyr.widths.push_back(ps.w);
+  }
+  return pyr;
+}
+
+Status FunctionalMaskRcnn::ForwardBoxHead(Core& core, const detection::FeaturePyramid& pyr,
+                                          std::span<const float* const> levels,
+                                          std::span<const detection::Roi> rois) const {
+  const Net& net = *net_;
+  const float* p = params_.data();
+  const kernels::Precision prec = cfg_.precision;
+  const int64_t R = static_cast<int64_t>(rois.size());
+  const int Fc = cfg_.fpn_channels, fc = cfg_.fc_channels, C1 = cfg_.classes + 1;
+  const Layer& L6 = net.layers[static_cast<size_t>(net.fc6)];
+  const Layer& L7 = net.layers[static_cast<size_t>(net.fc7)];
+  const Layer& Lc = net.layers[static_cast<size_t>(net.cls)];
+  const Layer& Lb = net.layers[static_cast<size_t>(net.box)];
+    core.roi7.resize(static_cast<size_t>(R * kBoxRoi * kBoxRoi * Fc));
+    PODBENCH_RETURN_IF_ERROR(detection::MultilevelRoiAlign(pyr, levels, rois, kBoxRoi, core.roi7.data()));
+    core.fc6.resize(static_cast<size_t>(R * fc));
+    core.fc7.resize(static_cast<size_t>(R * fc));
+    core.cls.resize(static_cast<size_t>(R * C1));
+    core.box.resize(static_cast<size_t>(R * 4 * C1));
+    LayerForward(L6, p, R, 1, 1, core.roi7.data(), core.fc6.data(), prec);
+    kernels::Relu(core.fc6.data(), core.fc6.data(), R * fc);
+    LayerForward(L7, p, R, 1, 1, core.fc6.data(), core.fc7.data(), prec);
+    kernels::Relu(core.fc7.data(), core.fc7.data(), R * fc);
+    LayerForward(Lc, p, R, 1, 1, core.fc7.data(), core.cls.data(), prec);
+    LayerForward(Lb, p, R, 1, 1, core.fc7.data(), core.box.data(), prec);
+  return Status::Ok();
+}
+
+Status FunctionalMaskRcnn::ForwardMaskHead(Core& core, const detection::FeaturePyramid& pyr,
+                                           std::span<const float* const> levels,
+                                           std::span<const detection::Roi> mrois) const {
+  const Net& net = *net_;
+  const float* p = params_.data();
+  const kernels::Precision prec = cfg_.precision;
+  const int64_t MR = static_cast<int64_t>(mrois.size());
+  const int Fc = cfg_.fpn_channels, M = cfg_.mask_channels, C1 = cfg_.classes + 1;
+  const Layer& Ld = net.layers[static_cast<size_t>(net.deconv)];
+  const Layer& Lo = net.layers[static_cast<size_t>(net.mask_out)];
+    core.roi14.resize(static_cast<size_t>(MR * kMaskRoi * kMaskRoi * Fc));
+    PODBENCH_RETURN_IF_ERROR(detection::MultilevelRoiAlign(pyr, levels, mrois, kMaskRoi, core.roi14.data()));
+    const float* x = core.roi14.data();
+    for (int i = 0; i < kMaskConvs; ++i) {
+      core.mconv[i].resize(static_cast<size_t>(MR * kMaskRoi * kMaskRoi * M));
+      LayerForward(net.layers[static_cast<size_t>(net.mask_conv[i])], p, MR, kMaskRoi, kMaskRoi, x,
+                   core.mconv[i].data(), prec);
+      kernels::Relu(core.mconv[i].data(), core.mconv[i].data(), MR * kMaskRoi * kMaskRoi * M);
+      x = core.mconv[i].data();
+    }
+    core.dec.resize(static_cast<size_t>(MR * kMaskOut * kMaskOut * M));
+    LayerForward(Ld, p, MR, kMaskRoi, kMaskRoi, x, core.dec.data(), prec);
+    kernels::Relu(core.dec.data(), core.dec.data(), MR * kMaskOut * kMaskOut * M);
+    core.mout.resize(static_cast<size_t>(MR * kMaskOut * kMaskOut * C1));
+    LayerForward(Lo, p, MR, kMaskOut, kMaskOut, core.dec.data(), core.mout.data(), prec);
+  return Status::Ok();
+}
+
+Status FunctionalMaskRcnn::ReplicaStep(int c, const MaskBatch& batch, uint64_t step, bool backward) {
+  const Net& net = *net_;
+  Core& core = *core_[static_cast<size_t>(c)];
+  const int64_t n = cfg_.global_batch / cores_, first = c * n;
+  const int S = cfg_.image_size, A = net.per_location, C1 = cfg_.classes + 1;
+  const int Fc = cfg_.fpn_channels, M = cfg_.mask_channels, fc = cfg_.fc_channels;
+  const float inv_b = 1.f / static_cast<float>(cfg_.global_batch);
+  const kernels::Precision prec = cfg_.precision;
+  const float* p = params_.data();
+  core.loss = LossParts{};
+
+  ForwardFirstStage(core, batch.images.data() + static_cast<size_t>(first) * S * S * 3, n);
+
   // Proposals and samples (no gradient).
   if (!frozen_) {
     core.samples.assign(static_cast<size_t>(n), Samples{});
-    std::vector<float> logits, deltas;
     for (int64_t img = 0; img < n; ++img) {
       const GroundTruth& t = batch.truth[static_cast<size_t>(first + img)];
       Samples& s = core.samples[static_cast<size_t>(img)];
       detection::Rng rng(Mix(Mix(cfg_.seed) ^ Mix(step * 0x100000001b3ULL + static_cast<uint64_t>(first + img))));
       PODBENCH_ASSIGN_OR_RETURN(s.rpn, detection::SampleRpnAnchors(net.all_anchors, t.boxes, cfg_.rpn_sampling, rng));
-      std::vector<std::vector<float>> lg(kLevels), dl(kLevels);
-      std::vector<detection::RpnLevelOutputs> levels;
-      for (int l = 0; l < kLevels; ++l) {
-        const Shape& rs = net.tensors[static_cast<size_t>(net.rpn_out[l])];
-        const int64_t hw = int64_t{rs.h} * rs.w;
-        const float* o = core.act[static_cast<size_t>(net.rpn_out[l])].data() + img * rs.elems();
-        auto& L = lg[static_cast<size_t>(l)];
-        auto& D = dl[static_cast<size_t>(l)];
-        L.resize(static_cast<size_t>(hw * A));
-        D.resize(static_cast<size_t>(hw * A * 4));
-        for (int64_t q = 0; q < hw; ++q) {
-          for (int a = 0; a < A; ++a) {
-            L[static_cast<size_t>(q * A + a)] = o[q * 5 * A + a];
-            for (int d = 0; d < 4; ++d) D[static_cast<size_t>((q * A + a) * 4 + d)] = o[q * 5 * A + A + 4 * a + d];
-          }
-        }
-        levels.push_back({net.anchors[static_cast<size_t>(l)], L, D});
-      }
-      PODBENCH_ASSIGN_OR_RETURN(auto proposals, detection::GenerateProposals(levels, S, S, cfg_.proposals));
+      PODBENCH_ASSIGN_OR_RETURN(auto proposals, Propose(core, img, cfg_.proposals));
       std::vector<Box> boxes;
       for (const auto& pr : proposals) boxes.push_back(pr.box);
       PODBENCH_ASSIGN_OR_RETURN(s.rois, detection::SampleRois(boxes, t.boxes, t.classes, cfg_.roi_sampling, rng));
@@ -607,16 +713,10 @@ Status FunctionalMaskRcnn::ReplicaStep(int c, const MaskBatch& batch, uint64_t s
   }
 
   // Second stage: the replica's ROIs, image by image.
-  detection::FeaturePyramid pyr;
-  pyr.min_level = kMinLevel;
-  pyr.n = n;
-  pyr.c = Fc;
+  const detection::FeaturePyramid pyr = Pyramid(n);
   std::vector<const float*> levels;
   std::vector<float*> dlevels;
   for (int l = 0; l < kLevels; ++l) {
-    const Shape& ps = net.tensors[static_cast<size_t>(net.p_level[l])];
-    pyr.heights.push_back(ps.h);
-    pyr.widths.push_back(ps.w);
     levels.push_back(core.act[static_cast<size_t>(net.p_level[l])].data());
     if (backward) dlevels.push_back(core.grad[static_cast<size_t>(net.p_level[l])].data());
   }
@@ -644,18 +744,7 @@ Status FunctionalMaskRcnn::ReplicaStep(int c, const MaskBatch& batch, uint64_t s
   const Layer& Lc = net.layers[static_cast<size_t>(net.cls)];
   const Layer& Lb = net.layers[static_cast<size_t>(net.box)];
   if (R > 0) {
-    core.roi7.resize(static_cast<size_t>(R * kBoxRoi * kBoxRoi * Fc));
-    PODBENCH_RETURN_IF_ERROR(detection::MultilevelRoiAlign(pyr, levels, rois, kBoxRoi, core.roi7.data()));
-    core.fc6.resize(static_cast<size_t>(R * fc));
-    core.fc7.resize(static_cast<size_t>(R * fc));
-    core.cls.resize(static_cast<size_t>(R * C1));
-    core.box.resize(static_cast<size_t>(R * 4 * C1));
-    LayerForward(L6, p, R, 1, 1, core.roi7.data(), core.fc6.data(), prec);
-    kernels::Relu(core.fc6.data(), core.fc6.data(), R * fc);
-    LayerForward(L7, p, R, 1, 1, core.fc6.data(), core.fc7.data(), prec);
-    kernels::Relu(core.fc7.data(), core.fc7.data(), R * fc);
-    LayerForward(Lc, p, R, 1, 1, core.fc7.data(), core.cls.data(), prec);
-    LayerForward(Lb, p, R, 1, 1, core.fc7.data(), core.box.data(), prec);
+    PODBENCH_RETURN_IF_ERROR(ForwardBoxHead(core, pyr, levels, rois));
     core.dcls.assign(core.cls.size(), 0.f);
     core.dbox.assign(core.box.size(), 0.f);
     for (int64_t img = 0; img < n; ++img) {
@@ -681,21 +770,7 @@ Status FunctionalMaskRcnn::ReplicaStep(int c, const MaskBatch& batch, uint64_t s
   const Layer& Ld = net.layers[static_cast<size_t>(net.deconv)];
   const Layer& Lo = net.layers[static_cast<size_t>(net.mask_out)];
   if (MR > 0) {
-    core.roi14.resize(static_cast<size_t>(MR * kMaskRoi * kMaskRoi * Fc));
-    PODBENCH_RETURN_IF_ERROR(detection::MultilevelRoiAlign(pyr, levels, mrois, kMaskRoi, core.roi14.data()));
-    const float* x = core.roi14.data();
-    for (int i = 0; i < kMaskConvs; ++i) {
-      core.mconv[i].resize(static_cast<size_t>(MR * kMaskRoi * kMaskRoi * M));
-      LayerForward(net.layers[static_cast<size_t>(net.mask_conv[i])], p, MR, kMaskRoi, kMaskRoi, x,
-                   core.mconv[i].data(), prec);
-      kernels::Relu(core.mconv[i].data(), core.mconv[i].data(), MR * kMaskRoi * kMaskRoi * M);
-      x = core.mconv[i].data();
-    }
-    core.dec.resize(static_cast<size_t>(MR * kMaskOut * kMaskOut * M));
-    LayerForward(Ld, p, MR, kMaskRoi, kMaskRoi, x, core.dec.data(), prec);
-    kernels::Relu(core.dec.data(), core.dec.data(), MR * kMaskOut * kMaskOut * M);
-    core.mout.resize(static_cast<size_t>(MR * kMaskOut * kMaskOut * C1));
-    LayerForward(Lo, p, MR, kMaskOut, kMaskOut, core.dec.data(), core.mout.data(), prec);
+    PODBENCH_RETURN_IF_ERROR(ForwardMaskHead(core, pyr, levels, mrois));
     core.dmout.assign(core.mout.size(), 0.f);
     for (int64_t img = 0; img < n; ++img) {
       const int64_t b0 = mask_begin[static_cast<size_t>(img)], mn = mask_begin[static_cast<size_t>(img) + 1] - b0;
@@ -771,14 +846,7 @@ Status FunctionalMaskRcnn::ReplicaStep(int c, const MaskBatch& batch, uint64_t s
         kernels::Axpy(1.f, dy, core.grad[static_cast<size_t>(op.in2)].data(), elems);
         break;
       case OpKind::kMaxPool: {
-        kernels::Pool2dShape ps;
-        ps.n = n;
-        ps.h = xs.h;
-        ps.w = xs.w;
-        ps.c = xs.c;
-        ps.kh = ps.kw = op.kernel;
-        ps.stride = op.stride;
-        ps.pad = op.pad;
+        const kernels::Pool2dShape ps = PoolShape(op, n, xs);
         core.tmp.resize(static_cast<size_t>(n * xs.elems()));
         kernels::MaxPoolBackward(ps, x, dy, core.tmp.data());
         kernels::Axpy(1.f, core.tmp.data(), dx, n * xs.elems());
@@ -797,6 +865,111 @@ Status FunctionalMaskRcnn::ReplicaStep(int c, const MaskBatch& batch, uint64_t s
     }
   }
   return Status::Ok();
+}
+
+Result<std::vector<std::vector<Instance>>> FunctionalMaskRcnn::Predict(const float* images, int64_t n,
+                                                                       const InferenceConfig& ic) {
+  if (n < 0) return Status::InvalidArgument("maskrcnn functional: Predict needs n >= 0");
+  const Net& net = *net_;
+  Core& core = *core_[0];
+  const int S = cfg_.image_size, C1 = cfg_.classes + 1;
+  const detection::FeaturePyramid pyr = Pyramid(1);
+  const detection::BoxCoder coder{cfg_.roi_sampling.center_variance, cfg_.roi_sampling.size_variance};
+  const float clip = static_cast<float>(std::log(1000.0 / 16));
+  const Box frame{0, 0, double(S), double(S)};
+  std::vector<std::vector<Instance>> out(static_cast<size_t>(n));
+  for (int64_t img = 0; img < n; ++img) {
+    ForwardFirstStage(core, images + static_cast<size_t>(img) * S * S * 3, 1);
+    std::vector<const float*> levels;
+    for (int l = 0; l < kLevels; ++l) levels.push_back(core.act[static_cast<size_t>(net.p_level[l])].data());
+    PODBENCH_ASSIGN_OR_RETURN(auto proposals, Propose(core, 0, ic.proposals));
+    std::vector<detection::Roi> rois;
+    for (const auto& pr : proposals) rois.push_back({0, pr.box});
+    if (rois.empty()) continue;
+    PODBENCH_RETURN_IF_ERROR(ForwardBoxHead(core, pyr, levels, rois));
+    const int64_t R = static_cast<int64_t>(rois.size());
+    std::vector<float> prob(core.cls.begin(), core.cls.begin() + R * C1);
+    kernels::MaskedSoftmax(prob.data(), nullptr, R, C1);
+    std::vector<Instance> found;
+    for (int k = 1; k < C1; ++k) {
+      std::vector<Box> boxes(static_cast<size_t>(R));
+      std::vector<float> scores(static_cast<size_t>(R));
+      std::vector<int> order;
+      for (int64_t r = 0; r < R; ++r) {
+        scores[static_cast<size_t>(r)] = prob[static_cast<size_t>(r * C1 + k)];
+        if (scores[static_cast<size_t>(r)] < ic.min_score) continue;
+        float t[4];
+        for (int d = 0; d < 4; ++d) t[d] = core.box[static_cast<size_t>(r * 4 * C1 + 4 * k + d)];
+        t[2] = std::min(t[2], clip);
+        t[3] = std::min(t[3], clip);
+        boxes[static_cast<size_t>(r)] = detection::Clip(coder.Decode(t, detection::CentreForm(rois[static_cast<size_t>(r)].box)), frame);
+        if (!boxes[static_cast<size_t>(r)].Empty()) order.push_back(static_cast<int>(r));
+      }
+      for (int r : detection::Nms(boxes, scores, order, ic.nms_iou)) {
+        found.push_back({boxes[static_cast<size_t>(r)], scores[static_cast<size_t>(r)], k, {}});
+      }
+    }
+    std::stable_sort(found.begin(), found.end(), [](const Instance& a, const Instance& b) { return a.score > b.score; });
+    if (static_cast<int>(found.size()) > ic.max_detections) found.resize(static_cast<size_t>(ic.max_detections));
+    if (!found.empty()) {
+      std::vector<detection::Roi> mrois;
+      for (const Instance& d : found) mrois.push_back({0, d.box});
+      PODBENCH_RETURN_IF_ERROR(ForwardMaskHead(core, pyr, levels, mrois));
+      std::vector<float> map(kMaskOut * kMaskOut);
+      for (size_t d = 0; d < found.size(); ++d) {
+        for (int q = 0; q < kMaskOut * kMaskOut; ++q) {
+          const float v = core.mout[(d * kMaskOut * kMaskOut + static_cast<size_t>(q)) * static_cast<size_t>(C1) +
+                                    static_cast<size_t>(found[d].label)];
+          map[static_cast<size_t>(q)] = 1.f / (1.f + std::exp(-v));
+        }
+        PasteMask(map.data(), found[d].box, S, found[d].mask);
+      }
+    }
+    out[static_cast<size_t>(img)] = std::move(found);
+  }
+  return out;
+}
+
+Result<MaskRcnnAp> EvaluateShapes(FunctionalMaskRcnn& model, const detection::ShapesSpec& spec, uint64_t first_index,
+                                  int64_t count, const InferenceConfig& config) {
+  const FunctionalConfig& cfg = model.config();
+  PODBENCH_RETURN_IF_ERROR(spec.Validate());
+  if (spec.height != cfg.image_size || spec.width != cfg.image_size || spec.classes > cfg.classes || count < 0) {
+    return Status::InvalidArgument("maskrcnn functional: EvaluateShapes needs the model's image size, at most its "
+                                   "classes and count >= 0");
+  }
+  const int S = cfg.image_size;
+  std::vector<float> images(static_cast<size_t>(count) * S * S * 3);
+  std::vector<detection::ShapesImage> truth;
+  for (int64_t i = 0; i < count; ++i) {
+    truth.push_back(detection::MakeShapesImage(spec, first_index + static_cast<uint64_t>(i), true));
+    ToInput(truth.back().image, images.data() + static_cast<size_t>(i) * S * S * 3);
+  }
+  PODBENCH_ASSIGN_OR_RETURN(auto predictions, model.Predict(images.data(), count, config));
+  detection::CocoInput in;
+  std::vector<detection::CocoBox> gt_boxes, dt_boxes;
+  std::vector<detection::Rle> gt_masks, dt_masks;
+  for (int k = 1; k <= cfg.classes; ++k) in.category_ids.push_back(k);
+  for (int64_t i = 0; i < count; ++i) {
+    in.image_ids.push_back(i + 1);
+    for (const detection::ShapeObject& o : truth[static_cast<size_t>(i)].objects) {
+      in.truth.push_back({static_cast<int64_t>(in.truth.size()) + 1, i + 1, o.label, o.area, false});
+      gt_boxes.push_back({o.box.x0, o.box.y0, o.box.width(), o.box.height()});
+      gt_masks.push_back(detection::EncodeMask(S, S, o.mask));
+    }
+    for (const Instance& d : predictions[static_cast<size_t>(i)]) {
+      in.detections.push_back({i + 1, d.label, d.score});
+      dt_boxes.push_back({d.box.x0, d.box.y0, d.box.width(), d.box.height()});
+      dt_masks.push_back(detection::EncodeMask(S, S, d.mask));
+    }
+  }
+  MaskRcnnAp ap;
+  PODBENCH_ASSIGN_OR_RETURN(auto box, detection::EvaluateCoco(in, detection::CocoBoxGeometry(dt_boxes, gt_boxes)));
+  PODBENCH_ASSIGN_OR_RETURN(auto segm,
+                            detection::EvaluateCoco(in, detection::CocoMaskGeometry(dt_masks, gt_masks)));
+  ap.box = box.ap();
+  ap.mask = segm.ap();
+  return ap;
 }
 
 void FunctionalMaskRcnn::Update(const SgdSchedule& schedule, int64_t step) {

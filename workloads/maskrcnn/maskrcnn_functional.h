@@ -46,10 +46,13 @@
 // Every random sample of image g at step s comes from a generator seeded by
 // (seed, s, g), so any core count computes the same samples. Spatial
 // partitioning of the first stage is NOT implemented here yet.
+// Predict and EvaluateShapes give detections with masks and their COCO
+// box and segm AP.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -57,6 +60,7 @@
 #include "kernels/conv/conv2d.h"
 #include "topology/system.h"
 #include "workloads/detection/box.h"
+#include "workloads/detection/roi_align.h"
 #include "workloads/detection/rpn.h"
 #include "workloads/detection/sampling.h"
 #include "workloads/detection/shapes_data.h"
@@ -127,12 +131,45 @@ struct SgdSchedule {
 };
 double LearningRate(const SgdSchedule& s, int64_t step);
 
+// Inference (Google's eval: proposals 1000 / 0.7 / 1000, class NMS 0.5,
+// 100 detections per image).
+struct InferenceConfig {
+  detection::ProposalConfig proposals{1000, 0.7, 1000, 0};
+  float min_score = 0.05f;  // per class, softmax probability
+  double nms_iou = 0.5;     // per class
+  int max_detections = 100; // per image, best scores over all classes
+};
+
+// One detected instance: its class-specific box decoded from its proposal
+// (deltas' tw, th capped at log(1000 / 16) as Google's), clipped to the
+// image; the mask head's sigmoid of its class channel on that box, pasted
+// into the image (pixel centres inside the box sample the 28x28 map
+// bilinearly, edges clamped) and binarised at >= 0.5.
+struct Instance {
+  detection::Box box;
+  float score = 0;
+  int label = 0;              // 1..classes
+  std::vector<uint8_t> mask;  // [S, S], 1 = the instance's pixel
+};
+
+// COCO box and segm AP (mAP@[0.5:0.95]) of a model's predictions on shapes
+// images first_index .. first_index + count - 1 (their instance masks, run-
+// length encoded, and visible areas as ground truth), from one evaluator
+// (detection::EvaluateCoco).
+struct MaskRcnnAp {
+  double box = 0, mask = 0;
+};
+
 // A named block of parameters (a layer's weights or its bias), for tests.
 struct ParamBlock {
   std::string name;  // e.g. "res3.conv1", "fpn.lateral2", "box.fc6", "mask.deconv"
   int64_t offset = 0, size = 0;
   bool bias = false;
 };
+
+class FunctionalMaskRcnn;
+Result<MaskRcnnAp> EvaluateShapes(FunctionalMaskRcnn& model, const detection::ShapesSpec& spec, uint64_t first_index,
+                                  int64_t count, const InferenceConfig& config = {});
 
 class FunctionalMaskRcnn {
  public:
@@ -148,6 +185,12 @@ class FunctionalMaskRcnn {
   Result<LossParts> ComputeLoss(const MaskBatch& batch, uint64_t step);
   // Momentum SGD on the last gradient at the schedule's rate for `step`.
   void Update(const SgdSchedule& schedule, int64_t step);
+
+  // Detections of images [n, S, S, 3], image by image on the calling thread
+  // (inference has no batch norm or samples: any core gives the same).
+  // InvalidArgument for n < 0.
+  Result<std::vector<std::vector<Instance>>> Predict(const float* images, int64_t n,
+                                                    const InferenceConfig& config = {});
 
   // While frozen, every pass reuses the proposals and samples of the last
   // unfrozen pass instead of drawing new ones (for finite differences,
@@ -171,6 +214,14 @@ class FunctionalMaskRcnn {
   Status Setup(const FunctionalConfig& config);
   Result<LossParts> Run(const MaskBatch& batch, uint64_t step, bool backward);
   Status ReplicaStep(int core, const MaskBatch& batch, uint64_t step, bool backward);
+  void ForwardFirstStage(Core& core, const float* images, int64_t n) const;
+  Result<std::vector<detection::Proposal>> Propose(const Core& core, int64_t img,
+                                                   const detection::ProposalConfig& pc) const;
+  detection::FeaturePyramid Pyramid(int64_t n) const;
+  Status ForwardBoxHead(Core& core, const detection::FeaturePyramid& pyr, std::span<const float* const> levels,
+                        std::span<const detection::Roi> rois) const;
+  Status ForwardMaskHead(Core& core, const detection::FeaturePyramid& pyr, std::span<const float* const> levels,
+                         std::span<const detection::Roi> mrois) const;
 
   FunctionalConfig cfg_;
   std::unique_ptr<Net> net_;

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/kernels/pin_gemm.h"
 #include "tests/kernels/grad_check.h"
 #include "workloads/maskrcnn/maskrcnn_functional.h"
 
@@ -141,16 +142,37 @@ TEST(MaskRcnnFunctionalTest, TrainingOnAFixedBatchLowersEveryLoss) {
               steps, before->rpn_class, trained->rpn_class, before->rpn_box, trained->rpn_box, before->frcnn_class,
               trained->frcnn_class, before->frcnn_box, trained->frcnn_box, before->mask, trained->mask);
   net.parameters() = final_params;
-}
 
-// As the Transformer's equivalence test: one GEMM variant per family, so
-// shapes that differ between layouts sum in the same order.
-void PinGemmVariants() {
-  ::setenv("PODBENCH_KERNELS", "gemm_f32=f32_gemm__scalar,gemm_bf16=bf16_gemm__scalar", 1);
+  // Inference on the trained model: detections with masks, and COCO box
+  // and segm AP from one evaluator.
+  InferenceConfig ic;
+  auto pred = net.Predict(batch.images.data(), c.global_batch, ic);
+  ASSERT_TRUE(pred.ok()) << pred.status().ToString();
+  ASSERT_EQ(pred->size(), static_cast<size_t>(c.global_batch));
+  size_t found = 0;
+  for (const auto& image : *pred) {
+    EXPECT_LE(image.size(), static_cast<size_t>(ic.max_detections));
+    for (const Instance& d : image) {
+      ++found;
+      EXPECT_GE(d.label, 1);
+      EXPECT_LE(d.label, c.classes);
+      EXPECT_GE(d.score, ic.min_score);
+      EXPECT_EQ(d.mask.size(), static_cast<size_t>(c.image_size * c.image_size));
+    }
+  }
+  EXPECT_GT(found, 0u);
+  auto ap = EvaluateShapes(net, Spec(c), 0, c.global_batch, ic);
+  ASSERT_TRUE(ap.ok()) << ap.status().ToString();
+  EXPECT_GE(ap->box, 0);
+  EXPECT_LE(ap->box, 1);
+  EXPECT_GE(ap->mask, 0);
+  EXPECT_LE(ap->mask, 1);
+  std::printf("on the training images: box AP %.4f, mask AP %.4f, %zu detections\n", ap->box, ap->mask, found);
+  EXPECT_FALSE(net.Predict(batch.images.data(), -1).ok());
 }
 
 TEST(MaskRcnnFunctionalTest, EightCoresMatchOneCoreAfterAStep) {
-  PinGemmVariants();
+  kernels::testing::PinGemmVariants();
   std::vector<std::vector<float>> params;
   std::vector<double> losses;
   for (const char* slice : {"", "tpu-v3-8"}) {
