@@ -3,6 +3,7 @@
 // lowering every loss, data parallelism over 8 cores against 1, and bad
 // inputs refused.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -237,6 +238,55 @@ TEST(MaskRcnnFunctionalTest, LearningRateWarmsUpThenDropsTwice) {
   EXPECT_DOUBLE_EQ(LearningRate(s, 99), 0.1);
   EXPECT_NEAR(LearningRate(s, 100), 0.01, 1e-15);
   EXPECT_NEAR(LearningRate(s, 250), 0.001, 1e-15);
+}
+
+}  // namespace
+}  // namespace podbench::maskrcnn
+
+namespace podbench::maskrcnn {
+namespace {
+
+// Not a check: how fast a small run learns, for choosing the functional
+// targets. Run with --gtest_also_run_disabled_tests; PODBENCH_MRCNN_MINUTES
+// (default 2) of training on fresh shapes batches of 8 over tpu-v3-8's
+// emulated cores, then box and mask AP on 64 held-out images.
+TEST(MaskRcnnFunctionalTest, DISABLED_MeasureLearningSpeed) {
+  FunctionalConfig c;  // the defaults: 64x64 images, width 8, F 16
+  c.global_batch = 8;
+  c.slice = "tpu-v3-8";
+  const char* env = std::getenv("PODBENCH_MRCNN_MINUTES");
+  const double minutes = env ? std::atof(env) : 2.0;
+  auto m = FunctionalMaskRcnn::Create(c);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  detection::ShapesSpec spec = Spec(c);
+  spec.max_objects = 4;
+  spec.min_size = 8;
+  spec.max_size = 40;
+  SgdSchedule sched;
+  sched.base_lr = 0.02;
+  sched.warmup_steps = 50;
+  sched.drop_steps[0] = sched.drop_steps[1] = 1 << 30;
+  const auto start = std::chrono::steady_clock::now();
+  int64_t step = 0;
+  double seconds = 0;
+  while (seconds < minutes * 60) {
+    auto batch = MakeShapesBatch(spec, 1000000 + static_cast<uint64_t>(step * c.global_batch), c.global_batch, c);
+    ASSERT_TRUE(batch.ok());
+    auto l = (*m)->ComputeGradients(*batch, static_cast<uint64_t>(step));
+    ASSERT_TRUE(l.ok()) << l.status().ToString();
+    (*m)->Update(sched, step);
+    ++step;
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (step % 100 == 0) {
+      std::printf("step %lld  %.1f s  %.1f ms/step  loss %.4f (rpn %.4f %.4f frcnn %.4f %.4f mask %.4f)\n",
+                  static_cast<long long>(step), seconds, 1e3 * seconds / static_cast<double>(step), l->total(),
+                  l->rpn_class, l->rpn_box, l->frcnn_class, l->frcnn_box, l->mask);
+    }
+  }
+  auto ap = EvaluateShapes(**m, spec, 0, 64);
+  ASSERT_TRUE(ap.ok()) << ap.status().ToString();
+  std::printf("%lld steps in %.1f s (%.1f ms/step): box AP %.4f, mask AP %.4f on 64 held-out images\n",
+              static_cast<long long>(step), seconds, 1e3 * seconds / static_cast<double>(step), ap->box, ap->mask);
 }
 
 }  // namespace
