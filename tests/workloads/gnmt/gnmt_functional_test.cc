@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/kernels/pin_gemm.h"
 #include "workloads/gnmt/gnmt_functional.h"
 #include "workloads/translation/bucketing.h"
 #include "workloads/translation/dataset.h"
@@ -42,14 +43,6 @@ FunctionalConfig Config(int cores) {
   return c;
 }
 
-// See the Transformer's functional test: the two layouts' matmuls have
-// different shapes, which dispatch by measurement may give to different
-// GEMM variants; what is tested is the data-parallel path, so one variant
-// per family is pinned (tests/kernels compares the variants).
-void PinGemmVariants() {
-  ::setenv("PODBENCH_KERNELS", "gemm_f32=f32_gemm__scalar,gemm_bf16=bf16_gemm__scalar", 1);
-}
-
 std::vector<float> OneStep(FunctionalConfig cfg, double* loss, std::vector<double>* norms = nullptr) {
   auto t = FunctionalGnmt::Create(cfg);
   EXPECT_TRUE(t.ok()) << t.status().ToString();
@@ -73,7 +66,7 @@ std::vector<float> OneStep(FunctionalConfig cfg, double* loss, std::vector<doubl
 // (padding then adds nothing: GnmtModelTest shows a batch's loss is the sum
 // of its rows').
 TEST(FunctionalGnmtTest, EightCoresMatchOneCoreAfterAStep) {
-  PinGemmVariants();
+  kernels::testing::PinGemmVariants();
   FunctionalConfig one = Config(1), eight = Config(8);
   one.max_gradient_norm = eight.max_gradient_norm = 1e30;
   one.model.eos_loss = eight.model.eos_loss = EosLoss::kMasked;
@@ -90,7 +83,7 @@ TEST(FunctionalGnmtTest, EightCoresMatchOneCoreAfterAStep) {
 }
 
 TEST(FunctionalGnmtTest, EachCoreClipsItsOwnGradientBeforeTheSum) {
-  PinGemmVariants();
+  kernels::testing::PinGemmVariants();
   FunctionalConfig two = Config(8);
   double loss = 0;
   std::vector<double> norms;

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/kernels/pin_gemm.h"
 #include "workloads/transformer/transformer_functional.h"
 #include "workloads/translation/dataset.h"
 
@@ -88,20 +89,11 @@ std::pair<double, double> Relative(const std::vector<float>& a, const std::vecto
   return {std::sqrt(diff / norm), max_diff / max_b};
 }
 
-// The equivalence tests compare two layouts whose matmuls have different
-// shapes. Dispatch by measurement may run those shapes on different GEMM
-// variants (each exact in its products, but summing in its own order), and
-// Adam magnifies that rounding in near-zero gradients past the bounds below.
-// So they pin one variant per family, available on every CPU: what they
-// test is the gradient summation and the sharded update, not the kernels
-// (tests/kernels compares the variants). Each TEST runs in its own process
-// under ctest, before any kernel is dispatched.
-void PinGemmVariants() {
-  ::setenv("PODBENCH_KERNELS", "gemm_f32=f32_gemm__scalar,gemm_bf16=bf16_gemm__scalar", 1);
-}
-
+// The equivalence tests pin one GEMM variant per family (tests/kernels/
+// pin_gemm.h): Adam magnifies the variants' different rounding in near-zero
+// gradients past the bounds below.
 TEST(FunctionalTransformerTest, EightCoresMatchOneCore) {
-  PinGemmVariants();
+  kernels::testing::PinGemmVariants();
   std::vector<double> l1, l8;
   const auto w1 = Train(Config(1, false, 0), 4, &l1);
   const auto w8 = Train(Config(8, false, 0), 4, &l8);
@@ -116,7 +108,7 @@ TEST(FunctionalTransformerTest, EightCoresMatchOneCore) {
 }
 
 TEST(FunctionalTransformerTest, WeightUpdateShardingMatchesTheReplicatedUpdate) {
-  PinGemmVariants();
+  kernels::testing::PinGemmVariants();
   const int steps = 6;
   std::vector<double> lr, ls;
   std::unique_ptr<FunctionalTransformer> sharded;

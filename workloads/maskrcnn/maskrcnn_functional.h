@@ -1,0 +1,236 @@
+// Functional Mask R-CNN: Google's MLPerf v0.6 model structure
+// (../shared/reference/maskrcnn-v0.6.md §1) at a size a 2-core machine
+// trains, on podbench's kernels, forward and backward, data parallel over
+// the emulated cores of a slice (functional/data_parallel.h).
+//
+// The network, for a square image of S pixels (S a multiple of 64):
+//   backbone (ResNet-style, what Google's ResNet-50 keeps and changes):
+//     conv0 7x7/2 + ReLU, max pool 3x3/2 (kept); then stages res2..res5 of
+//     ONE basic block each (two 3x3 convs, identity or 1x1 projection
+//     shortcut; ResNet-50 has 3, 4, 6, 3 bottleneck blocks) of widths w, 2w,
+//     4w, 8w at strides 4, 8, 16, 32 (ResNet-50: 256 .. 2048 channels).
+//     Google freezes every batch norm of a pretrained network, i.e. a fixed
+//     affine map; this model trains from scratch, so those are folded away:
+//     every backbone convolution has a bias instead, and nothing is frozen.
+//   FPN (kept): 1x1 lateral convs C2..C5 -> F channels, top-down nearest x2
+//     upsampling and add, a 3x3 post-hoc conv per level, P6 = max pool
+//     (window 1, stride 2) of P5; levels 2..6.
+//   RPN (kept): a 3x3 conv (F, ReLU) then a 1x1 conv to 3 scores and 12 box
+//     deltas, weights shared by every level; anchors of detection/rpn.h
+//     (3 aspect ratios, one scale per level; anchor_scale configurable).
+//   Proposals: detection::GenerateProposals (per-level top-k, NMS, best per
+//     image). Samples: detection::SampleRpnAnchors and SampleRois as Google
+//     draws them (no gradient flows through proposals or samples).
+//   Box head (kept): multilevel ROIAlign 7x7 (level by ROI size), fc6 and
+//     fc7 (ReLU), a class fc (classes + 1 logits) and a class-specific box fc
+//     (4 (classes + 1) deltas).
+//   Mask head (kept): ROIAlign 14x14 of the foreground ROIs, 4 x (3x3 conv,
+//     ReLU), a 2x2 stride-2 deconvolution (ReLU), a 1x1 conv to classes + 1
+//     channels: 28x28 logits; targets cropped from the ground-truth masks
+//     (detection::MaskTarget).
+// Losses per image (Google's losses.py), each part's gradient scaled by
+// 1 / global batch so the summed gradient is that of the batch mean:
+//   rpn_class: sigmoid cross entropy over the sampled anchors / their count;
+//   rpn_box:   Huber (delta 1/9) on the positives' 4 deltas / sampled count;
+//   frcnn_class: softmax cross entropy, mean over the sampled ROIs;
+//   frcnn_box: Huber (delta 1) on the foreground ROIs' target-class deltas
+//              / sampled ROIs;
+//   mask:      detection::MaskLoss over the foreground ROIs.
+// Optimizer: momentum SGD with weight decay on weights (not biases), bias
+// gradients doubled (Google's), linear warmup then two step drops
+// (LearningRate).
+//
+// Parallelism: the slice's cores are data-parallel replicas; replica r takes
+// rows [r n, (r + 1) n) of the global batch (n = global_batch / cores), one
+// host thread per core, gradients summed with the topology's all-reduce.
+// Every random sample of image g at step s comes from a generator seeded by
+// (seed, s, g), so any core count computes the same samples. Spatial
+// partitioning of the first stage is NOT implemented here yet.
+// Predict and EvaluateShapes give detections with masks and their COCO
+// box and segm AP.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "kernels/conv/conv2d.h"
+#include "topology/system.h"
+#include "workloads/detection/box.h"
+#include "workloads/detection/roi_align.h"
+#include "workloads/detection/rpn.h"
+#include "workloads/detection/sampling.h"
+#include "workloads/detection/shapes_data.h"
+#include "workloads/functional/data_parallel.h"
+
+namespace podbench::maskrcnn {
+
+struct FunctionalConfig {
+  int image_size = 64;     // square RGB input; a multiple of 64 (levels 2..6 whole)
+  int classes = 4;         // object classes; the heads add the background
+  int width = 8;           // res2's channels; res3..res5 have 2w, 4w, 8w
+  int fpn_channels = 16;   // F (Google: 256)
+  int fc_channels = 64;    // fc6, fc7 (Google: 1024)
+  int mask_channels = 16;  // mask head convs and deconv (Google: 256)
+  int gt_mask_size = 28;   // stored gt mask side (Google: 112)
+  double anchor_scale = 4; // Google: 8 (32 px at level 2); 4 suits small images
+  detection::RpnSamplingConfig rpn_sampling{0.7, 0.3, 64, 0.5};
+  detection::ProposalConfig proposals{200, 0.7, 100, 0};
+  detection::RoiSamplingConfig roi_sampling{32, 0.25, 0.5, 0.5, 0.0, 0.1, 0.2};
+
+  std::string slice;  // emulated cores ("tpu-v3-8"); empty = one core
+  const topology::SystemSpec* system = nullptr;  // null = topology::DefaultSystem()
+  std::string allreduce = "torus2d";
+  int64_t global_batch = 2;  // REQUIRES: a positive multiple of the cores
+  kernels::Precision precision = kernels::Precision::kF32;
+  uint64_t seed = 1;  // initial weights and the samples' generators
+
+  // InvalidArgument naming the field.
+  Status Validate() const;
+};
+
+// One image's ground truth. padded_masks holds, per object, its
+// detection::CropGtMask map of (gt_mask_size + 4)^2 values.
+struct GroundTruth {
+  std::vector<detection::Box> boxes;  // pixels
+  std::vector<int> classes;           // 1..classes
+  std::vector<float> padded_masks;
+};
+
+struct MaskBatch {
+  std::vector<float> images;  // [n, S, S, 3]
+  std::vector<GroundTruth> truth;  // per image
+};
+
+// Images first_index .. first_index + count - 1 of the shapes data (with
+// masks; spec's sides must equal the config's image size), pixels scaled to
+// [-1, 1], masks cropped with CropGtMask at config.gt_mask_size.
+// InvalidArgument naming the field for a bad spec or size.
+Result<MaskBatch> MakeShapesBatch(const detection::ShapesSpec& spec, uint64_t first_index, int64_t count,
+                                  const FunctionalConfig& config);
+
+struct LossParts {
+  double rpn_class = 0, rpn_box = 0, frcnn_class = 0, frcnn_box = 0, mask = 0;  // batch means
+  double total() const { return rpn_class + rpn_box + frcnn_class + frcnn_box + mask; }
+};
+
+// Google's lr_policy: warmup_init + (base - warmup_init) step / warmup_steps
+// during the warmup, then base, x drop_factor[0] from drop_steps[0], x
+// drop_factor[1] from drop_steps[1].
+struct SgdSchedule {
+  double base_lr = 0.02;
+  double warmup_init = 0.002;
+  int64_t warmup_steps = 20;
+  int64_t drop_steps[2] = {1000, 2000};
+  double drop_factor[2] = {0.1, 0.01};
+  float momentum = 0.9f;
+  float weight_decay = 1e-4f;
+};
+double LearningRate(const SgdSchedule& s, int64_t step);
+
+// Inference (Google's eval: proposals 1000 / 0.7 / 1000, class NMS 0.5,
+// 100 detections per image).
+struct InferenceConfig {
+  detection::ProposalConfig proposals{1000, 0.7, 1000, 0};
+  float min_score = 0.05f;  // per class, softmax probability
+  double nms_iou = 0.5;     // per class
+  int max_detections = 100; // per image, best scores over all classes
+};
+
+// One detected instance: its class-specific box decoded from its proposal
+// (deltas' tw, th capped at log(1000 / 16) as Google's), clipped to the
+// image; the mask head's sigmoid of its class channel on that box, pasted
+// into the image (pixel centres inside the box sample the 28x28 map
+// bilinearly, edges clamped) and binarised at >= 0.5.
+struct Instance {
+  detection::Box box;
+  float score = 0;
+  int label = 0;              // 1..classes
+  std::vector<uint8_t> mask;  // [S, S], 1 = the instance's pixel
+};
+
+// COCO box and segm AP (mAP@[0.5:0.95]) of a model's predictions on shapes
+// images first_index .. first_index + count - 1 (their instance masks, run-
+// length encoded, and visible areas as ground truth), from one evaluator
+// (detection::EvaluateCoco).
+struct MaskRcnnAp {
+  double box = 0, mask = 0;
+};
+
+// A named block of parameters (a layer's weights or its bias), for tests.
+struct ParamBlock {
+  std::string name;  // e.g. "res3.conv1", "fpn.lateral2", "box.fc6", "mask.deconv"
+  int64_t offset = 0, size = 0;
+  bool bias = false;
+};
+
+class FunctionalMaskRcnn;
+Result<MaskRcnnAp> EvaluateShapes(FunctionalMaskRcnn& model, const detection::ShapesSpec& spec, uint64_t first_index,
+                                  int64_t count, const InferenceConfig& config = {});
+
+class FunctionalMaskRcnn {
+ public:
+  static Result<std::unique_ptr<FunctionalMaskRcnn>> Create(const FunctionalConfig& config);
+  ~FunctionalMaskRcnn();
+
+  // Forward and backward of one global batch at step `step` (which seeds
+  // the samples). Leaves the gradient of the batch-mean total loss in
+  // gradient(); returns the batch-mean losses. InvalidArgument for a batch
+  // of the wrong size or bad ground truth.
+  Result<LossParts> ComputeGradients(const MaskBatch& batch, uint64_t step);
+  // Forward only (losses, no gradient).
+  Result<LossParts> ComputeLoss(const MaskBatch& batch, uint64_t step);
+  // Momentum SGD on the last gradient at the schedule's rate for `step`.
+  void Update(const SgdSchedule& schedule, int64_t step);
+
+  // Detections of images [n, S, S, 3], image by image on the calling thread
+  // (inference has no batch norm or samples: any core gives the same).
+  // InvalidArgument for n < 0.
+  Result<std::vector<std::vector<Instance>>> Predict(const float* images, int64_t n,
+                                                    const InferenceConfig& config = {});
+
+  // While frozen, every pass reuses the proposals and samples of the last
+  // unfrozen pass instead of drawing new ones (for finite differences,
+  // whose perturbations must not change the discrete samples).
+  void FreezeSamples(bool frozen) { frozen_ = frozen; }
+
+  std::vector<float>& parameters() { return params_; }
+  const std::vector<float>& parameters() const { return params_; }
+  const float* gradient() const;
+  const std::vector<ParamBlock>& blocks() const { return blocks_; }
+  const FunctionalConfig& config() const { return cfg_; }
+  int cores() const { return cores_; }
+  int64_t anchors_per_image() const;
+
+  struct Net;
+  struct Core;
+  struct Samples;
+
+ private:
+  FunctionalMaskRcnn();
+  Status Setup(const FunctionalConfig& config);
+  Result<LossParts> Run(const MaskBatch& batch, uint64_t step, bool backward);
+  Status ReplicaStep(int core, const MaskBatch& batch, uint64_t step, bool backward);
+  void ForwardFirstStage(Core& core, const float* images, int64_t n) const;
+  Result<std::vector<detection::Proposal>> Propose(const Core& core, int64_t img,
+                                                   const detection::ProposalConfig& pc) const;
+  detection::FeaturePyramid Pyramid(int64_t n) const;
+  Status ForwardBoxHead(Core& core, const detection::FeaturePyramid& pyr, std::span<const float* const> levels,
+                        std::span<const detection::Roi> rois) const;
+  Status ForwardMaskHead(Core& core, const detection::FeaturePyramid& pyr, std::span<const float* const> levels,
+                         std::span<const detection::Roi> mrois) const;
+
+  FunctionalConfig cfg_;
+  std::unique_ptr<Net> net_;
+  int cores_ = 1;
+  std::vector<float> params_, momentum_;
+  std::vector<ParamBlock> blocks_;
+  std::vector<std::unique_ptr<Core>> core_;
+  std::unique_ptr<functional::DataParallel> dp_;
+  bool frozen_ = false;
+};
+
+}  // namespace podbench::maskrcnn
