@@ -85,7 +85,12 @@ TEST(FunctionalGnmtTest, EightCoresMatchOneCoreAfterAStep) {
   EXPECT_NEAR(l1, l8, 1e-6 * l1);
   double worst = 0;
   for (size_t i = 0; i < w1.size(); ++i) worst = std::max(worst, static_cast<double>(std::abs(w1[i] - w8[i])));
-  EXPECT_LE(worst, 1e-5);
+  // Adam's first step moves a weight by lr g / (|g| + epsilon): about lr
+  // whatever g, except where |g| is near epsilon (1e-8), where the rounding
+  // of the cores' summation shows. On this data one weight's gradient is
+  // about 3e-9 and its step differs by 2.2e-5 (lr 1e-3); every other step
+  // agrees far closer.
+  EXPECT_LE(worst, 5e-5);
   std::cout << "8 cores vs 1 core after a step: largest parameter difference " << worst << "\n";
 }
 
