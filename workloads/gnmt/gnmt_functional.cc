@@ -54,13 +54,8 @@ Result<double> FunctionalGnmt::ComputeGradients(const translation::PackedRows& b
                                    " rows, the global batch is " + std::to_string(cfg_.global_batch));
   }
   const topology::CoreBlock local = dp_->local_cores();
-  const int64_t per_core = cfg_.global_batch / dp_->cores();
-  std::vector<int64_t> order(static_cast<size_t>(batch.rows));
-  std::iota(order.begin(), order.end(), 0);
-  std::vector<translation::PackedRows> shares(static_cast<size_t>(local.size()));
-  for (int c = local.begin; c < local.end; ++c) {
-    batch.Gather(order, c * per_core, per_core, &shares[static_cast<size_t>(c - local.begin)]);
-  }
+  std::vector<translation::PackedRows> shares;
+  batch.SharesOfCores(local.begin, local.end, cfg_.global_batch / dp_->cores(), &shares);
   return ComputeGradients(shares);
 }
 

@@ -38,7 +38,6 @@ Result<std::unique_ptr<FunctionalTransformer>> FunctionalTransformer::Create(con
   }
   t->adam_m_.assign(static_cast<size_t>(t->layout_.total), 0.f);
   t->adam_v_.assign(static_cast<size_t>(t->layout_.total), 0.f);
-  t->shares_.resize(static_cast<size_t>(cores));
   return t;
 }
 
@@ -48,13 +47,8 @@ Result<double> FunctionalTransformer::ComputeGradients(const translation::Packed
                                    " rows, the global batch is " + std::to_string(cfg_.global_batch));
   }
   const topology::CoreBlock local = dp_->local_cores();
-  const int64_t per_core = cfg_.global_batch / dp_->cores();
-  std::vector<int64_t> order(static_cast<size_t>(batch.rows));
-  std::iota(order.begin(), order.end(), 0);
-  for (int c = local.begin; c < local.end; ++c) {
-    batch.Gather(order, c * per_core, per_core, &shares_[static_cast<size_t>(c - local.begin)]);
-  }
-  return ComputeGradients(std::span<const translation::PackedRows>(shares_.data(), static_cast<size_t>(local.size())));
+  batch.SharesOfCores(local.begin, local.end, cfg_.global_batch / dp_->cores(), &shares_);
+  return ComputeGradients(shares_);
 }
 
 Result<double> FunctionalTransformer::ComputeGradients(std::span<const translation::PackedRows> shares) {
