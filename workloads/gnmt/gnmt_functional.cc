@@ -53,17 +53,33 @@ Result<double> FunctionalGnmt::ComputeGradients(const translation::PackedRows& b
     return Status::InvalidArgument("functional gnmt: a batch of " + std::to_string(batch.rows) +
                                    " rows, the global batch is " + std::to_string(cfg_.global_batch));
   }
+  const topology::CoreBlock local = dp_->local_cores();
+  std::vector<translation::PackedRows> shares;
+  batch.SharesOfCores(local.begin, local.end, cfg_.global_batch / dp_->cores(), &shares);
+  return ComputeGradients(shares);
+}
+
+Result<double> FunctionalGnmt::ComputeGradients(std::span<const translation::PackedRows> shares) {
+  const topology::CoreBlock local = dp_->local_cores();
   const int cores = dp_->cores();
   const int64_t per_core = cfg_.global_batch / cores;
-  std::vector<int64_t> order(static_cast<size_t>(batch.rows));
-  std::iota(order.begin(), order.end(), 0);
+  if (shares.size() != static_cast<size_t>(local.size())) {
+    return Status::InvalidArgument("functional gnmt: " + std::to_string(shares.size()) + " shares for " +
+                                   std::to_string(local.size()) + " local cores");
+  }
+  for (size_t k = 0; k < shares.size(); ++k) {
+    if (shares[k].rows != per_core) {
+      return Status::InvalidArgument("functional gnmt: core " + std::to_string(local.begin + static_cast<int>(k)) +
+                                     "'s share has " + std::to_string(shares[k].rows) + " rows, not " +
+                                     std::to_string(per_core));
+    }
+  }
   std::vector<double> loss(static_cast<size_t>(cores), 0.0);
   std::vector<int64_t> positions(static_cast<size_t>(cores), 0);
   norms_.assign(static_cast<size_t>(cores), 0.0);
   ++step_;
   auto work = [&](int c) -> Status {
-    translation::PackedRows share;
-    batch.Gather(order, c * per_core, per_core, &share);
+    const translation::PackedRows& share = shares[static_cast<size_t>(c - local.begin)];
     StepContext ctx;
     ctx.seed = cfg_.seed;
     ctx.step = step_;

@@ -66,6 +66,11 @@ class FunctionalGnmt {
   // summation. Returns the summed loss over the global batch divided by the
   // positions in it (for reporting; the gradient is of the sum).
   Result<double> ComputeGradients(const translation::PackedRows& batch);
+  // The same with only this process's cores' rows: shares[k] is core
+  // parallel().local_cores().begin + k's global_batch / cores rows, each
+  // share padded to its own length (PadBatch). Bitwise the batch form when
+  // the shares are its rows. InvalidArgument for other row counts.
+  Result<double> ComputeGradients(std::span<const translation::PackedRows> shares);
   // Adam with learning rate `lr` on the gradient of the last ComputeGradients.
   Status Update(double lr);
 
@@ -81,6 +86,8 @@ class FunctionalGnmt {
   int64_t num_parameters() const { return layout_.total; }
   const GnmtLayout& layout() const { return layout_; }
   int64_t steps() const { return step_; }
+  // For the session's exchanges between ranks (ShareCoreValues).
+  functional::DataParallel& parallel() { return *dp_; }
   // Each core's gradient norm before clipping, from the last ComputeGradients.
   const std::vector<double>& core_gradient_norms() const { return norms_; }
   void SetWeights(std::span<const float> w) { dp_->SetWeights(w); }

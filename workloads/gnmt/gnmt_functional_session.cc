@@ -16,6 +16,7 @@
 #include "workloads/translation/bleu.h"
 #include "workloads/translation/bucketing.h"
 #include "workloads/translation/dataset.h"
+#include "workloads/translation/functional_data.h"
 
 namespace podbench::gnmt {
 
@@ -44,15 +45,6 @@ GnmtConfig FunctionalModel(const Hyperparameters& hp, int32_t vocab) {
   c.eos_loss = hp.String("functional_eos_loss") == "masked" ? EosLoss::kMasked : EosLoss::kAsRun;
   c.precision = hp.String("functional_precision") == "fp32" ? kernels::Precision::kF32 : kernels::Precision::kBf16;
   return c;
-}
-
-translation::TranslationDataSpec DataSpec(const Hyperparameters& hp) {
-  translation::TranslationDataSpec d;
-  d.train_sentences = hp.Int("functional_train_sentences");
-  d.eval_sentences = hp.Int("functional_eval_sentences");
-  d.vocab_size = static_cast<int32_t>(hp.Int("functional_vocab_size"));
-  d.max_length = hp.Int("max_sequence_length");
-  return d;  // the language pair's seed is fixed: the dataset does not depend on the run seed
 }
 
 // The evaluation's decode limit: twice the training length filter (Google
@@ -105,18 +97,20 @@ class GnmtFunctionalSession : public workloads::Session {
   Result<double> Initialize() override {
     const Hyperparameters& hp = ctx_.hp;
     PODBENCH_ASSIGN_OR_RETURN(slice_, topology::Slice::FromName(ctx_.slice.name, *ctx_.system));
-    PODBENCH_ASSIGN_OR_RETURN(data_, translation::MakeTranslationData(DataSpec(hp)));
+    // Each core's training examples are its own (this process makes only
+    // its cores'), bucketed per core with one bucket per global batch.
+    PODBENCH_ASSIGN_OR_RETURN(data_, translation::MakeFunctionalTranslationData(ctx_));
     batch_ = hp.Int("global_batch_size");
-    if (static_cast<int64_t>(data_->train.size()) < batch_ * (kBuckets + 1)) {
-      return Status::InvalidArgument(
-          "global_batch_size " + std::to_string(batch_) + " is too large for the " +
-          std::to_string(data_->train.size()) + " training pairs of an epoch (functional_train_sentences " +
-          std::to_string(hp.Int("functional_train_sentences")) + " that fit max_sequence_length " +
-          std::to_string(hp.Int("max_sequence_length")) + "): every length bucket must fill batches");
+    const translation::BucketSpec buckets{hp.Int("max_sequence_length"), kBuckets};
+    std::vector<std::vector<int>> buckets_of;
+    std::vector<std::vector<int64_t>> local_counts;
+    for (const auto& examples : data_->train) {
+      PODBENCH_ASSIGN_OR_RETURN(auto ids, translation::BucketsOf(examples, buckets));
+      std::vector<int64_t> n(static_cast<size_t>(kBuckets) + 1, 0);
+      for (int b : ids) ++n[static_cast<size_t>(b)];
+      buckets_of.push_back(std::move(ids));
+      local_counts.push_back(std::move(n));
     }
-    PODBENCH_ASSIGN_OR_RETURN(batches_, translation::BucketedBatches::Create(
-                                            data_->train, {hp.Int("max_sequence_length"), kBuckets}, batch_,
-                                            ctx_.seed));
     FunctionalConfig fc;
     fc.model = FunctionalModel(hp, data_->vocab.size());
     fc.parallel = functional::DataParallelFromHyperparameters(hp, ctx_.slice, ctx_.system.get());
@@ -125,6 +119,20 @@ class GnmtFunctionalSession : public workloads::Session {
     fc.max_gradient_norm = hp.Float("max_gradient_norm");
     fc.seed = ctx_.seed;
     PODBENCH_ASSIGN_OR_RETURN(model_, FunctionalGnmt::Create(fc));
+    // Every core's examples per bucket, from its rank: all the batches'
+    // buckets depend on.
+    PODBENCH_ASSIGN_OR_RETURN(auto counts, translation::ShareCoreCounts(model_->parallel(), local_counts,
+                                                                        static_cast<size_t>(kBuckets) + 1));
+    auto batches = translation::BucketedBatches::Create(buckets, batch_ / data_->cores, std::move(counts),
+                                                        data_->local.begin, std::move(buckets_of), ctx_.seed);
+    if (!batches.ok()) {
+      return Status::InvalidArgument(
+          "global_batch_size " + std::to_string(batch_) + " is too large for the training pairs of an epoch "
+          "(functional_train_sentences " + std::to_string(hp.Int("functional_train_sentences")) +
+          " that fit max_sequence_length " + std::to_string(hp.Int("max_sequence_length")) + ", dealt to " +
+          std::to_string(data_->cores) + " cores): " + batches.status().message());
+    }
+    batches_ = std::move(batches).value();
     schedule_.lr = hp.Float("opt_base_learning_rate");
     schedule_.warmup_steps = hp.Int("opt_learning_rate_warmup_steps");
     schedule_.decay_start = hp.Int("opt_learning_rate_remain_steps");
@@ -156,8 +164,12 @@ class GnmtFunctionalSession : public workloads::Session {
     double loss_sum = 0;
     for (int64_t e = 0; e < epochs && !r.diverged; ++e) {
       for (int64_t s = 0; s < steps_per_epoch; ++s) {
-        const translation::PackedRows batch = translation::PadBatch(data_->train, batches_->Next());
-        PODBENCH_ASSIGN_OR_RETURN(double loss, model_->ComputeGradients(batch));
+        const translation::BucketedBatches::Batch next = batches_->Next();
+        std::vector<translation::PackedRows> shares;
+        for (size_t k = 0; k < next.examples.size(); ++k) {
+          shares.push_back(translation::PadBatch(data_->train[k], next.examples[k]));
+        }
+        PODBENCH_ASSIGN_OR_RETURN(double loss, model_->ComputeGradients(shares));
         ++r.steps;
         loss_sum += loss;
         if (!std::isfinite(loss)) {

@@ -32,6 +32,7 @@
 #include "workloads/transformer/transformer_projection.h"
 #include "workloads/translation/bleu.h"
 #include "workloads/translation/dataset.h"
+#include "workloads/translation/functional_data.h"
 #include "workloads/claims.h"
 #include "workloads/projected_runs.h"
 #include "workloads/registry.h"
@@ -129,15 +130,6 @@ Status CheckProjectedSchedule(const Hyperparameters& hp) {
                                 "512 and 2048", schedules);
 }
 
-translation::TranslationDataSpec DataSpec(const Hyperparameters& hp) {
-  translation::TranslationDataSpec d;
-  d.train_sentences = hp.Int("functional_train_sentences");
-  d.eval_sentences = hp.Int("functional_eval_sentences");
-  d.vocab_size = static_cast<int32_t>(hp.Int("functional_vocab_size"));
-  d.max_length = hp.Int("max_sequence_length");
-  return d;  // the language pair's seed is fixed: the dataset does not depend on the run seed
-}
-
 class TransformerSession : public Session {
  public:
   explicit TransformerSession(const RunContext& ctx) : ctx_(ctx) {}
@@ -146,17 +138,15 @@ class TransformerSession : public Session {
     PODBENCH_ASSIGN_OR_RETURN(slice_, topology::Slice::FromName(ctx_.slice.name, *ctx_.system));
     const Hyperparameters& hp = ctx_.hp;
     config_ = transformer::StepConfigOf(hp, ctx_.slice);
-    PODBENCH_ASSIGN_OR_RETURN(data_, translation::MakeTranslationData(DataSpec(hp)));
+    // Each core's training examples packed on their own, as each host of a
+    // TF job packs its own input; this process makes only its cores'.
+    PODBENCH_ASSIGN_OR_RETURN(data_, translation::MakeFunctionalTranslationData(ctx_));
     const int64_t length = hp.Int("functional_packed_length");
-    PODBENCH_ASSIGN_OR_RETURN(packed_, translation::PackExamples(data_->train, length));
-    batch_ = hp.Int("global_batch_size");
-    if (packed_->rows < batch_) {
-      return Status::InvalidArgument(
-          "global_batch_size " + std::to_string(batch_) + " is more than the " + std::to_string(packed_->rows) +
-          " packed rows of an epoch (functional_train_sentences " + std::to_string(hp.Int("functional_train_sentences")) +
-          " that fit max_sequence_length " + std::to_string(hp.Int("max_sequence_length")) +
-          ", packed into rows of functional_packed_length " + std::to_string(length) + ")");
+    for (const auto& examples : data_->train) {
+      PODBENCH_ASSIGN_OR_RETURN(auto rows, translation::PackExamples(examples, length));
+      packed_.push_back(std::move(rows));
     }
+    batch_ = hp.Int("global_batch_size");
     transformer::FunctionalConfig fc;
     fc.model = FunctionalModel(hp, data_->vocab.size());
     fc.parallel = functional::DataParallelFromHyperparameters(hp, ctx_.slice, ctx_.system.get());
@@ -165,6 +155,27 @@ class TransformerSession : public Session {
     fc.adam = {hp.Float("opt_adam_beta_1"), hp.Float("opt_adam_beta_2"), hp.Float("opt_adam_epsilon")};
     fc.seed = ctx_.seed;
     PODBENCH_ASSIGN_OR_RETURN(model_, transformer::FunctionalTransformer::Create(fc));
+    // An epoch: as many steps as the core with the fewest packed rows fills
+    // (every core's row count from its rank).
+    const int64_t per_core = batch_ / data_->cores;
+    std::vector<std::vector<int64_t>> local_rows;
+    for (const auto& rows : packed_) local_rows.push_back({rows.rows});
+    PODBENCH_ASSIGN_OR_RETURN(auto all_rows, translation::ShareCoreCounts(model_->parallel(), local_rows, 1));
+    int64_t fewest = all_rows[0][0];
+    int fewest_core = 0;
+    for (size_t c = 1; c < all_rows.size(); ++c) {
+      if (all_rows[c][0] < fewest) fewest = all_rows[c][0], fewest_core = static_cast<int>(c);
+    }
+    steps_per_epoch_ = fewest / per_core;
+    if (steps_per_epoch_ < 1) {
+      return Status::InvalidArgument(
+          "global_batch_size " + std::to_string(batch_) + " needs " + std::to_string(per_core) +
+          " packed rows on each of the " + std::to_string(data_->cores) + " cores, core " + std::to_string(fewest_core) +
+          " has " + std::to_string(fewest) + " (functional_train_sentences " +
+          std::to_string(hp.Int("functional_train_sentences")) + " that fit max_sequence_length " +
+          std::to_string(hp.Int("max_sequence_length")) + ", dealt to the cores and packed into rows of "
+          "functional_packed_length " + std::to_string(length) + ")");
+    }
     schedule_ = {hp.Float("opt_base_learning_rate"), static_cast<double>(hp.Int("opt_learning_rate_warmup_steps")),
                  fc.model.hidden};
     // The functional model's graph at its own sizes, priced by the layer.
@@ -183,25 +194,30 @@ class TransformerSession : public Session {
     spec.config = config_;
     projection::TrainingSchedule schedule;
     schedule.global_batch = batch_;
-    schedule.examples_per_epoch = packed_->rows / batch_ * batch_;
+    schedule.examples_per_epoch = steps_per_epoch_ * batch_;
     PODBENCH_ASSIGN_OR_RETURN(run_, projection::PriceRun(spec, schedule, hp.Int("functional_eval_sentences"), 0,
                                                          *slice_));
-    order_.resize(static_cast<size_t>(packed_->rows));
-    std::iota(order_.begin(), order_.end(), 0);
-    rng_.seed(ctx_.seed);
+    // Each core shuffles its own rows every epoch, its generator seeded
+    // MixSeed(run seed, core).
+    for (size_t k = 0; k < packed_.size(); ++k) {
+      orders_.emplace_back(static_cast<size_t>(packed_[k].rows));
+      std::iota(orders_.back().begin(), orders_.back().end(), 0);
+      rngs_.emplace_back(MixSeed(ctx_.seed, static_cast<uint64_t>(data_->local.begin) + k));
+    }
     return transformer::TransformerInitLine().At(ctx_.slice.chips);
   }
 
   Result<BlockResult> TrainBlock(int64_t first_epoch, int64_t epochs) override {
     BlockResult r;
-    const int64_t steps_per_epoch = packed_->rows / batch_;
-    translation::PackedRows batch;
+    const int64_t steps_per_epoch = steps_per_epoch_;
+    const int64_t per_core = batch_ / data_->cores;
+    std::vector<translation::PackedRows> shares(packed_.size());
     double loss_sum = 0;
     for (int64_t e = 0; e < epochs; ++e) {
-      std::shuffle(order_.begin(), order_.end(), rng_);
+      for (size_t k = 0; k < packed_.size(); ++k) std::shuffle(orders_[k].begin(), orders_[k].end(), rngs_[k]);
       for (int64_t s = 0; s < steps_per_epoch; ++s) {
-        packed_->Gather(order_, s * batch_, batch_, &batch);
-        PODBENCH_ASSIGN_OR_RETURN(double loss, model_->ComputeGradients(batch));
+        for (size_t k = 0; k < packed_.size(); ++k) packed_[k].Gather(orders_[k], s * per_core, per_core, &shares[k]);
+        PODBENCH_ASSIGN_OR_RETURN(double loss, model_->ComputeGradients(shares));
         ++r.steps;
         loss_sum += loss;
         if (!std::isfinite(loss)) {
@@ -238,7 +254,7 @@ class TransformerSession : public Session {
     EvalResult r;
     r.metrics["bleu"] = bleu.score;
     // Priced as the layer decodes: the full decode length, every beam.
-    r.emulated_s = run_.EvalS(run_.BlockTrainS(packed_->rows / batch_), bleu.score >= ctx_.hp.Float("functional_target"));
+    r.emulated_s = run_.EvalS(run_.BlockTrainS(steps_per_epoch_), bleu.score >= ctx_.hp.Float("functional_target"));
     return r;
   }
 
@@ -252,14 +268,15 @@ class TransformerSession : public Session {
   RunContext ctx_;
   std::optional<topology::Slice> slice_;
   std::optional<translation::TranslationData> data_;
-  std::optional<translation::PackedRows> packed_;
+  std::vector<translation::PackedRows> packed_;  // per local core: its examples' rows
   std::unique_ptr<transformer::FunctionalTransformer> model_;
   transformer::LearningRateSchedule schedule_;
   projection::StepConfig config_;
   projection::RunPricing run_;
-  std::vector<int64_t> order_;
-  std::mt19937_64 rng_;
+  std::vector<std::vector<int64_t>> orders_;  // per local core: its rows' order this epoch
+  std::vector<std::mt19937_64> rngs_;           // per local core
   int64_t batch_ = 0;
+  int64_t steps_per_epoch_ = 0;
   bool diverged_ = false;  // a non-finite loss ended training
 };
 

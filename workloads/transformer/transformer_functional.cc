@@ -38,7 +38,6 @@ Result<std::unique_ptr<FunctionalTransformer>> FunctionalTransformer::Create(con
   }
   t->adam_m_.assign(static_cast<size_t>(t->layout_.total), 0.f);
   t->adam_v_.assign(static_cast<size_t>(t->layout_.total), 0.f);
-  t->shares_.resize(static_cast<size_t>(cores));
   return t;
 }
 
@@ -47,25 +46,43 @@ Result<double> FunctionalTransformer::ComputeGradients(const translation::Packed
     return Status::InvalidArgument("functional transformer: a batch of " + std::to_string(batch.rows) +
                                    " rows, the global batch is " + std::to_string(cfg_.global_batch));
   }
-  int64_t tokens = 0;
-  for (int32_t s : batch.targets_segmentation) tokens += s != 0;
-  if (tokens == 0) return Status::InvalidArgument("functional transformer: the batch has no target tokens");
+  const topology::CoreBlock local = dp_->local_cores();
+  batch.SharesOfCores(local.begin, local.end, cfg_.global_batch / dp_->cores(), &shares_);
+  return ComputeGradients(shares_);
+}
+
+Result<double> FunctionalTransformer::ComputeGradients(std::span<const translation::PackedRows> shares) {
+  const topology::CoreBlock local = dp_->local_cores();
   const int cores = dp_->cores();
   const int64_t per_core = cfg_.global_batch / cores;
-  std::vector<int64_t> order(static_cast<size_t>(batch.rows));
-  std::iota(order.begin(), order.end(), 0);
+  if (shares.size() != static_cast<size_t>(local.size())) {
+    return Status::InvalidArgument("functional transformer: " + std::to_string(shares.size()) + " shares for " +
+                                   std::to_string(local.size()) + " local cores");
+  }
+  // Every core's target tokens: the loss is per token of the global batch.
+  std::vector<double> core_tokens(static_cast<size_t>(cores), 0.0);
+  for (int c = local.begin; c < local.end; ++c) {
+    const translation::PackedRows& share = shares[static_cast<size_t>(c - local.begin)];
+    if (share.rows != per_core) {
+      return Status::InvalidArgument("functional transformer: core " + std::to_string(c) + "'s share has " +
+                                     std::to_string(share.rows) + " rows, not " + std::to_string(per_core));
+    }
+    for (int32_t s : share.targets_segmentation) core_tokens[static_cast<size_t>(c)] += s != 0;
+  }
+  PODBENCH_RETURN_IF_ERROR(dp_->ShareCoreValues(core_tokens));
+  const auto tokens = static_cast<int64_t>(std::accumulate(core_tokens.begin(), core_tokens.end(), 0.0));
+  if (tokens == 0) return Status::InvalidArgument("functional transformer: the batch has no target tokens");
   std::vector<double> loss(static_cast<size_t>(cores), 0.0);
   ++step_;
   auto work = [&](int c) -> Status {
-    translation::PackedRows& share = shares_[static_cast<size_t>(c)];
-    batch.Gather(order, c * per_core, per_core, &share);
     StepContext ctx;
     ctx.seed = cfg_.seed;
     ctx.step = step_;
     ctx.core = c;
     ctx.loss_scale = 1.0 / static_cast<double>(tokens);
-    PODBENCH_ASSIGN_OR_RETURN(auto r, cores_[static_cast<size_t>(c)]->TrainStep(dp_->weights(c), share, ctx,
-                                                                                dp_->gradient(c)));
+    PODBENCH_ASSIGN_OR_RETURN(auto r, cores_[static_cast<size_t>(c)]->TrainStep(
+                                          dp_->weights(c), shares[static_cast<size_t>(c - local.begin)], ctx,
+                                          dp_->gradient(c)));
     loss[static_cast<size_t>(c)] = r.first;
     return Status::Ok();
   };

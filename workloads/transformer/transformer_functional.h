@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "base/status.h"
@@ -62,6 +63,11 @@ class FunctionalTransformer {
   // gradient summation. Returns the loss per target token. InvalidArgument
   // for a batch of another row count.
   Result<double> ComputeGradients(const translation::PackedRows& batch);
+  // The same with only this process's cores' rows: shares[k] is core
+  // parallel().local_cores().begin + k's global_batch / cores rows (the
+  // other cores' token counts come from their ranks). Bitwise the batch form
+  // when the shares are its rows. InvalidArgument for other counts.
+  Result<double> ComputeGradients(std::span<const translation::PackedRows> shares);
   // Adam with learning rate `lr` on the gradient of the last ComputeGradients.
   Status Update(double lr);
 
@@ -79,6 +85,8 @@ class FunctionalTransformer {
   int64_t num_parameters() const { return layout_.total; }
   const ParameterLayout& layout() const { return layout_; }
   const functional::DataParallel& parallel() const { return *dp_; }
+  // For the session's exchanges between ranks (ShareCoreValues).
+  functional::DataParallel& parallel() { return *dp_; }
   int64_t steps() const { return step_; }
   // Sets every replica's weights (tests). REQUIRES: w.size() == num_parameters().
   void SetWeights(std::span<const float> w) { dp_->SetWeights(w); }
@@ -91,7 +99,7 @@ class FunctionalTransformer {
   std::vector<std::unique_ptr<TransformerCore>> cores_;
   std::vector<float> adam_m_, adam_v_;  // indexed like the parameters; each core touches its shard
   int64_t step_ = 0;
-  std::vector<translation::PackedRows> shares_;
+  std::vector<translation::PackedRows> shares_;  // per local core, for the batch form
 };
 
 }  // namespace podbench::transformer

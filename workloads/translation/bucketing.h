@@ -1,18 +1,26 @@
 // Length bucketing of translation examples, as Google's v0.6 GNMT input
 // pipeline does it (../shared/reference/gnmt-v0.6.md section 3,
-// G/utils/iterator_utils.py):
+// G/utils/iterator_utils.py), with each core's examples its own, as each
+// host of a TF job reads its own input:
 //   - bucket width = (max_length + buckets - 1) / buckets, and an example's
 //     bucket id = min(buckets, max(source_length / width, target_length /
 //     width)) (Google: 48 and 5 buckets, width 10; lengths <= 48 give ids
 //     0 to 4);
-//   - the examples, shuffled, are grouped by bucket id and every global
-//     batch is taken from one bucket only (group_by_window with window =
-//     the global batch, then batch with drop_remainder): a bucket emits a
-//     batch when it has collected that many examples;
-//   - the stream repeats: a new pass reshuffles, and examples still waiting
-//     in a bucket at the end of a pass stay there for the next;
-//   - a batch is padded to its own longest source and target only, so the
-//     LSTM loops run to the batch's longest sequence.
+//   - every global batch is taken from one bucket only (group_by_window,
+//     then batch with drop_remainder): `per_core` examples of that bucket
+//     from every core;
+//   - the stream repeats in passes. In each pass every core shuffles its own
+//     examples (a generator per core) and appends them in that order to its
+//     per-bucket queues; bucket b then gives k_b = min over the cores of
+//     (that core's bucket-b queue / per_core) batches, in an order shuffled
+//     by a generator every process seeds alike. Examples a queue does not
+//     give this pass wait (first in, first out) for the next;
+//   - a core's share of a batch is padded to its own longest source and
+//     target only, so the LSTM loops run to the share's longest sequence.
+// The batches' buckets depend only on every core's count of examples per
+// bucket, so a process holding some of the cores (an `mpirun` rank) gets the
+// same sequence of buckets, and the same examples for its cores, as one
+// process holding them all, without the other cores' examples.
 // Lengths are token counts as the model sees them (end-of-sentence
 // included).
 #pragma once
@@ -34,29 +42,47 @@ struct BucketSpec {
   int BucketOf(int64_t source_length, int64_t target_length) const;
 };
 
+// The bucket ids of `examples`. InvalidArgument for a bad spec or an
+// example longer than spec.max_length.
+Result<std::vector<int>> BucketsOf(const std::vector<TokenPair>& examples, const BucketSpec& spec);
+
 class BucketedBatches {
  public:
-  // InvalidArgument for a bad spec, batch < 1, no examples, or an example
-  // longer than spec.max_length.
-  static Result<BucketedBatches> Create(const std::vector<TokenPair>& examples, const BucketSpec& spec,
-                                        int64_t batch, uint64_t seed);
+  // counts[c][b]: core c's examples in bucket b, for every core c and every
+  // id b in [0, spec.buckets]; buckets_of[k]: the bucket ids (BucketsOf) of
+  // core first_core + k's examples, for the cores this process holds.
+  // InvalidArgument for a bad spec, per_core < 1, counts not of that shape
+  // or not matching buckets_of, or no bucket with per_core examples on every
+  // core (the message gives the smallest core's count).
+  static Result<BucketedBatches> Create(const BucketSpec& spec, int64_t per_core,
+                                        std::vector<std::vector<int64_t>> counts, int first_core,
+                                        std::vector<std::vector<int>> buckets_of, uint64_t seed);
 
-  // The indices (into the examples) of the next global batch: `batch`
-  // examples of one bucket.
-  std::vector<int64_t> Next();
-  int bucket_of(int64_t example) const { return bucket_[static_cast<size_t>(example)]; }
-  // Batches in one pass over the examples, int(examples / batch) as Google
-  // counts steps per epoch (G/estimator.py).
-  int64_t batches_per_pass() const { return static_cast<int64_t>(bucket_.size()) / batch_; }
+  struct Batch {
+    int bucket = 0;
+    // examples[k]: per_core indices into core first_core + k's examples.
+    std::vector<std::vector<int64_t>> examples;
+  };
+  // The next global batch.
+  Batch Next();
+  // Batches in one pass, int(every core's examples / (cores * per_core)),
+  // as Google counts steps per epoch (G/estimator.py).
+  int64_t batches_per_pass() const { return batches_per_pass_; }
 
  private:
   BucketedBatches() = default;
-  std::vector<int> bucket_;
-  int64_t batch_ = 0;
-  std::vector<int64_t> order_;
-  size_t cursor_ = 0;
-  std::vector<std::vector<int64_t>> waiting_;  // per bucket id
-  std::mt19937_64 rng_;
+  void StartPass();
+
+  int64_t per_core_ = 0;
+  int64_t batches_per_pass_ = 0;
+  std::vector<std::vector<int64_t>> waiting_count_;  // [core][bucket]: every core's queue lengths
+  std::vector<std::vector<int64_t>> counts_;         // [core][bucket]: examples per pass
+  std::vector<std::vector<int>> buckets_of_;         // [local core][example]
+  std::vector<std::vector<std::vector<int64_t>>> queue_;  // [local core][bucket]: waiting examples, oldest first
+  std::vector<std::vector<size_t>> head_;                 // [local core][bucket]: first not yet given
+  std::vector<std::mt19937_64> core_rng_;                 // per local core
+  std::mt19937_64 schedule_rng_;
+  std::vector<int> schedule_;  // this pass's remaining batches' buckets, next last
 };
 
 // Rows of one example each (segment 1 on its tokens, positions from 0,

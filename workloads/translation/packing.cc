@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <numeric>
 
 namespace podbench::translation {
 namespace {
@@ -109,6 +110,13 @@ void PackedRows::Gather(const std::vector<int64_t>& order, int64_t first, int64_
     const auto row = out->targets_segmentation.begin() + r * length;
     out->examples += *std::max_element(row, row + length);
   }
+}
+
+void PackedRows::SharesOfCores(int begin, int end, int64_t per_core, std::vector<PackedRows>* out) const {
+  std::vector<int64_t> order(static_cast<size_t>(rows));
+  std::iota(order.begin(), order.end(), 0);
+  out->resize(static_cast<size_t>(end - begin));
+  for (int c = begin; c < end; ++c) Gather(order, c * per_core, per_core, &(*out)[static_cast<size_t>(c - begin)]);
 }
 
 }  // namespace podbench::translation

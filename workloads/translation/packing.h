@@ -32,6 +32,10 @@ struct PackedRows {
 
   // Copies rows `order[first .. first + count)` (indices into this) to `out`.
   void Gather(const std::vector<int64_t>& order, int64_t first, int64_t count, PackedRows* out) const;
+  // For a batch dealt to the cores in consecutive blocks of `per_core` rows
+  // (core c: rows [c per_core, (c + 1) per_core)): the shares of cores
+  // [begin, end), out[k] core begin + k's. REQUIRES: end * per_core <= rows.
+  void SharesOfCores(int begin, int end, int64_t per_core, std::vector<PackedRows>* out) const;
 };
 
 // InvalidArgument when an example's source or target is empty or longer

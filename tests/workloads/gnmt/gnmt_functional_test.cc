@@ -48,7 +48,7 @@ std::vector<float> OneStep(FunctionalConfig cfg, double* loss, std::vector<doubl
   EXPECT_TRUE(t.ok()) << t.status().ToString();
   if (!t.ok()) return {};
   const auto& d = SmallData();
-  const translation::PackedRows batch = translation::PadBatch(d.train, {0, 1, 2, 3, 4, 5, 6, 7});
+  const translation::PackedRows batch = translation::PadBatch(d.train[0], {0, 1, 2, 3, 4, 5, 6, 7});
   auto l = (*t)->ComputeGradients(batch);
   EXPECT_TRUE(l.ok()) << l.status().ToString();
   if (!l.ok()) return {};
@@ -78,7 +78,12 @@ TEST(FunctionalGnmtTest, EightCoresMatchOneCoreAfterAStep) {
   EXPECT_NEAR(l1, l8, 1e-6 * l1);
   double worst = 0;
   for (size_t i = 0; i < w1.size(); ++i) worst = std::max(worst, static_cast<double>(std::abs(w1[i] - w8[i])));
-  EXPECT_LE(worst, 1e-5);
+  // Adam's first step moves a weight by lr g / (|g| + epsilon): about lr
+  // whatever g, except where |g| is near epsilon (1e-8), where the rounding
+  // of the cores' summation shows. On this data one weight's gradient is
+  // about 3e-9 and its step differs by 2.2e-5 (lr 1e-3); every other step
+  // agrees far closer.
+  EXPECT_LE(worst, 5e-5);
   std::cout << "8 cores vs 1 core after a step: largest parameter difference " << worst << "\n";
 }
 
@@ -118,12 +123,34 @@ TEST(FunctionalGnmtTest, TrainsAndTranslatesOverTheCores) {
   FunctionalConfig c = Config(8);
   auto t = FunctionalGnmt::Create(c);
   ASSERT_TRUE(t.ok());
+  // The session's path: each core's own examples, bucketed per core, one
+  // bucket per global batch, each core's share padded to its own length.
   const auto& d = SmallData();
-  auto batches = translation::BucketedBatches::Create(d.train, {40, 4}, 8, 1);
-  ASSERT_TRUE(batches.ok());
+  translation::TranslationDataSpec spec;
+  spec.train_sentences = 200;
+  spec.eval_sentences = 10;
+  spec.vocab_size = 120;
+  spec.max_length = 40;
+  auto per_core = translation::MakeTranslationData(spec, 8, {0, 8});
+  ASSERT_TRUE(per_core.ok()) << per_core.status().ToString();
+  const translation::BucketSpec buckets{40, 4};
+  std::vector<std::vector<int>> ids;
+  std::vector<std::vector<int64_t>> counts;
+  for (const auto& examples : per_core->train) {
+    auto b = translation::BucketsOf(examples, buckets);
+    ASSERT_TRUE(b.ok());
+    counts.emplace_back(5, 0);
+    for (int id : *b) ++counts.back()[static_cast<size_t>(id)];
+    ids.push_back(*b);
+  }
+  auto batches = translation::BucketedBatches::Create(buckets, 1, counts, 0, ids, 1);
+  ASSERT_TRUE(batches.ok()) << batches.status().ToString();
   double first = 0, last = 0;
   for (int s = 0; s < 12; ++s) {
-    auto loss = (*t)->ComputeGradients(translation::PadBatch(d.train, batches->Next()));
+    const auto next = batches->Next();
+    std::vector<translation::PackedRows> shares;
+    for (size_t k = 0; k < 8; ++k) shares.push_back(translation::PadBatch(per_core->train[k], next.examples[k]));
+    auto loss = (*t)->ComputeGradients(shares);
     ASSERT_TRUE(loss.ok()) << loss.status().ToString();
     (s == 0 ? first : last) = *loss;
     ASSERT_TRUE((*t)->Update(3e-3).ok());

@@ -29,7 +29,7 @@ const Data& SmallData() {
     spec.max_length = 40;
     auto d = translation::MakeTranslationData(spec);
     EXPECT_TRUE(d.ok()) << d.status().ToString();
-    auto rows = translation::PackExamples(d->train, 48);
+    auto rows = translation::PackExamples(d->train[0], 48);
     EXPECT_TRUE(rows.ok());
     return new Data{std::move(d).value(), std::move(rows).value()};
   }();

@@ -1,7 +1,10 @@
 // Length bucketing as Google's v0.6 GNMT pipeline does it: the bucket id
-// from the lengths, one bucket per batch, examples waiting across passes,
-// and batches padded to their own longest sequence.
+// from the lengths, one bucket per global batch on every core, examples
+// waiting across passes, a rank's cores' batches computed without the other
+// cores' examples, and batches padded to their own longest sequence.
+#include <numeric>
 #include <set>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -31,21 +34,87 @@ std::vector<TokenPair> Pairs(int n) {
   return v;
 }
 
+// The bucket ids of `examples` and their count per id (ids 0..buckets).
+struct Buckets {
+  std::vector<int> ids;
+  std::vector<int64_t> counts;
+};
+Buckets Of(const std::vector<TokenPair>& examples, const BucketSpec& spec) {
+  auto ids = BucketsOf(examples, spec);
+  EXPECT_TRUE(ids.ok()) << ids.status().ToString();
+  Buckets b{*ids, std::vector<int64_t>(static_cast<size_t>(spec.buckets) + 1, 0)};
+  for (int id : b.ids) ++b.counts[static_cast<size_t>(id)];
+  return b;
+}
+
 TEST(BucketingTest, EveryBatchHoldsOneBucketAndEveryExampleComesOnce) {
   const auto ex = Pairs(200);
-  auto b = BucketedBatches::Create(ex, {30, 3}, 8, 7);
+  const BucketSpec spec{30, 3};
+  const Buckets one = Of(ex, spec);
+  auto b = BucketedBatches::Create(spec, 8, {one.counts}, 0, {one.ids}, 7);
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_EQ(b->batches_per_pass(), 25);
+  // The first pass: every bucket's full batches.
+  int64_t first_pass = 0;
+  for (int64_t n : one.counts) first_pass += n / 8;
   std::multiset<int64_t> seen;
-  for (int k = 0; k < 20; ++k) {
-    const std::vector<int64_t> batch = b->Next();
-    ASSERT_EQ(batch.size(), 8u);
-    for (int64_t e : batch) {
-      EXPECT_EQ(b->bucket_of(e), b->bucket_of(batch[0]));
+  for (int64_t k = 0; k < first_pass; ++k) {
+    const BucketedBatches::Batch batch = b->Next();
+    ASSERT_EQ(batch.examples.size(), 1u);
+    ASSERT_EQ(batch.examples[0].size(), 8u);
+    for (int64_t e : batch.examples[0]) {
+      EXPECT_EQ(one.ids[static_cast<size_t>(e)], batch.bucket);
       seen.insert(e);
     }
   }
   for (int64_t e : seen) EXPECT_EQ(seen.count(e), 1u) << "within a pass an example comes once";
+  // Later passes: what waited comes first, every batch still one bucket.
+  for (int k = 0; k < 60; ++k) {
+    const BucketedBatches::Batch batch = b->Next();
+    for (int64_t e : batch.examples[0]) EXPECT_EQ(one.ids[static_cast<size_t>(e)], batch.bucket);
+  }
+}
+
+// Four cores, each with its own examples: every global batch takes one
+// bucket on every core, and a process holding cores [2, 4) only (an mpirun
+// rank, given every core's counts but no other core's examples) gets the
+// same buckets and, for its cores, the same examples.
+TEST(BucketingTest, EveryCoreTakesTheSameBucketAndARankSeesItsCoresAlone) {
+  const BucketSpec spec{30, 3};
+  std::vector<std::vector<TokenPair>> core_examples;
+  std::vector<Buckets> per;
+  std::vector<std::vector<int64_t>> counts;
+  std::vector<std::vector<int>> ids;
+  for (int c = 0; c < 4; ++c) {
+    auto all = Pairs(200 + 7 * c);
+    core_examples.emplace_back(all.begin() + 3 * c, all.end());  // unequal cores
+    per.push_back(Of(core_examples.back(), spec));
+    counts.push_back(per.back().counts);
+    ids.push_back(per.back().ids);
+  }
+  auto whole = BucketedBatches::Create(spec, 2, counts, 0, ids, 11);
+  auto rank = BucketedBatches::Create(spec, 2, counts, 2, {ids[2], ids[3]}, 11);
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  ASSERT_TRUE(rank.ok()) << rank.status().ToString();
+  int64_t total = 0;
+  for (const auto& n : counts) total += std::accumulate(n.begin(), n.end(), int64_t{0});
+  EXPECT_EQ(whole->batches_per_pass(), total / 8);
+  std::set<int> buckets_seen;
+  for (int k = 0; k < 300; ++k) {
+    const auto w = whole->Next();
+    const auto r = rank->Next();
+    ASSERT_EQ(w.examples.size(), 4u);
+    ASSERT_EQ(r.examples.size(), 2u);
+    EXPECT_EQ(r.bucket, w.bucket) << "batch " << k;
+    EXPECT_EQ(r.examples[0], w.examples[2]) << "batch " << k;
+    EXPECT_EQ(r.examples[1], w.examples[3]) << "batch " << k;
+    buckets_seen.insert(w.bucket);
+    for (size_t c = 0; c < 4; ++c) {
+      ASSERT_EQ(w.examples[c].size(), 2u);
+      for (int64_t e : w.examples[c]) EXPECT_EQ(per[c].ids[static_cast<size_t>(e)], w.bucket);
+    }
+  }
+  EXPECT_GT(buckets_seen.size(), 1u);
 }
 
 TEST(BucketingTest, PadBatchRunsToTheLongestSequence) {
@@ -58,9 +127,16 @@ TEST(BucketingTest, PadBatchRunsToTheLongestSequence) {
 }
 
 TEST(BucketingTest, BadInputsAreErrors) {
-  EXPECT_FALSE(BucketedBatches::Create(Pairs(10), {30, 3}, 0, 1).ok());
-  EXPECT_FALSE(BucketedBatches::Create({}, {30, 3}, 4, 1).ok());
-  auto r = BucketedBatches::Create(Pairs(10), {5, 3}, 4, 1);
+  const BucketSpec spec{30, 3};
+  const Buckets ten = Of(Pairs(10), spec);
+  EXPECT_FALSE(BucketedBatches::Create(spec, 0, {ten.counts}, 0, {ten.ids}, 1).ok()) << "per_core 0";
+  EXPECT_FALSE(BucketedBatches::Create(spec, 1, {{1, 2}}, 0, {}, 1).ok()) << "counts of another shape";
+  EXPECT_FALSE(BucketedBatches::Create(spec, 1, {ten.counts}, 0, {{0}}, 1).ok()) << "ids not matching counts";
+  auto none = BucketedBatches::Create(spec, 7, {ten.counts}, 0, {ten.ids}, 1);  // the fullest bucket has 6
+  ASSERT_FALSE(none.ok()) << "no bucket fills a share";
+  EXPECT_NE(none.status().ToString().find("no length bucket has 7 examples"), std::string::npos)
+      << none.status().ToString();
+  auto r = BucketsOf(Pairs(10), {5, 3});
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().ToString().find("longer than max_length 5"), std::string::npos);
 }

@@ -87,10 +87,11 @@ TEST(TranslationDataTest, DropsLongTrainingExamplesOnly) {
   spec.max_length = 1000;
   auto all = MakeTranslationData(spec);
   ASSERT_TRUE(all.ok()) << all.status().ToString();
-  EXPECT_EQ(all->dropped, 0);
-  EXPECT_EQ(all->train.size(), 600u);
+  EXPECT_EQ(all->dropped, (std::vector<int64_t>{0}));
+  ASSERT_EQ(all->train.size(), 1u) << "one core by default";
+  EXPECT_EQ(all->train[0].size(), 600u);
   size_t longest = 0;
-  for (const auto& t : all->train) {
+  for (const auto& t : all->train[0]) {
     longest = std::max({longest, t.source.size(), t.target.size()});
     EXPECT_EQ(t.source.back(), kEosId);
     EXPECT_EQ(t.target.back(), kEosId);
@@ -98,9 +99,9 @@ TEST(TranslationDataTest, DropsLongTrainingExamplesOnly) {
   spec.max_length = static_cast<int64_t>(longest) - 4;
   auto some = MakeTranslationData(spec);
   ASSERT_TRUE(some.ok());
-  EXPECT_GT(some->dropped, 0);
-  EXPECT_EQ(some->dropped + static_cast<int64_t>(some->train.size()), 600);
-  for (const auto& t : some->train) {
+  EXPECT_GT(some->dropped[0], 0);
+  EXPECT_EQ(some->dropped[0] + static_cast<int64_t>(some->train[0].size()), 600);
+  for (const auto& t : some->train[0]) {
     EXPECT_LE(static_cast<int64_t>(t.source.size()), spec.max_length);
     EXPECT_LE(static_cast<int64_t>(t.target.size()), spec.max_length);
   }
@@ -110,6 +111,9 @@ TEST(TranslationDataTest, DropsLongTrainingExamplesOnly) {
   EXPECT_EQ(some->vocab.Decode(some->eval_sources[3]), some->eval_source_text[3]);
   spec.eval_sentences = 0;
   EXPECT_FALSE(MakeTranslationData(spec).ok());
+  spec.eval_sentences = 50;
+  EXPECT_FALSE(MakeTranslationData(spec, 4, {2, 5}).ok()) << "cores outside the slice";
+  EXPECT_FALSE(MakeTranslationData(spec, 4, {2, 2}).ok()) << "no cores";
 }
 
 }  // namespace
