@@ -76,15 +76,36 @@ TEST(FunctionalGnmtTest, EightCoresMatchOneCoreAfterAStep) {
   ASSERT_EQ(w1.size(), w8.size());
   ASSERT_FALSE(w1.empty());
   EXPECT_NEAR(l1, l8, 1e-6 * l1);
-  double worst = 0;
-  for (size_t i = 0; i < w1.size(); ++i) worst = std::max(worst, static_cast<double>(std::abs(w1[i] - w8[i])));
-  // Adam's first step moves a weight by lr g / (|g| + epsilon): about lr
-  // whatever g, except where |g| is near epsilon (1e-8), where the rounding
-  // of the cores' summation shows. On this data one weight's gradient is
-  // about 3e-9 and its step differs by 2.2e-5 (lr 1e-3); every other step
-  // agrees far closer.
-  EXPECT_LE(worst, 5e-5);
-  std::cout << "8 cores vs 1 core after a step: largest parameter difference " << worst << "\n";
+  // The starting weights (the same seed for both).
+  auto start = FunctionalGnmt::Create(one);
+  ASSERT_TRUE(start.ok()) << start.status().ToString();
+  const float* w0 = (*start)->weights(0);
+  // Adam's first step (TF's, bias-corrected) moves a weight by
+  // lr g / (|g| + epsilon / sqrt(1 - beta2)) = lr g / (|g| + 3.2e-7): lr
+  // whatever g once |g| is well above 3.2e-7, but for smaller gradients the
+  // step is proportional to g, so it shows the rounding of the cores' sums
+  // (lr / 3.2e-7 = 3,200x the gradient's difference). The 1e-5 holds
+  // for every weight whose step is saturated (|step| >= 0.9 lr, i.e. |g| >=
+  // ~3e-6); the rest (near-zero gradients, or none: rows of
+  // tokens not in the batch) get 5e-5 (on this data one
+  // weight, g ~ 3e-9, differs by 2.2e-5).
+  const double lr = 1e-3;
+  double worst = 0, worst_small = 0;
+  size_t small = 0;
+  for (size_t i = 0; i < w1.size(); ++i) {
+    const double diff = std::abs(static_cast<double>(w1[i]) - w8[i]);
+    if (std::abs(static_cast<double>(w1[i]) - w0[i]) >= 0.9 * lr) {
+      worst = std::max(worst, diff);
+    } else {
+      ++small;
+      worst_small = std::max(worst_small, diff);
+    }
+  }
+  EXPECT_LE(worst, 1e-5);
+  EXPECT_LE(worst_small, 5e-5);
+  EXPECT_GT(w1.size() - small, w1.size() / 2) << "most weights should take a full first step";
+  std::cout << "8 cores vs 1 core after a step: largest parameter difference " << worst << " (" << w1.size() - small
+            << " saturated steps), " << worst_small << " (" << small << " steps of near-zero gradients)\n";
 }
 
 TEST(FunctionalGnmtTest, EachCoreClipsItsOwnGradientBeforeTheSum) {
