@@ -103,6 +103,7 @@ Result<Batch> InputPipeline::Build(int64_t global_batch, const std::vector<uint3
   batch.images.resize(per_image * static_cast<size_t>(opt_.batch_size));
   batch.labels.resize(static_cast<size_t>(opt_.batch_size));
   for (int i = 0; i < opt_.batch_size; ++i) {
+    if (opt_.row_needed && !opt_.row_needed(i)) continue;  // zeros, as resized above
     size_t pos = static_cast<size_t>(batch.index * opt_.batch_size + i);
     uint32_t id = order[pos];
     PODBENCH_ASSIGN_OR_RETURN(LabeledImage li, source_->Get(id));

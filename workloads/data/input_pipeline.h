@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -41,6 +42,12 @@ struct PipelineOptions {
   uint64_t seed = 0;
   int shard_index = 0;           // this host, of num_shards
   int num_shards = 1;
+  // Which rows of each batch this process needs (null = all): a row it does
+  // not need is never read or decoded; its pixels and label are zeros. The
+  // rows it needs are bitwise those of a pipeline without the filter, since
+  // the order and each image's augmentation depend only on (seed, epoch,
+  // image). Called from the worker threads: it must be thread-safe.
+  std::function<bool(int64_t row)> row_needed;
 };
 
 struct Batch {

@@ -85,6 +85,7 @@ Status FunctionalData::OpenJpeg(data::SyntheticImageSpec spec) {
   o.threads = cfg_.input_threads;
   o.prefetch = 4;
   o.seed = cfg_.seed;
+  o.row_needed = cfg_.train_row_needed;
   PODBENCH_ASSIGN_OR_RETURN(auto train_src, data::ImageFolderSource::Open(root / "train"));
   PODBENCH_ASSIGN_OR_RETURN(auto val_src, data::ImageFolderSource::Open(root / "val"));
   if (static_cast<int64_t>(train_src->size()) != train_n || static_cast<int64_t>(val_src->size()) != eval_n) {
@@ -92,9 +93,10 @@ Status FunctionalData::OpenJpeg(data::SyntheticImageSpec spec) {
                               std::to_string(eval_n) + " held-out JPEGs; delete the folder to rewrite it");
   }
   const size_t img = static_cast<size_t>(side) * static_cast<size_t>(side) * 3;
-  eval_x_.resize(img * static_cast<size_t>(eval_n));
-  eval_y_.resize(static_cast<size_t>(eval_n));
+  eval_x_.assign(img * static_cast<size_t>(eval_n), 0.f);
+  eval_y_.assign(static_cast<size_t>(eval_n), 0);
   for (size_t i = 0; i < val_src->size(); ++i) {
+    if (cfg_.eval_image_needed && !cfg_.eval_image_needed(static_cast<int64_t>(i))) continue;
     PODBENCH_ASSIGN_OR_RETURN(data::LabeledImage li, val_src->Get(i));
     const data::CropWindow win = data::CenterCropWindow(li.image.height, li.image.width, o.eval_crop_fraction);
     data::ResizeNormalize(li.image, win, side, side, false, o.mean, o.stddev, eval_x_.data() + img * i);

@@ -30,13 +30,15 @@ struct FunctionalDataConfig {
   std::filesystem::path cache_dir;
   int input_threads = 2;
   uint64_t seed = 0;             // the run's: shuffles, flips, crops
-  // Over MPI ranks (memory input): whether this process needs row `row` of
-  // a training batch, or held-out image `i`
-  // (FunctionalResNet::IsLocalTrainRow / IsLocalEvalImage). Images it does
-  // not need are never generated: their batch rows, held-out images and
-  // labels are zeros. Shuffles and flips are drawn for every row, as in one
-  // process, so the rows it needs are bitwise one process's. Null = all.
-  // input=jpeg ignores them (the pipeline decodes whole batches).
+  // Over MPI ranks: whether this process needs row `row` of a training
+  // batch, or held-out image `i` (FunctionalResNet::IsLocalTrainRow /
+  // IsLocalEvalImage). Images it does not need are never generated (memory)
+  // or read and decoded (jpeg: the pipeline skips those rows): their batch
+  // rows, held-out images and labels are zeros. Shuffles, flips and crops
+  // are drawn as in one process, so the rows it needs are bitwise one
+  // process's. Null = all. (input=jpeg still writes the whole JPEG tree once
+  // per cache folder: that is the dataset on disk, as ImageNet is, not the
+  // run's reading of it.)
   std::function<bool(int64_t row)> train_row_needed;
   std::function<bool(int64_t i)> eval_image_needed;
 };
@@ -57,7 +59,8 @@ class FunctionalData {
   const std::vector<int32_t>& eval_labels() const { return eval_y_; }
   // Memory input: the indices of the training and held-out images this
   // process has generated so far, ascending (training images are generated
-  // when a batch first needs them). For the data-sharding tests.
+  // when a batch first needs them). For the data-sharding tests. (The JPEG
+  // pipeline's equivalent is tested in input_pipeline_test.)
   std::vector<int64_t> GeneratedTrainImages() const;
   std::vector<int64_t> GeneratedEvalImages() const;
 

@@ -1,6 +1,7 @@
 #include "workloads/data/input_pipeline.h"
 
 #include <fstream>
+#include <mutex>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -85,6 +86,72 @@ TEST(InputPipelineTest, ShardsAreDisjointAndCoverTheData) {
     }
   }
   EXPECT_EQ(seen.size(), 64u);
+}
+
+// A source that records every image it is asked for (from any worker).
+class RecordingSource : public ImageSource {
+ public:
+  explicit RecordingSource(std::shared_ptr<const ImageSource> inner) : inner_(std::move(inner)) {}
+  size_t size() const override { return inner_->size(); }
+  int num_classes() const override { return inner_->num_classes(); }
+  Result<LabeledImage> Get(size_t index) const override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      read_.insert(index);
+    }
+    return inner_->Get(index);
+  }
+  std::set<size_t> read() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return read_;
+  }
+
+ private:
+  std::shared_ptr<const ImageSource> inner_;
+  mutable std::mutex mu_;
+  mutable std::set<size_t> read_;
+};
+
+// Issue 37 item 3 for input=jpeg: an MPI rank that needs only some rows of
+// each batch (its cores') reads no other image, and the rows it needs are
+// bitwise the unfiltered pipeline's (crops and flips included).
+TEST(InputPipelineTest, RowFilterReadsOnlyTheNeededRowsAndKeepsThemBitwise) {
+  SyntheticImageSpec spec;
+  auto plain = MakeSyntheticSource(spec, 64);
+  PipelineOptions o = SmallOptions();
+  o.threads = 2;
+  auto all_src = std::make_shared<RecordingSource>(plain);
+  const std::vector<Batch> all = Take(all_src, o, 12);  // 1.5 epochs of 8 batches
+  auto rank_src = std::make_shared<RecordingSource>(plain);
+  o.row_needed = [](int64_t row) { return row >= 2 && row < 5; };  // rows 2-4 of each batch of 8
+  const std::vector<Batch> mine = Take(rank_src, o, 12);
+  const size_t per = 24u * 24u * 3u;
+  ASSERT_EQ(all.size(), mine.size());
+  for (size_t b = 0; b < all.size(); ++b) {
+    for (int i = 0; i < o.batch_size; ++i) {
+      const auto from = static_cast<long>(per * static_cast<size_t>(i)), to = from + static_cast<long>(per);
+      const std::vector<float> want(all[b].images.begin() + from, all[b].images.begin() + to);
+      const std::vector<float> got(mine[b].images.begin() + from, mine[b].images.begin() + to);
+      if (i >= 2 && i < 5) {
+        EXPECT_EQ(got, want) << "batch " << b << " row " << i;
+        EXPECT_EQ(mine[b].labels[static_cast<size_t>(i)], all[b].labels[static_cast<size_t>(i)]);
+      } else {
+        EXPECT_EQ(got, std::vector<float>(per, 0.f)) << "batch " << b << " row " << i;
+        EXPECT_EQ(mine[b].labels[static_cast<size_t>(i)], 0);
+      }
+    }
+  }
+  EXPECT_LT(rank_src->read().size(), all_src->read().size());
+  // Unshuffled, row i of batch k is image 8 (k mod 8) + i, so the images
+  // read must be exactly rows 2-4's, whatever the workers prefetch.
+  o.shuffle = false;
+  auto ordered_src = std::make_shared<RecordingSource>(plain);
+  (void)Take(ordered_src, o, 12);
+  std::set<size_t> want_reads;
+  for (size_t k = 0; k < 8; ++k) {
+    for (size_t i = 2; i < 5; ++i) want_reads.insert(8 * k + i);
+  }
+  EXPECT_EQ(ordered_src->read(), want_reads);
 }
 
 TEST(InputPipelineTest, FlipMirrorsAndNormalises) {
