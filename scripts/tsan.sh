@@ -3,7 +3,8 @@
 # the functional collectives (one thread per emulated core), functional
 # ResNet training (one thread per emulated core, batch-norm and gradient
 # all-reduces between them), and the shared data-parallel machinery with the
-# functional Transformer trained on it. The threads an MPI rank runs (its
+# functional Transformer trained on it, and MiniGo's loop (self-play beside
+# training on two threads of the kernels' pool). The threads an MPI rank runs (its
 # cores' threads, taking turns at the rank group) are covered by
 # data_parallel_test's ranks-as-threads group (OverRanksEqualsOneProcessBitwise):
 # the same DataParallel code over a topology::RankGroup, without OpenMPI,
@@ -17,7 +18,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-build/tsan}
 tests=(kernels/kernels_thread_pool_test topology/topology_functional_test workloads/resnet/resnet_functional_test
-       workloads/functional/data_parallel_test workloads/transformer/transformer_functional_test)
+       workloads/functional/data_parallel_test workloads/transformer/transformer_functional_test
+       workloads/minigo/minigo_functional_test)
 probe=$(mktemp -d)
 trap 'rm -rf "$probe"' EXIT
 echo 'int main() { return 0; }' > "$probe/p.cc"
