@@ -233,7 +233,8 @@ enum class RunEnd {
   // benchmark but MiniGo).
   kRunStop,
   // When the training that made the winning model ended: the end of the
-  // epoch whose evaluation reached every target. v0.6 scores MiniGo so (to
+  // epoch whose evaluation reached every target, or the save inside it that
+  // BlockResult::model_saved_offset_s gives. v0.6 scores MiniGo so (to
   // eval_result's metadata.timestamp, the winning model's save time), which
   // precedes run_stop by the evaluation that found it. The workload logs
   // that time through a WorkloadEvent with end_time_field set.
@@ -251,14 +252,15 @@ enum class RunEnd {
 //   - WorkloadDescription::init_events: between init_start and init_stop,
 //     after the logged hyperparameters, in order;
 //   - BlockResult::events: inside epoch `epoch` of the block, right after its
-//     epoch_start (at_epoch_end false) or right before its epoch_stop (true);
+//     epoch_start (at_epoch_end false), right before its epoch_stop (true),
+//     or at an offset into it (AtEpochOffset);
 //   - EvalResult::events: right after that evaluation's eval_accuracy.
 // The harness refuses (Internal, naming the workload and key) a key it
 // writes itself (submission_*, cache_clear, init_*, run_*, block_*, epoch_*,
 // eval_start/stop/accuracy, a logged hyperparameter), a key that is not
 // letters, digits and '_', metadata that is not a dict or holds "file" or
 // "lineno", and an epoch outside the block. MiniGo's:
-//   WorkloadEvent("save_model", {{"iteration", g}}).AtEpochEnd(g)
+//   WorkloadEvent("save_model", {{"iteration", g}}).AtEpochOffset(g, save_s)
 //   WorkloadEvent("eval_result", nullptr, {{"iteration", g}}).EndTimeIn("timestamp")
 struct WorkloadEvent {
   WorkloadEvent() = default;
@@ -270,11 +272,21 @@ struct WorkloadEvent {
   WorkloadEvent& AtEpochStart(int64_t e) {
     epoch = e;
     at_epoch_end = false;
+    epoch_offset_s.reset();
     return *this;
   }
   WorkloadEvent& AtEpochEnd(int64_t e) {
     epoch = e;
     at_epoch_end = true;
+    epoch_offset_s.reset();
+    return *this;
+  }
+  // BlockResult::events: logged in epoch `e` at `seconds` emulated seconds
+  // after its epoch_start, in [0, the epoch's length] (else the harness
+  // refuses it: Internal), after the epoch_start events.
+  WorkloadEvent& AtEpochOffset(int64_t e, double seconds) {
+    epoch = e;
+    epoch_offset_s = seconds;
     return *this;
   }
   // EvalResult::events: see end_time_field.
@@ -291,6 +303,7 @@ struct WorkloadEvent {
   // BlockResult::events only: the epoch it is logged in, and where.
   int64_t epoch = 0;
   bool at_epoch_end = true;
+  std::optional<double> epoch_offset_s;  // set: logged there, at_epoch_end unused
   // EvalResult::events only, of the evaluation that reaches every target of
   // a RunEnd::kWinningModel workload: when set, the harness writes the run's
   // end time into metadata[end_time_field], in seconds after run_start at
@@ -374,6 +387,11 @@ struct BlockResult {
   // to converge, not an error).
   bool diverged = false;
   std::vector<WorkloadEvent> events;  // logged inside the block's epochs
+  // When the model Evaluate scores (the block's last epoch's) was saved, in
+  // emulated seconds after that epoch's start, in [0, its length]; unset:
+  // at its end. A RunEnd::kWinningModel run ends there (MiniGo saves its
+  // model before gating it, minigo-v0.6-loop.md §2).
+  std::optional<double> model_saved_offset_s;
   // Functional mode: the mean training loss over the block's steps, where the
   // workload computes one (not logged: MLPerf logs no training loss; tests
   // use it to see that a hyperparameter changed the training). NaN: none.

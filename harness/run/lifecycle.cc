@@ -280,28 +280,61 @@ Result<RunSummary> RunOnce(const EffectiveRunSettings& s, int index,
       if (!e.end_time_field.empty()) return Status::Internal(where + " asks for the run's end time");
     }
     const double per_epoch = block.time.total_s() / static_cast<double>(count);
+    // An offset into an epoch must lie inside it.
+    auto inside = [&](double offset, const std::string& what) -> Status {
+      if (offset >= 0 && offset <= per_epoch) return Status::Ok();
+      return Status::Internal(workload + ": " + what + " at " + std::to_string(offset) +
+                              " s into an epoch of " + std::to_string(per_epoch) + " s");
+    };
+    if (block.model_saved_offset_s) {
+      PODBENCH_RETURN_IF_ERROR(inside(*block.model_saved_offset_s, "the model's save"));
+    }
+    double last_epoch_start = em.now();
     for (int64_t epoch = next_epoch; epoch <= eval_epoch; ++epoch) {
       auto events_of = [&](bool at_end) -> Status {
         for (const WorkloadEvent& e : block.events) {
-          if (e.epoch == epoch && e.at_epoch_end == at_end) PODBENCH_RETURN_IF_ERROR(emit_event(e));
+          if (e.epoch == epoch && !e.epoch_offset_s && e.at_epoch_end == at_end) {
+            PODBENCH_RETURN_IF_ERROR(emit_event(e));
+          }
         }
         return Status::Ok();
       };
+      // The events at offsets into this epoch, in time order (stable).
+      std::vector<const WorkloadEvent*> timed;
+      for (const WorkloadEvent& e : block.events) {
+        if (e.epoch != epoch || !e.epoch_offset_s) continue;
+        PODBENCH_RETURN_IF_ERROR(inside(*e.epoch_offset_s, "event '" + e.key + "'"));
+        timed.push_back(&e);
+      }
+      std::stable_sort(timed.begin(), timed.end(), [](const WorkloadEvent* a, const WorkloadEvent* b) {
+        return *a->epoch_offset_s < *b->epoch_offset_s;
+      });
+      last_epoch_start = em.now();
       PODBENCH_RETURN_IF_ERROR(em.Emit("epoch_start", Value(), Meta({{"epoch_num", Value::Int(epoch)}})));
       PODBENCH_RETURN_IF_ERROR(events_of(false));
-      em.Advance(per_epoch);
+      double passed = 0;
+      for (const WorkloadEvent* e : timed) {
+        em.Advance(*e->epoch_offset_s - passed);
+        passed = *e->epoch_offset_s;
+        PODBENCH_RETURN_IF_ERROR(emit_event(*e));
+      }
+      em.Advance(per_epoch - passed);
       PODBENCH_RETURN_IF_ERROR(events_of(true));
       PODBENCH_RETURN_IF_ERROR(em.Emit("epoch_stop", Value(), Meta({{"epoch_num", Value::Int(epoch)}})));
     }
     sum.steps += block.steps;
     sum.train += block.time;
-    // The model this evaluation scores exists from here.
-    const double model_emulated = em.now();
+    // The model this evaluation scores exists from here: its save, or the
+    // end of the block.
+    const double model_emulated =
+        block.model_saved_offset_s ? last_epoch_start + *block.model_saved_offset_s : em.now();
     const double model_host = em.host_s();
 
     // Beside training, the evaluation waits for the evaluator; otherwise
-    // training waits for the evaluation.
-    const double eval_start = beside ? std::max(model_emulated, evaluator_free) : model_emulated;
+    // training waits for the evaluation. Either starts once the block's
+    // lines are written (a save inside the last epoch does not move it).
+    const double block_end = em.now();
+    const double eval_start = beside ? std::max(block_end, evaluator_free) : block_end;
     em.Schedule(eval_start, [&em, eval_start, eval_epoch] {
       return em.Write(eval_start, "eval_start", Value(), Meta({{"epoch_num", Value::Int(eval_epoch)}}));
     });

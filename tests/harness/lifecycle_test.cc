@@ -111,7 +111,8 @@ PODBENCH_REGISTER_WORKLOAD("test-maskrcnn", TwoMetricWorkload)->ScoredRuns(5);
 // ---------------------------------------------------------------- MiniGo's shape
 
 // One generation per epoch: self-play and training cost 10 emulated seconds
-// and end with save_model {"iteration": g}. The evaluation games of g
+// and end with save_model {"iteration": g} ("save_at" >= 0: that many
+// seconds into the generation, as MiniGo saves before gating). The evaluation games of g
 // ("eval_seconds" each) run beside the training of g+1. The win rate passes
 // 0.5 at generation "reach"; that evaluation logs eval_result with the run's
 // end time (the winning model's save time) under "timestamp". "bad_event"
@@ -119,7 +120,8 @@ PODBENCH_REGISTER_WORKLOAD("test-maskrcnn", TwoMetricWorkload)->ScoredRuns(5);
 class GoSession : public workloads::Session {
  public:
   explicit GoSession(const workloads::Hyperparameters& hp)
-      : reach_(hp.Int("reach")), eval_s_(hp.Float("eval_seconds")), bad_(hp.String("bad_event")) {}
+      : reach_(hp.Int("reach")), eval_s_(hp.Float("eval_seconds")), save_at_(hp.Float("save_at")),
+        bad_(hp.String("bad_event")) {}
   Result<double> Initialize() override { return 50.0; }
   Result<workloads::BlockResult> TrainBlock(int64_t first, int64_t epochs) override {
     workloads::BlockResult b;
@@ -127,6 +129,10 @@ class GoSession : public workloads::Session {
     b.time.mxu_s = 10.0 * static_cast<double>(epochs);
     for (int64_t g = first; g < first + epochs; ++g) {
       b.events.push_back(workloads::WorkloadEvent("save_model", {{"iteration", g}}).AtEpochEnd(g));
+      if (save_at_ >= 0) {
+        b.events.back().AtEpochOffset(g, save_at_);
+        b.model_saved_offset_s = save_at_;
+      }
     }
     workloads::WorkloadEvent& e = b.events.back();
     if (bad_ == "harness_key") e.key = "epoch_stop";
@@ -149,6 +155,7 @@ class GoSession : public workloads::Session {
  private:
   int64_t reach_;
   double eval_s_;
+  double save_at_;  // < 0: save_model at the epoch's end, else this far into it
   std::string bad_;
 };
 
@@ -157,7 +164,8 @@ class GoWorkload : public workloads::Workload {
   std::vector<workloads::HyperparameterSpec> HyperparameterSpecs() const override {
     return {Hp("global_batch_size", int64_t{8192}, true), Hp("virtual_losses", int64_t{8}, true),
             Hp("reach", int64_t{3}, false),           Hp("eval_seconds", 4.0, false),
-            Hp("bad_event", std::string(""), false),  Hp("beside", true, false)};
+            Hp("bad_event", std::string(""), false),  Hp("beside", true, false),
+            Hp("save_at", -1.0, false)};
   }
   Result<workloads::WorkloadDescription> Describe(const workloads::Hyperparameters& hp,
                                                   const workloads::SliceInfo& slice,
@@ -474,6 +482,41 @@ TEST(BesideTrainingTest, EvaluationOverlapsTheNextGenerationAndTheRunEndsAtTheWi
   EXPECT_NEAR(sum->evaluation_s, 12, 1e-9);
   EXPECT_EQ(rec.Find("opt_base_learning_rate").value.ToJson(), "[0.32, 0.032, 0.0032]");
   EXPECT_EQ(rec.Find("save_model", 2).metadata.Find("epoch_num"), nullptr);
+}
+
+// A save inside the generation (MiniGo saves, then gates): save_model is
+// stamped there, between the epoch's start and stop, and the run ends at the
+// winner's save; the evaluation still starts when the generation's lines
+// are written.
+TEST(BesideTrainingTest, ASaveInsideTheGenerationIsStampedThereAndEndsTheRun) {
+  Recorder rec;
+  auto sum = RunOnce(Settings("test-minigo", {"save_at=6"}), 0, {&rec});
+  ASSERT_TRUE(sum.ok()) << sum.status().ToString();
+  ASSERT_TRUE(sum->success);
+  EXPECT_NEAR(rec.At("save_model", 1), 6, 1e-6);
+  EXPECT_NEAR(rec.At("save_model", 3), 26, 1e-6);
+  EXPECT_NEAR(rec.At("epoch_stop", 3), 30, 1e-6);
+  EXPECT_NEAR(rec.At("eval_start", 3), 30, 1e-6);
+  EXPECT_NEAR(rec.Find("eval_result").metadata.Find("timestamp")->as_float(), 26, 1e-9);
+  EXPECT_NEAR(sum->ttt_emulated_s, 26, 1e-6);
+  for (size_t i = 1; i < rec.events.size(); ++i) {
+    EXPECT_GE(rec.events[i].ts_emulated_s, rec.events[i - 1].ts_emulated_s) << rec.events[i].key;
+  }
+  // The log's score is the save's time, and the log passes the v0.6 rules.
+  podbench::testing::TempDir dir;
+  const std::string path = (dir / "minigo.log").string();
+  EffectiveRunSettings s = Settings("test-minigo", {"save_at=6"});
+  ASSERT_TRUE(RunToLog(s, path).ok());
+  Status st = CheckWrittenLog(path, s.description);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  auto score = rules::ScoreRun(path, "minigo");
+  ASSERT_TRUE(score.ok()) << score.status().ToString();
+  EXPECT_NEAR(score->minutes * 60, 26, 1e-3);
+  // A save outside its 10 s generation is the workload's error, named.
+  auto late = RunOnce(Settings("test-minigo", {"save_at=12"}), 0, {});
+  ASSERT_FALSE(late.ok());
+  EXPECT_EQ(late.status().code(), Status::Code::kInternal);
+  EXPECT_THAT(late.status().message(), HasSubstr("save"));
 }
 
 // Evaluations slower than a generation queue for the evaluator.

@@ -106,6 +106,7 @@ LoopConfig LoopConfigOf(const Hyperparameters& hp, uint64_t seed) {
   c.bootstrap_readouts = static_cast<int>(hp.Int("functional_bootstrap_readouts"));
   c.checkpoint_steps = static_cast<int>(hp.Int("functional_checkpoint_steps"));
   c.target_generations = static_cast<int>(hp.Int("functional_target_generations"));
+  c.recipe_seed = static_cast<uint64_t>(hp.Int("functional_recipe_seed"));
   c.seed = seed;
   return c;
 }
@@ -158,6 +159,7 @@ std::map<std::string, HpValue> FunctionalValues(const LoopConfig& c) {
       {"functional_checkpoint_steps", int64_t{c.checkpoint_steps}},
       {"functional_target_generations", int64_t{c.target_generations}},
       {"functional_eval_max_batch", int64_t{c.eval_max_batch}},
+      {"functional_recipe_seed", static_cast<int64_t>(c.recipe_seed)},
   };
 }
 
@@ -188,7 +190,9 @@ class FunctionalSession : public Session {
 
   // Generations [first, first + epochs). Each lasts the longer of its paths
   // (loop §2): training and gating (compute), and self-play beside them (the
-  // training path's wait for it is idle).
+  // training path's wait for it is idle). save_model is logged when the
+  // generation's training ends, and the run's end (the winner's save) is
+  // that time too.
   Result<BlockResult> TrainBlock(int64_t first, int64_t epochs) override {
     BlockResult b;
     double loss_sum = 0;
@@ -201,13 +205,16 @@ class FunctionalSession : public Session {
       b.steps += steps;
       loss_sum += ev.train_loss;
       for (int64_t i = 1; i <= steps; ++i) on_step_({g, i, steps});
+      // loop §2: the model is saved when its training ends, before gating.
+      const double saved = ev.save_seconds - ev.start_seconds;
+      b.events.push_back(SaveModelEvent(g).AtEpochOffset(g, saved));
+      b.model_saved_offset_s = saved;
       if (!std::isfinite(ev.train_loss)) {
         b.diverged = true;
         break;
       }
     }
     b.mean_loss = loss_sum / static_cast<double>(epochs);
-    b.events = MiniGoLogLines().block(first, epochs);
     return b;
   }
 
@@ -312,6 +319,10 @@ class MiniGoWorkload : public Workload {
     flag("functional_target_generations", int64_t{f.target_generations},
          "functional mode: generations past the checkpoint that make the target model (v0.6: a downloaded model "
          "of a longer run)", 0, 1000);
+    flag("functional_recipe_seed", static_cast<int64_t>(f.recipe_seed),
+         "functional mode: seed of the checkpoint and target recipes, the same for every run as v0.6's "
+         "downloaded pair is (the run's --seed plays the timed games)",
+         0, int64_t{1} << 62);
     flag("functional_eval_max_batch", int64_t{f.eval_max_batch},
          "functional mode: positions the network evaluates at once (NVIDIA: --trt_batch=1024)", 1, 1 << 20);
     flag("functional_conv_width", int64_t{f.net.conv_width},

@@ -129,9 +129,9 @@ Status LoopConfig::Validate() const {
   return Status::Ok();
 }
 
-std::string LoopConfig::RecipeKey(bool target) const {
+std::string LoopConfig::RecipeKey(bool target, int cores) const {
   std::ostringstream k;
-  k << "minigo-v1-net" << net.conv_width << "x" << net.trunk_layers << "-fc" << net.fc_width << "-vw"
+  k << "minigo-v3-net" << net.conv_width << "x" << net.trunk_layers << "-fc" << net.fc_width << "-vw"
     << net.value_cost_weight << "-l2" << net.l2_strength << "-boot" << bootstrap_games << "r" << bootstrap_readouts
     << "-vl" << search.virtual_losses << "-b" << train.batch << "-steps" << checkpoint_steps << "-lr";
   for (float lr : train.learning_rates) k << lr << "_";
@@ -140,7 +140,7 @@ std::string LoopConfig::RecipeKey(bool target) const {
     k << "-target" << target_generations << "g" << games_per_generation << "r" << search.num_readouts << "s"
       << steps_per_generation << "w" << window_generations;
   }
-  k << "-seed" << seed;
+  k << "-cores" << cores << "-seed" << recipe_seed;
   return k.str();
 }
 

@@ -90,7 +90,14 @@ struct LoopConfig {
   int checkpoint_steps = 9383;
   // The target's extra generations (see above).
   int target_generations = 4;
+  // The run's seed: the timed generations' games and training, and the
+  // target evaluations' games.
   uint64_t seed = 1;
+  // The set-up's seed: the checkpoint and the target are made from it alone,
+  // so every run of a recipe starts from the same checkpoint and is judged
+  // against the same target, as every v0.6 run downloads the same two
+  // (minigo-v0.6-loop.md §1).
+  uint64_t recipe_seed = 1;
   // Emulated seconds of a phase; null = the host's measured seconds are not
   // used either: every phase is priced at 1 ns per multiply-add (forward 1x,
   // training 3x the forward pass).
@@ -101,8 +108,9 @@ struct LoopConfig {
   // Each bad field is an InvalidArgument naming it.
   Status Validate() const;
   // A string that names everything the checkpoint (or, with `target`, the
-  // target) depends on: the cache key.
-  std::string RecipeKey(bool target) const;
+  // target) made on `cores` emulated cores depends on: the cache key (the
+  // cores own the recipe's games, so they decide its evaluators' batches).
+  std::string RecipeKey(bool target, int cores) const;
 };
 
 struct GenerationEvent {
@@ -121,7 +129,7 @@ struct GenerationEvent {
 };
 
 struct TargetEvalEvent {
-  int iteration = 0;
+  int iteration = 0;  // 0: the checkpoint (a baseline, never a winner)
   int wins = 0;  // of target_games
   float win_rate = 0;
   double seconds = 0;  // emulated seconds of the 100 games (untimed for the score)

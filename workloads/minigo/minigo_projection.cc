@@ -109,6 +109,10 @@ Result<projection::RunPlan> ProjectedPlan(const workloads::Hyperparameters& hp, 
   return p;
 }
 
+workloads::WorkloadEvent SaveModelEvent(int64_t g) {
+  return workloads::WorkloadEvent("save_model", {{"iteration", g}}).AtEpochEnd(g);
+}
+
 workloads::ProjectedLogLines MiniGoLogLines() {
   workloads::ProjectedLogLines l;
   // loop §3: save_model {"iteration": g} inside generation g; the checker
@@ -116,7 +120,7 @@ workloads::ProjectedLogLines MiniGoLogLines() {
   l.block = [](int64_t first, int64_t epochs) {
     std::vector<workloads::WorkloadEvent> events;
     for (int64_t g = first; g < first + epochs; ++g) {
-      events.push_back(workloads::WorkloadEvent("save_model", {{"iteration", g}}).AtEpochEnd(g));
+      events.push_back(SaveModelEvent(g));
     }
     return events;
   };

@@ -83,6 +83,9 @@ Result<projection::RunPlan> ProjectedPlan(const workloads::Hyperparameters& hp, 
 // ceil(window x positions per chunk x filter_amount / batch).
 int64_t StepsPerGeneration(const workloads::Hyperparameters& hp);
 
+// loop §3: save_model {"iteration": g}, at the end of generation g (move it
+// with AtEpochOffset where the save's time inside the generation is known).
+workloads::WorkloadEvent SaveModelEvent(int64_t g);
 // The save_model of each generation of a block and, at the winning
 // evaluation, the eval_result whose timestamp the harness fills in (loop §3).
 workloads::ProjectedLogLines MiniGoLogLines();

@@ -191,7 +191,7 @@ struct LoopSession::State {
   topology::CoreBlock local;
   TrainState latest;
   std::deque<ExampleSet> window;
-  std::unique_ptr<Network> best, target;
+  std::unique_ptr<Network> best, target, checkpoint;
   std::vector<std::unique_ptr<Network>> saved;  // model g at g - 1
   bool initialized = false;
   double now = 0;
@@ -278,8 +278,8 @@ Result<SetupEvent> LoopSession::Initialize() {
     std::filesystem::create_directories(cache_dir_, ec);
     if (ec) return Status::IOError(cache_dir_.string() + ": cannot create the MiniGo cache folder: " + ec.message());
   }
-  const std::filesystem::path ckpt_path = cache_dir_.empty() ? "" : cache_dir_ / (c.RecipeKey(false) + ".ckpt");
-  const std::filesystem::path target_path = cache_dir_.empty() ? "" : cache_dir_ / (c.RecipeKey(true) + ".target");
+  const std::filesystem::path ckpt_path = cache_dir_.empty() ? "" : cache_dir_ / (c.RecipeKey(false, cores_) + ".ckpt");
+  const std::filesystem::path target_path = cache_dir_.empty() ? "" : cache_dir_ / (c.RecipeKey(true, cores_) + ".target");
   // Cached only where every rank has the file.
   std::string have = "00";
   if (!cache_dir_.empty() && std::filesystem::exists(ckpt_path)) have[0] = '1';
@@ -299,13 +299,18 @@ Result<SetupEvent> LoopSession::Initialize() {
     PODBENCH_RETURN_IF_ERROR(LoadModel(ckpt_path, s.latest.net.get(), &games));
     s.window.push_back(std::move(games));
   } else {
-    PODBENCH_ASSIGN_OR_RETURN(s.latest.net, Network::Create(c.net, DeriveSeed(c.seed, 1)));
+    PODBENCH_ASSIGN_OR_RETURN(s.latest.net, Network::Create(c.net, DeriveSeed(c.recipe_seed, 1)));
     MctsOptions boot = c.search;
     boot.num_readouts = c.bootstrap_readouts;  // minigo-v0.6.md §RL loop "Bootstrap": 20 readouts
-    const Part p = s.SelfPlay(c, cores_, boot, c.bootstrap_games, DeriveSeed(c.seed, 2), s.latest.net.get());
+    // podbench's recipe: every bootstrap game is played out and scored. A
+    // random network's value head often saturates, and at the v0.6 resign
+    // threshold (-0.99) most of its games would resign within a few moves,
+    // leaving outcomes that say nothing about the board.
+    boot.disable_resign_pct = 1.0f;
+    const Part p = s.SelfPlay(c, cores_, boot, c.bootstrap_games, DeriveSeed(c.recipe_seed, 2), s.latest.net.get());
     PODBENCH_ASSIGN_OR_RETURN(std::vector<Joined> j, Share(*ranks_, {&p}, {c.bootstrap_games}, "minigo bootstrap"));
     PODBENCH_RETURN_IF_ERROR(
-        Train(&s.latest, j[0].examples, c.train, c.checkpoint_steps, DeriveSeed(c.seed, 3)).status());
+        Train(&s.latest, j[0].examples, c.train, c.checkpoint_steps, DeriveSeed(c.recipe_seed, 3)).status());
     s.window.push_back(std::move(j[0].examples));
     if (!cache_dir_.empty()) PODBENCH_RETURN_IF_ERROR(SaveModel(ckpt_path, *s.latest.net, &s.window.front()));
   }
@@ -323,13 +328,13 @@ Result<SetupEvent> LoopSession::Initialize() {
     std::deque<ExampleSet> window = s.window;
     for (int g = 1; g <= c.target_generations; ++g) {
       const uint64_t gs = static_cast<uint64_t>(g);
-      const Part p = s.SelfPlay(c, cores_, c.search, c.games_per_generation, DeriveSeed(c.seed, 100 + gs), t.net.get());
+      const Part p = s.SelfPlay(c, cores_, c.search, c.games_per_generation, DeriveSeed(c.recipe_seed, 100 + gs), t.net.get());
       PODBENCH_ASSIGN_OR_RETURN(std::vector<Joined> j,
                                 Share(*ranks_, {&p}, {c.games_per_generation}, "minigo target generation " + std::to_string(g)));
       window.push_back(std::move(j[0].examples));
       while (static_cast<int>(window.size()) > c.window_generations) window.pop_front();
       PODBENCH_RETURN_IF_ERROR(
-          Train(&t, Window(window), c.train, c.steps_per_generation, DeriveSeed(c.seed, 200 + gs)).status());
+          Train(&t, Window(window), c.train, c.steps_per_generation, DeriveSeed(c.recipe_seed, 200 + gs)).status());
     }
     s.target = std::move(t.net);
     if (!cache_dir_.empty()) PODBENCH_RETURN_IF_ERROR(SaveModel(target_path, *s.target, nullptr));
@@ -338,6 +343,7 @@ Result<SetupEvent> LoopSession::Initialize() {
 
   s.macs = s.latest.net->MacsPerPosition();
   s.best = s.latest.net->Clone();
+  s.checkpoint = s.latest.net->Clone();
   const int64_t recipe_steps =
       static_cast<int64_t>(c.checkpoint_steps) + static_cast<int64_t>(c.target_generations) * c.steps_per_generation;
   const PhaseWork setup{PhaseWork::Kind::kTrain, 0, recipe_steps * c.train.batch};
@@ -404,13 +410,15 @@ Result<GenerationEvent> LoopSession::Generation(int g) {
 
 Result<TargetEvalEvent> LoopSession::EvaluateTarget(int g) {
   State& s = *s_;
-  if (g < 1 || g > static_cast<int>(s.saved.size())) {
+  if (!s.initialized || g < 0 || g > static_cast<int>(s.saved.size())) {
     return Status::FailedPrecondition("minigo loop: model " + std::to_string(g) + " evaluated, but " +
-                                      std::to_string(s.saved.size()) + " generations have run");
+                                      std::to_string(s.saved.size()) + " generations have run" +
+                                      (s.initialized ? "" : " and no Initialize"));
   }
   const LoopConfig& c = c_;
-  const Part p = s.Match(c, cores_, c.target_games, DeriveSeed(c.seed, 5000 + static_cast<uint64_t>(g - 1)),
-                         s.saved[static_cast<size_t>(g - 1)].get(), s.target.get());
+  Network* model = g == 0 ? s.checkpoint.get() : s.saved[static_cast<size_t>(g - 1)].get();
+  const Part p = s.Match(c, cores_, c.target_games, DeriveSeed(c.seed, 4999 + static_cast<uint64_t>(g)), model,
+                         s.target.get());
   PODBENCH_ASSIGN_OR_RETURN(std::vector<Joined> j,
                             Share(*ranks_, {&p}, {0}, "minigo target evaluation of model " + std::to_string(g)));
   TargetEvalEvent t;

@@ -23,6 +23,8 @@
 // emulate). So the results depend on the seed and `cores`, never on how
 // many ranks share the cores.
 //
+// Set-up: the checkpoint and the target come from config.recipe_seed alone,
+// so runs of other seeds share them (and their cache files).
 // Cache (`cache_dir`, empty = none): files named by LoopConfig::RecipeKey;
 // a part counts as cached only when every rank has its file (ranks agree by
 // an all-gather, so they all make it or all load it); each rank writes
@@ -69,8 +71,10 @@ class LoopSession {
   // REQUIRES: Initialize done and g = the last generation + 1 (else
   // FailedPrecondition). The emulated clock starts at 0 (run_start).
   Result<GenerationEvent> Generation(int g);
-  // REQUIRES: Generation(g) done (else FailedPrecondition). Its `seconds`
-  // price the games; nothing here moves the generations' clock.
+  // REQUIRES: Generation(g) done, or g = 0 (the checkpoint, the baseline a
+  // report sets beside the saved models) after Initialize (else
+  // FailedPrecondition). Its `seconds` price the games; nothing here moves
+  // the generations' clock.
   Result<TargetEvalEvent> EvaluateTarget(int g);
   // base/hash.h FingerprintOf the latest model's parameters and BN
   // statistics (the model Generation last trained).

@@ -185,7 +185,7 @@ TEST(MinigoLoopTest, BadConfigAndCorruptCacheAreNamed) {
   testing::TempDir dir;
   c = TinyLoop();
   {
-    std::ofstream f(dir / (c.RecipeKey(false) + ".ckpt"));
+    std::ofstream f(dir / (c.RecipeKey(false, 1) + ".ckpt"));
     f << "junk";
   }
   auto r = RunLoop(c, dir.path());
