@@ -55,7 +55,7 @@
 // "halo_exchange" over the replica (and sends their gradients back the same
 // way); nearest upsampling is planned as a window too (row o reads row o/2),
 // so the FPN's top-down adds work on strips whose boundaries line up, or
-// take a halo. An op whose window reaches past a neighbour (the 2-row res5
+// take a halo. An op whose window reaches past a neighbour (res5's first conv
 // at k = 4) runs on the gathered input (an all-reduce "ring" of the
 // replica's disjoint strips) on every core of the replica, and the ops after
 // it read their rows of that whole tensor. The FPN levels P2..P6 and the RPN
