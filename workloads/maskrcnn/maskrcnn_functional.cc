@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <optional>
 #include <random>
 
 #include "kernels/conv/deconv2d.h"
@@ -10,12 +12,16 @@
 #include "kernels/ops/optimizers.h"
 #include "kernels/ops/pooling.h"
 #include "kernels/ops/softmax_xent.h"
+#include "topology/collectives.h"
+#include "topology/logical.h"
+#include "topology/slice.h"
 #include "workloads/detection/box_coder.h"
 #include "workloads/detection/coco_eval.h"
 #include "workloads/detection/mask_loss.h"
 #include "workloads/detection/mask_rle.h"
 #include "workloads/detection/nms.h"
 #include "workloads/detection/roi_align.h"
+#include "workloads/functional/spatial_partition.h"
 
 namespace podbench::maskrcnn {
 
@@ -26,8 +32,12 @@ namespace {
 constexpr int kMinLevel = 2, kLevels = 5;  // FPN levels 2..6
 constexpr int kBoxRoi = 7, kMaskRoi = 14, kMaskOut = 28;
 constexpr int kMaskConvs = 4;
+// The cores of a replica Google pinned the heads to in training
+// (core_assignment_utils.py; the projected graph's maskrcnn_graph.cc).
+constexpr int kMaskHeadCore = 1, kBoxHeadCore = 2;
 
 enum class OpKind { kConv, kRelu, kAdd, kMaxPool, kUpsample };
+using StepKind = functional::StripStepKind;
 
 struct Shape {
   int h = 0, w = 0, c = 0;
@@ -136,6 +146,16 @@ kernels::Pool2dShape PoolShape(const Op& op, int64_t n, const Shape& x) {
   s.kh = s.kw = op.kernel;
   s.stride = op.stride;
   s.pad = op.pad;
+  return s;
+}
+
+// The max pool of `op` on a window input of `rows` rows built with the op's
+// padding columns (functional::BuildWindowInput): run unpadded.
+kernels::Pool2dShape WindowPoolShape(const Op& op, int64_t n, int rows, const Shape& x) {
+  kernels::Pool2dShape s = PoolShape(op, n, x);
+  s.h = rows;
+  s.w = x.w + 2 * op.pad;
+  s.pad = 0;
   return s;
 }
 
@@ -268,13 +288,92 @@ struct FunctionalMaskRcnn::Samples {
 };
 
 struct FunctionalMaskRcnn::Core {
-  std::vector<std::vector<float>> act, grad;
-  std::vector<float> tmp;
-  std::vector<Samples> samples;  // per image of the replica
+  std::vector<std::vector<float>> act, grad;  // per plan tensor: this core's part
+  std::vector<float> tmp, ext, dext;
+  std::vector<Samples> samples;  // the replica's core 0: per image of the replica
   // Second stage: ROI batches of the replica's images, and their gradients.
   std::vector<float> roi7, fc6, fc7, cls, box, droi7, dfc6, dfc7, dcls, dbox;
   std::vector<float> roi14, mconv[kMaskConvs], dec, mout, droi14, dmconv[kMaskConvs], ddec, dmout;
-  LossParts loss;  // sums over the replica's images
+  LossParts loss;  // sums over the replica's images of the parts this core computes
+  Status error;    // of a collective in this step
+  Status sample_status;  // the replica's core 0: of drawing this step's samples
+};
+
+namespace {
+
+// A step of FunctionalMaskRcnn::Plan: an op of the first stage, or a gather.
+struct FirstStageStep {
+  StepKind kind = StepKind::kOp;
+  int op = -1;                    // kOp: index into Net::ops
+  int in = 0, in2 = -1, out = 0;  // plan tensors
+  bool replicated = false;        // computes the whole output on every core
+  functional::WindowPlan window;  // conv, max pool, upsample (k = 1 when replicated)
+};
+
+}  // namespace
+
+// How the first stage runs over the k cores of a replica
+// (functional::StripPlan): an op runs replicated only when its window
+// reaches past a neighbour's strip (its input gathered first); an op reading
+// a replicated tensor computes just its own rows, so the tensors after it
+// are strips again. The levels and RPN outputs the second stage reads are
+// gathered at the end.
+struct FunctionalMaskRcnn::Plan : functional::StripPlan<Shape, FirstStageStep> {
+  using Step = FirstStageStep;
+  int p_level[kLevels] = {}, rpn_out[kLevels] = {};  // whole tensors: what the second stage reads
+
+  static Plan Make(const Net& net, int k) {
+    Plan p;
+    p.k = k;
+    std::vector<int> map(net.tensors.size(), -1), gathered(net.tensors.size(), -1);
+    map[0] = p.Add(net.tensors[0], false);
+    auto whole = [&](int nt) { return p.Whole(map[static_cast<size_t>(nt)], gathered[static_cast<size_t>(nt)]); };
+    for (size_t oi = 0; oi < net.ops.size(); ++oi) {
+      const Op& op = net.ops[oi];
+      const Shape& x = net.tensors[static_cast<size_t>(op.in)];
+      const Shape& y = net.tensors[static_cast<size_t>(op.out)];
+      Step s;
+      s.op = static_cast<int>(oi);
+      s.in = map[static_cast<size_t>(op.in)];
+      const bool in_rep = p.replicated[static_cast<size_t>(s.in)];
+      bool rep = false;
+      if (op.kind == OpKind::kRelu || op.kind == OpKind::kAdd) {
+        if (op.in2 >= 0) s.in2 = map[static_cast<size_t>(op.in2)];
+        rep = in_rep && (s.in2 < 0 || p.replicated[static_cast<size_t>(s.in2)]);
+      } else {
+        auto plan = [&](int cores) {
+          if (op.kind == OpKind::kUpsample) return functional::PlanUpsample(x.h, 2, cores);
+          if (op.kind == OpKind::kMaxPool) return functional::PlanWindow(x.h, y.h, cores, op.kernel, op.stride, op.pad);
+          const Layer& l = net.layers[static_cast<size_t>(op.layer)];
+          return functional::PlanWindow(x.h, y.h, cores, l.kernel, l.stride, l.pad);
+        };
+        s.window = plan(k);
+        if (in_rep) {  // every core reads its rows from the whole input
+          s.window.partitionable = true;
+          s.window.halo = 0;
+        } else if (!s.window.partitionable) {
+          rep = true;
+          s.in = whole(op.in);
+          s.window = plan(1);
+        }
+      }
+      s.replicated = rep;
+      s.out = map[static_cast<size_t>(op.out)] = p.Add(y, rep);
+      p.steps.push_back(s);
+    }
+    for (int l = 0; l < kLevels; ++l) {
+      p.p_level[l] = whole(net.p_level[l]);
+      p.rpn_out[l] = whole(net.rpn_out[l]);
+    }
+    return p;
+  }
+};
+
+// The replica groups and one buffer per step that exchanges or gathers
+// (k > 1), holding every local core.
+struct FunctionalMaskRcnn::Comms {
+  std::optional<topology::LogicalTopology> replica;
+  std::vector<std::unique_ptr<topology::CoreBuffers>> step;
 };
 
 Status FunctionalConfig::Validate() const {
@@ -289,6 +388,9 @@ Status FunctionalConfig::Validate() const {
   if (gt_mask_size < 1) return bad("gt_mask_size", "must be >= 1");
   if (!(anchor_scale > 0)) return bad("anchor_scale", "must be > 0");
   if (global_batch < 1) return bad("global_batch", "must be >= 1");
+  if (spatial_partitions != 1 && spatial_partitions != 2 && spatial_partitions != 4) {
+    return bad("spatial_partitions", "must be 1, 2 or 4, not " + std::to_string(spatial_partitions));
+  }
   return Status::Ok();
 }
 
@@ -345,6 +447,19 @@ Result<std::unique_ptr<FunctionalMaskRcnn>> FunctionalMaskRcnn::Create(const Fun
 }
 
 const float* FunctionalMaskRcnn::gradient() const { return dp_->summed_gradient(dp_->local_cores().begin); }
+
+FunctionalMaskRcnn::FirstStageLayout FunctionalMaskRcnn::first_stage_layout() const {
+  FirstStageLayout f;
+  for (const Plan::Step& s : train_plan_->steps) {
+    if (s.kind == StepKind::kGather) {
+      ++f.gathers;
+      continue;
+    }
+    ++(s.replicated ? f.replicated_ops : f.split_ops);
+    if (s.window.halo > 0) ++f.halo_exchanges;
+  }
+  return f;
+}
 
 int64_t FunctionalMaskRcnn::anchors_per_image() const { return static_cast<int64_t>(net_->all_anchors.size()); }
 
@@ -425,9 +540,14 @@ Status FunctionalMaskRcnn::Setup(const FunctionalConfig& config) {
     PODBENCH_ASSIGN_OR_RETURN(auto slice, topology::Slice::FromName(cfg_.slice, sys));
     cores_ = slice.num_cores();
   }
-  if (cfg_.global_batch % cores_ != 0) {
+  const int k = cfg_.spatial_partitions;
+  if (cores_ % k != 0) {
+    return Status::InvalidArgument("maskrcnn functional: spatial_partitions " + std::to_string(k) + " must divide the " +
+                                   std::to_string(cores_) + " cores");
+  }
+  if (cfg_.global_batch % replicas() != 0) {
     return Status::InvalidArgument("maskrcnn functional: global_batch " + std::to_string(cfg_.global_batch) +
-                                   " must be a multiple of the " + std::to_string(cores_) + " cores");
+                                   " must be a multiple of the " + std::to_string(replicas()) + " replicas");
   }
   functional::DataParallelConfig dpc;
   dpc.cores = cores_;
@@ -435,13 +555,38 @@ Status FunctionalMaskRcnn::Setup(const FunctionalConfig& config) {
   dpc.system = &sys;
   dpc.allreduce = cfg_.allreduce;
   PODBENCH_ASSIGN_OR_RETURN(dp_, functional::DataParallel::Create(dpc, n.num_params));
+  train_plan_ = std::make_unique<Plan>(Plan::Make(n, k));
+  eval_plan_ = std::make_unique<Plan>(Plan::Make(n, 1));
+  const Plan& tp = *train_plan_;
+  comms_ = std::make_unique<Comms>();
+  if (k > 1) {
+    const topology::CoreBlock local = dp_->local_cores();
+    const int64_t per_replica = cfg_.global_batch / replicas();
+    PODBENCH_ASSIGN_OR_RETURN(comms_->replica, topology::LogicalTopology::ReplicaGroups(dp_->slice(), k, 1));
+    comms_->step.resize(tp.steps.size());
+    for (size_t i = 0; i < tp.steps.size(); ++i) {
+      const Plan::Step& st = tp.steps[i];
+      const Shape& xs = tp.shape[static_cast<size_t>(st.in)];
+      uint64_t elements = 0;
+      if (st.kind == StepKind::kGather) {
+        elements = static_cast<uint64_t>(per_replica * xs.elems());
+      } else if (st.window.halo > 0) {
+        elements = functional::HaloElements(per_replica, st.window.halo, static_cast<size_t>(xs.w) * xs.c);
+      }
+      if (elements > 0) {
+        comms_->step[i] = std::make_unique<topology::CoreBuffers>(topology::DType::kF32, elements, local.begin, local.end);
+      }
+    }
+  }
   core_.resize(static_cast<size_t>(cores_));
   for (int c = 0; c < cores_; ++c) {
     auto core = std::make_unique<Core>();
-    core->act.resize(n.tensors.size());
-    core->grad.resize(n.tensors.size());
+    core->act.resize(tp.shape.size());
+    core->grad.resize(tp.shape.size());
     core_[static_cast<size_t>(c)] = std::move(core);
   }
+  eval_core_ = std::make_unique<Core>();
+  eval_core_->act.resize(eval_plan_->shape.size());
 
   // Initial weights: He normal (fan in), biases 0; the RPN's and box
   // head's predictors normal with std 0.01 (box deltas 0.001), as Google's.
@@ -505,60 +650,239 @@ Result<LossParts> FunctionalMaskRcnn::Run(const MaskBatch& batch, uint64_t step,
                    sum.mask * inv};
 }
 
-void FunctionalMaskRcnn::ForwardFirstStage(Core& core, const float* images, int64_t n) const {
+namespace {
+
+// Row `row` (a row of the whole tensor) of image `img` in core `pos`'s part
+// of plan tensor t. REQUIRES: the core holds the row.
+template <typename V>
+auto RowAt(V& v, const FunctionalMaskRcnn::Plan& plan, int t, int pos, int64_t img, int row) {
+  const functional::RowRange r = plan.Rows(t, pos);
+  const Shape& s = plan.shape[static_cast<size_t>(t)];
+  return v.data() + ((static_cast<size_t>(img) * static_cast<size_t>(r.size()) + static_cast<size_t>(row - r.begin)) *
+                     static_cast<size_t>(s.w) * static_cast<size_t>(s.c));
+}
+
+}  // namespace
+
+void FunctionalMaskRcnn::Collective(Core& core, int c, size_t step, const char* algorithm) {
+  Status s = dp_->CollectiveInStep(c, algorithm, *comms_->replica, *comms_->step[step]);
+  if (!s.ok() && core.error.ok()) core.error = s;
+}
+
+void FunctionalMaskRcnn::ForwardFirstStage(const Plan& plan, Core& core, int c, const float* images, int64_t n) {
   const Net& net = *net_;
   const float* p = params_.data();
   const kernels::Precision prec = cfg_.precision;
-  for (size_t t = 0; t < net.tensors.size(); ++t) {
-    core.act[t].resize(static_cast<size_t>(n * net.tensors[t].elems()));
+  const int pos = plan.k == 1 ? 0 : c % plan.k;
+  for (size_t t = 0; t < plan.shape.size(); ++t) core.act[t].resize(plan.Local(static_cast<int>(t), pos, n));
+  {
+    const Shape& s = plan.shape[0];
+    functional::CopyStrip(images, plan.Rows(0, pos), s.h, static_cast<size_t>(s.w) * s.c, n, core.act[0].data());
   }
-  std::memcpy(core.act[0].data(), images, core.act[0].size() * sizeof(float));
-  for (const Op& op : net.ops) {
-    const Shape& xs = net.tensors[static_cast<size_t>(op.in)];
-    const Shape& ys = net.tensors[static_cast<size_t>(op.out)];
-    const float* x = core.act[static_cast<size_t>(op.in)].data();
-    float* y = core.act[static_cast<size_t>(op.out)].data();
-    const int64_t elems = n * ys.elems();
+  for (size_t si = 0; si < plan.steps.size(); ++si) {
+    const Plan::Step& s = plan.steps[si];
+    const Shape& xs = plan.shape[static_cast<size_t>(s.in)];
+    const Shape& ys = plan.shape[static_cast<size_t>(s.out)];
+    const functional::RowRange own = plan.Rows(s.in, pos), rows = plan.Rows(s.out, pos);
+    const float* x = core.act[static_cast<size_t>(s.in)].data();
+    float* y = core.act[static_cast<size_t>(s.out)].data();
+    const size_t xrow = static_cast<size_t>(xs.w) * xs.c, yrow = static_cast<size_t>(ys.w) * ys.c;
+    if (s.kind == StepKind::kGather) {
+      float* buf = reinterpret_cast<float*>(comms_->step[si]->Data(c));
+      std::fill(buf, buf + comms_->step[si]->elements(), 0.f);
+      functional::PlaceStrip(x, own, xs.h, xrow, n, buf);
+      Collective(core, c, si, "ring");
+      std::memcpy(y, buf, core.act[static_cast<size_t>(s.out)].size() * sizeof(float));
+      continue;
+    }
+    const Op& op = net.ops[static_cast<size_t>(s.op)];
     switch (op.kind) {
-      case OpKind::kConv:
-        LayerForward(net.layers[static_cast<size_t>(op.layer)], p, n, xs.h, xs.w, x, y, prec);
-        break;
       case OpKind::kRelu:
-        kernels::Relu(x, y, elems);
+        for (int64_t img = 0; img < n; ++img) {
+          if (rows.empty()) break;
+          kernels::Relu(RowAt(core.act[static_cast<size_t>(s.in)], plan, s.in, pos, img, rows.begin),
+                        RowAt(core.act[static_cast<size_t>(s.out)], plan, s.out, pos, img, rows.begin),
+                        static_cast<int64_t>(rows.size() * yrow));
+        }
         break;
       case OpKind::kAdd:
-        kernels::Add(x, core.act[static_cast<size_t>(op.in2)].data(), y, elems);
+        for (int64_t img = 0; img < n; ++img) {
+          if (rows.empty()) break;
+          kernels::Add(RowAt(core.act[static_cast<size_t>(s.in)], plan, s.in, pos, img, rows.begin),
+                       RowAt(core.act[static_cast<size_t>(s.in2)], plan, s.in2, pos, img, rows.begin),
+                       RowAt(core.act[static_cast<size_t>(s.out)], plan, s.out, pos, img, rows.begin),
+                       static_cast<int64_t>(rows.size() * yrow));
+        }
         break;
-      case OpKind::kMaxPool: {
-        const kernels::Pool2dShape ps = PoolShape(op, n, xs);
-        kernels::MaxPoolForward(ps, x, y);
+      case OpKind::kConv:
+      case OpKind::kMaxPool:
+      case OpKind::kUpsample: {
+        const int wi = s.replicated ? 0 : pos;
+        const int halo = s.window.halo;
+        float* hbuf = nullptr;
+        if (halo > 0) {
+          hbuf = reinterpret_cast<float*>(comms_->step[si]->Data(c));
+          functional::PackHalo(x, own, halo, n, xrow, hbuf);
+          Collective(core, c, si, "halo_exchange");
+        }
+        const functional::RowRange out = s.window.out[static_cast<size_t>(wi)];
+        if (out.empty()) break;
+        const int lo = s.window.lo[static_cast<size_t>(wi)], hi = s.window.hi[static_cast<size_t>(wi)];
+        const bool direct = own.begin == 0 && own.end == xs.h && out.begin == 0 && out.end == ys.h;
+        if (op.kind == OpKind::kUpsample) {
+          functional::BuildWindowInput(x, own, hbuf, halo, xs.h, xs.w, xs.c, 0, lo, hi, n, 0.f, core.ext);
+          for (int64_t img = 0; img < n; ++img) {
+            for (int i = out.begin; i < out.end; ++i) {
+              for (int j = 0; j < ys.w; ++j) {
+                std::memcpy(y + ((static_cast<size_t>(img) * out.size() + static_cast<size_t>(i - out.begin)) * ys.w + j) * ys.c,
+                            core.ext.data() + ((static_cast<size_t>(img) * (hi - lo) + static_cast<size_t>(i / 2 - lo)) * xs.w + j / 2) * xs.c,
+                            static_cast<size_t>(xs.c) * sizeof(float));
+              }
+            }
+          }
+        } else if (op.kind == OpKind::kConv) {
+          const Layer& l = net.layers[static_cast<size_t>(op.layer)];
+          if (direct) {
+            LayerForward(l, p, n, xs.h, xs.w, x, y, prec);
+          } else {
+            functional::BuildWindowInput(x, own, hbuf, halo, xs.h, xs.w, xs.c, l.pad, lo, hi, n, 0.f, core.ext);
+            Layer unpadded = l;
+            unpadded.pad = 0;
+            LayerForward(unpadded, p, n, hi - lo, xs.w + 2 * l.pad, core.ext.data(), y, prec);
+          }
+        } else if (direct) {
+          kernels::MaxPoolForward(PoolShape(op, n, xs), x, y);
+        } else {
+          functional::BuildWindowInput(x, own, hbuf, halo, xs.h, xs.w, xs.c, op.pad, lo, hi, n,
+                                       -std::numeric_limits<float>::infinity(), core.ext);
+          kernels::MaxPoolForward(WindowPoolShape(op, n, hi - lo, xs), core.ext.data(), y);
+        }
         break;
       }
-      case OpKind::kUpsample:
+    }
+  }
+}
+
+void FunctionalMaskRcnn::BackwardFirstStage(const Plan& plan, Core& core, int c, int64_t n, float* grads) {
+  const Net& net = *net_;
+  const float* p = params_.data();
+  const kernels::Precision prec = cfg_.precision;
+  const int pos = plan.k == 1 ? 0 : c % plan.k;
+  for (size_t si = plan.steps.size(); si-- > 0;) {
+    const Plan::Step& s = plan.steps[si];
+    const Shape& xs = plan.shape[static_cast<size_t>(s.in)];
+    const Shape& ys = plan.shape[static_cast<size_t>(s.out)];
+    const functional::RowRange own = plan.Rows(s.in, pos), rows = plan.Rows(s.out, pos);
+    const float* x = core.act[static_cast<size_t>(s.in)].data();
+    const float* dy = core.grad[static_cast<size_t>(s.out)].data();
+    // The image needs no gradient. (A core's part of a tensor may be empty,
+    // its data() null: what every core must agree on goes by need_dx.)
+    const bool need_dx = s.in != 0;
+    float* dx = core.grad[static_cast<size_t>(s.in)].data();
+    const size_t xrow = static_cast<size_t>(xs.w) * xs.c, yrow = static_cast<size_t>(ys.w) * ys.c;
+    if (s.kind == StepKind::kGather) {  // each core holds a part of the whole gradient: sum, keep the strip
+      float* buf = reinterpret_cast<float*>(comms_->step[si]->Data(c));
+      std::memcpy(buf, dy, core.grad[static_cast<size_t>(s.out)].size() * sizeof(float));
+      Collective(core, c, si, "ring");
+      if (need_dx) functional::AddStrip(buf, own, xs.h, xrow, n, dx);
+      continue;
+    }
+    const Op& op = net.ops[static_cast<size_t>(s.op)];
+    switch (op.kind) {
+      case OpKind::kRelu:
         for (int64_t img = 0; img < n; ++img) {
-          for (int i = 0; i < ys.h; ++i) {
-            for (int j = 0; j < ys.w; ++j) {
-              std::memcpy(y + ((img * ys.h + i) * ys.w + j) * ys.c, x + ((img * xs.h + i / 2) * xs.w + j / 2) * xs.c,
-                          static_cast<size_t>(xs.c) * sizeof(float));
+          if (rows.empty()) break;
+          ReluBackwardAdd(RowAt(core.act[static_cast<size_t>(s.out)], plan, s.out, pos, img, rows.begin),
+                          RowAt(core.grad[static_cast<size_t>(s.out)], plan, s.out, pos, img, rows.begin),
+                          RowAt(core.grad[static_cast<size_t>(s.in)], plan, s.in, pos, img, rows.begin),
+                          static_cast<int64_t>(rows.size() * yrow));
+        }
+        break;
+      case OpKind::kAdd:
+        for (int64_t img = 0; img < n; ++img) {
+          if (rows.empty()) break;
+          const float* g = RowAt(core.grad[static_cast<size_t>(s.out)], plan, s.out, pos, img, rows.begin);
+          const int64_t count = static_cast<int64_t>(rows.size() * yrow);
+          kernels::Axpy(1.f, g, RowAt(core.grad[static_cast<size_t>(s.in)], plan, s.in, pos, img, rows.begin), count);
+          kernels::Axpy(1.f, g, RowAt(core.grad[static_cast<size_t>(s.in2)], plan, s.in2, pos, img, rows.begin), count);
+        }
+        break;
+      case OpKind::kConv:
+      case OpKind::kMaxPool:
+      case OpKind::kUpsample: {
+        const int wi = s.replicated ? 0 : pos;
+        const int halo = s.window.halo;
+        float* hbuf = halo > 0 ? reinterpret_cast<float*>(comms_->step[si]->Data(c)) : nullptr;
+        const functional::RowRange out = s.window.out[static_cast<size_t>(wi)];
+        const int lo = s.window.lo[static_cast<size_t>(wi)], hi = s.window.hi[static_cast<size_t>(wi)];
+        const bool direct = own.begin == 0 && own.end == xs.h && out.begin == 0 && out.end == ys.h;
+        const int pad = op.kind == OpKind::kConv ? net.layers[static_cast<size_t>(op.layer)].pad
+                        : op.kind == OpKind::kMaxPool ? op.pad : 0;
+        // The window input's gradient (rows [lo, hi), padding columns
+        // included) unless the op wrote dx directly.
+        bool windowed = false;
+        if (!out.empty()) {
+          if (op.kind == OpKind::kConv && direct) {
+            LayerBackward(net.layers[static_cast<size_t>(op.layer)], p, n, xs.h, xs.w, x, dy, need_dx ? dx : nullptr, grads,
+                          core.tmp, prec);
+          } else if (op.kind == OpKind::kMaxPool && direct) {
+            core.dext.resize(static_cast<size_t>(n * xs.elems()));
+            kernels::MaxPoolBackward(PoolShape(op, n, xs), x, dy, core.dext.data());
+            if (need_dx) kernels::Axpy(1.f, core.dext.data(), dx, n * xs.elems());
+          } else {
+            windowed = true;
+            const int We = xs.w + 2 * pad;
+            functional::BuildWindowInput(x, own, hbuf, halo, xs.h, xs.w, xs.c, pad, lo, hi, n,
+                                         op.kind == OpKind::kMaxPool ? -std::numeric_limits<float>::infinity() : 0.f,
+                                         core.ext);
+            core.dext.assign(static_cast<size_t>(n) * (hi - lo) * We * xs.c, 0.f);
+            if (op.kind == OpKind::kConv) {
+              Layer unpadded = net.layers[static_cast<size_t>(op.layer)];
+              unpadded.pad = 0;
+              LayerBackward(unpadded, p, n, hi - lo, We, core.ext.data(), dy, need_dx ? core.dext.data() : nullptr, grads,
+                            core.tmp, prec);
+            } else if (op.kind == OpKind::kMaxPool) {
+              kernels::MaxPoolBackward(WindowPoolShape(op, n, hi - lo, xs), core.ext.data(), dy, core.dext.data());
+            } else {
+              for (int64_t img = 0; img < n; ++img) {
+                for (int i = out.begin; i < out.end; ++i) {
+                  for (int j = 0; j < ys.w; ++j) {
+                    kernels::Axpy(1.f,
+                                  dy + ((static_cast<size_t>(img) * out.size() + static_cast<size_t>(i - out.begin)) * ys.w + j) * ys.c,
+                                  core.dext.data() + ((static_cast<size_t>(img) * (hi - lo) + static_cast<size_t>(i / 2 - lo)) * xs.w + j / 2) * xs.c,
+                                  xs.c);
+                  }
+                }
+              }
             }
           }
         }
+        // Own rows into dx; halo rows back to the neighbours that own them
+        // (every core of the replica meets at the exchange).
+        if (need_dx) {
+          functional::ScatterWindowGradient(windowed ? core.dext.data() : nullptr, own, xs.h, xs.w, xs.c, pad, lo, hi, n,
+                                            halo, dx, hbuf);
+        }
+        if (halo > 0 && need_dx) {
+          Collective(core, c, si, "halo_exchange");
+          functional::AddReturnedHaloGradient(hbuf, own, halo, n, xrow, dx);
+        }
         break;
+      }
     }
   }
-
 }
 
-Result<std::vector<detection::Proposal>> FunctionalMaskRcnn::Propose(const Core& core, int64_t img,
+Result<std::vector<detection::Proposal>> FunctionalMaskRcnn::Propose(const Plan& plan, const Core& core, int64_t img,
                                                                    const detection::ProposalConfig& pc) const {
   const Net& net = *net_;
   const int A = net.per_location;
   std::vector<std::vector<float>> lg(kLevels), dl(kLevels);
   std::vector<detection::RpnLevelOutputs> levels;
   for (int l = 0; l < kLevels; ++l) {
-    const Shape& rs = net.tensors[static_cast<size_t>(net.rpn_out[l])];
+    const Shape& rs = plan.shape[static_cast<size_t>(plan.rpn_out[l])];
     const int64_t hw = int64_t{rs.h} * rs.w;
-    const float* o = core.act[static_cast<size_t>(net.rpn_out[l])].data() + img * rs.elems();
+    const float* o = core.act[static_cast<size_t>(plan.rpn_out[l])].data() + img * rs.elems();
     auto& L = lg[static_cast<size_t>(l)];
     auto& D = dl[static_cast<size_t>(l)];
     L.resize(static_cast<size_t>(hw * A));
@@ -643,50 +967,80 @@ Status FunctionalMaskRcnn::ForwardMaskHead(Core& core, const detection::FeatureP
 }
 
 Status FunctionalMaskRcnn::ReplicaStep(int c, const MaskBatch& batch, uint64_t step, bool backward) {
-  const Net& net = *net_;
+  const Plan& plan = *train_plan_;
   Core& core = *core_[static_cast<size_t>(c)];
-  const int64_t n = cfg_.global_batch / cores_, first = c * n;
-  const int S = cfg_.image_size, A = net.per_location, C1 = cfg_.classes + 1;
+  const int64_t n = cfg_.global_batch / replicas(), first = (c / plan.k) * n;
+  const int S = cfg_.image_size;
+  core.loss = LossParts{};
+  core.error = Status::Ok();
+  ForwardFirstStage(plan, core, c, batch.images.data() + static_cast<size_t>(first) * S * S * 3, n);
+  float* grads = backward ? dp_->gradient(c) : nullptr;
+  if (backward) {
+    std::fill(grads, grads + net_->num_params, 0.f);
+    for (size_t t = 0; t < plan.shape.size(); ++t) core.grad[t].assign(core.act[t].size(), 0.f);
+  }
+  // Every core finishes the step whatever fails, as the others wait for it
+  // at every collective.
+  const Status second = SecondStage(core, c, batch, step, backward, grads);
+  if (backward) BackwardFirstStage(plan, core, c, n, grads);
+  PODBENCH_RETURN_IF_ERROR(second);
+  return core.error;
+}
+
+Status FunctionalMaskRcnn::DrawSamples(Core& core, int64_t first, int64_t n, const MaskBatch& batch,
+                                       uint64_t step) const {
+  const Net& net = *net_;
+  core.samples.assign(static_cast<size_t>(n), Samples{});
+  for (int64_t img = 0; img < n; ++img) {
+    const GroundTruth& t = batch.truth[static_cast<size_t>(first + img)];
+    Samples& s = core.samples[static_cast<size_t>(img)];
+    detection::Rng rng(Mix(Mix(cfg_.seed) ^ Mix(step * 0x100000001b3ULL + static_cast<uint64_t>(first + img))));
+    PODBENCH_ASSIGN_OR_RETURN(s.rpn, detection::SampleRpnAnchors(net.all_anchors, t.boxes, cfg_.rpn_sampling, rng));
+    PODBENCH_ASSIGN_OR_RETURN(auto proposals, Propose(*train_plan_, core, img, cfg_.proposals));
+    std::vector<Box> boxes;
+    for (const auto& pr : proposals) boxes.push_back(pr.box);
+    PODBENCH_ASSIGN_OR_RETURN(s.rois, detection::SampleRois(boxes, t.boxes, t.classes, cfg_.roi_sampling, rng));
+    const int64_t P = cfg_.gt_mask_size + 2 * detection::kMaskBorder;
+    for (size_t r = 0; r < s.rois.rois.size(); ++r) {
+      if (s.rois.classes[r] <= 0) continue;
+      const int m = s.rois.matched[r];
+      s.mask_rois.push_back(static_cast<int>(r));
+      s.mask_targets.resize(s.mask_targets.size() + kMaskOut * kMaskOut);
+      PODBENCH_RETURN_IF_ERROR(detection::MaskTarget(t.padded_masks.data() + static_cast<size_t>(m * P * P), P,
+                                                     t.boxes[static_cast<size_t>(m)], s.rois.rois[r], kMaskOut,
+                                                     s.mask_targets.data() + s.mask_targets.size() - kMaskOut * kMaskOut));
+    }
+  }
+  return Status::Ok();
+}
+
+Status FunctionalMaskRcnn::SecondStage(Core& core, int c, const MaskBatch& batch, uint64_t step, bool backward,
+                                       float* grads) {
+  const Net& net = *net_;
+  const Plan& plan = *train_plan_;
+  const int parts = plan.k, pos = c % parts;
+  const int64_t n = cfg_.global_batch / replicas(), first = (c / parts) * n;
+  const int A = net.per_location, C1 = cfg_.classes + 1;
   const int Fc = cfg_.fpn_channels, M = cfg_.mask_channels, fc = cfg_.fc_channels;
   const float inv_b = 1.f / static_cast<float>(cfg_.global_batch);
   const kernels::Precision prec = cfg_.precision;
   const float* p = params_.data();
-  core.loss = LossParts{};
-
-  ForwardFirstStage(core, batch.images.data() + static_cast<size_t>(first) * S * S * 3, n);
-
-  // Proposals and samples (no gradient).
-  if (!frozen_) {
-    core.samples.assign(static_cast<size_t>(n), Samples{});
-    for (int64_t img = 0; img < n; ++img) {
-      const GroundTruth& t = batch.truth[static_cast<size_t>(first + img)];
-      Samples& s = core.samples[static_cast<size_t>(img)];
-      detection::Rng rng(Mix(Mix(cfg_.seed) ^ Mix(step * 0x100000001b3ULL + static_cast<uint64_t>(first + img))));
-      PODBENCH_ASSIGN_OR_RETURN(s.rpn, detection::SampleRpnAnchors(net.all_anchors, t.boxes, cfg_.rpn_sampling, rng));
-      PODBENCH_ASSIGN_OR_RETURN(auto proposals, Propose(core, img, cfg_.proposals));
-      std::vector<Box> boxes;
-      for (const auto& pr : proposals) boxes.push_back(pr.box);
-      PODBENCH_ASSIGN_OR_RETURN(s.rois, detection::SampleRois(boxes, t.boxes, t.classes, cfg_.roi_sampling, rng));
-      const int64_t P = cfg_.gt_mask_size + 2 * detection::kMaskBorder;
-      for (size_t r = 0; r < s.rois.rois.size(); ++r) {
-        if (s.rois.classes[r] <= 0) continue;
-        const int m = s.rois.matched[r];
-        s.mask_rois.push_back(static_cast<int>(r));
-        s.mask_targets.resize(s.mask_targets.size() + kMaskOut * kMaskOut);
-        PODBENCH_RETURN_IF_ERROR(detection::MaskTarget(t.padded_masks.data() + static_cast<size_t>(m * P * P), P,
-                                                       t.boxes[static_cast<size_t>(m)], s.rois.rois[r], kMaskOut,
-                                                       s.mask_targets.data() + s.mask_targets.size() - kMaskOut * kMaskOut));
-      }
-    }
-  }
-
-  if (backward) {
-    for (size_t t = 0; t < net.tensors.size(); ++t) core.grad[t].assign(core.act[t].size(), 0.f);
-  }
+  // Google's pinning (core_assignment_utils.py, modulo k): proposals, the
+  // samples, the RPN losses and the mask targets on the replica's core 0,
+  // the box head and its losses on core 2, the mask head and its loss on
+  // core 1. The samples reach the other cores through the replica's shared
+  // memory once every core has met (the emulation's stand-in for the
+  // tensors XLA moves between pinned ops).
+  Core& lead = *core_[static_cast<size_t>(c - pos)];
+  const bool rpn_core = pos == 0, box_core = pos == kBoxHeadCore % parts, mask_core = pos == kMaskHeadCore % parts;
+  if (rpn_core) lead.sample_status = frozen_ ? Status::Ok() : DrawSamples(core, first, n, batch, step);
+  if (parts > 1) dp_->Sync();
+  PODBENCH_RETURN_IF_ERROR(lead.sample_status);
+  const std::vector<Samples>& samples = lead.samples;
 
   // RPN losses.
-  for (int64_t img = 0; img < n; ++img) {
-    const Samples& s = core.samples[static_cast<size_t>(img)];
+  for (int64_t img = 0; img < n && rpn_core; ++img) {
+    const Samples& s = samples[static_cast<size_t>(img)];
     const int sampled = s.rpn.positives + s.rpn.negatives;
     if (sampled == 0) continue;
     const double norm = 1.0 / sampled;
@@ -694,10 +1048,10 @@ Status FunctionalMaskRcnn::ReplicaStep(int c, const MaskBatch& batch, uint64_t s
       const int label = s.rpn.labels[a];
       if (label < 0) continue;
       const int l = net.anchor_level[a];
-      const Shape& rs = net.tensors[static_cast<size_t>(net.rpn_out[l])];
+      const Shape& rs = plan.shape[static_cast<size_t>(plan.rpn_out[l])];
       const size_t at = static_cast<size_t>(img * rs.elems() + int64_t{net.anchor_pos[a]} * 5 * A);
-      const float* o = core.act[static_cast<size_t>(net.rpn_out[l])].data() + at;
-      float* d = backward ? core.grad[static_cast<size_t>(net.rpn_out[l])].data() + at : nullptr;
+      const float* o = core.act[static_cast<size_t>(plan.rpn_out[l])].data() + at;
+      float* d = backward ? core.grad[static_cast<size_t>(plan.rpn_out[l])].data() + at : nullptr;
       const int ai = net.anchor_a[a];
       const double xl = o[ai];
       core.loss.rpn_class += norm * (std::max(xl, 0.0) - xl * label + std::log1p(std::exp(-std::abs(xl))));
@@ -712,20 +1066,20 @@ Status FunctionalMaskRcnn::ReplicaStep(int c, const MaskBatch& batch, uint64_t s
     }
   }
 
-  // Second stage: the replica's ROIs, image by image.
+  // The heads over the whole (gathered) levels: every ROI of the replica.
   const detection::FeaturePyramid pyr = Pyramid(n);
   std::vector<const float*> levels;
   std::vector<float*> dlevels;
   for (int l = 0; l < kLevels; ++l) {
-    levels.push_back(core.act[static_cast<size_t>(net.p_level[l])].data());
-    if (backward) dlevels.push_back(core.grad[static_cast<size_t>(net.p_level[l])].data());
+    levels.push_back(core.act[static_cast<size_t>(plan.p_level[l])].data());
+    if (backward) dlevels.push_back(core.grad[static_cast<size_t>(plan.p_level[l])].data());
   }
   std::vector<detection::Roi> rois, mrois;
   std::vector<int32_t> labels, mclasses;
   std::vector<int64_t> roi_begin{0}, mask_begin{0};
   std::vector<float> mtargets;
   for (int64_t img = 0; img < n; ++img) {
-    const Samples& s = core.samples[static_cast<size_t>(img)];
+    const Samples& s = samples[static_cast<size_t>(img)];
     for (size_t r = 0; r < s.rois.rois.size(); ++r) {
       rois.push_back({static_cast<int>(img), s.rois.rois[r]});
       labels.push_back(s.rois.classes[r]);
@@ -743,7 +1097,7 @@ Status FunctionalMaskRcnn::ReplicaStep(int c, const MaskBatch& batch, uint64_t s
   const Layer& L7 = net.layers[static_cast<size_t>(net.fc7)];
   const Layer& Lc = net.layers[static_cast<size_t>(net.cls)];
   const Layer& Lb = net.layers[static_cast<size_t>(net.box)];
-  if (R > 0) {
+  if (R > 0 && box_core) {
     PODBENCH_RETURN_IF_ERROR(ForwardBoxHead(core, pyr, levels, rois));
     core.dcls.assign(core.cls.size(), 0.f);
     core.dbox.assign(core.box.size(), 0.f);
@@ -752,7 +1106,7 @@ Status FunctionalMaskRcnn::ReplicaStep(int c, const MaskBatch& batch, uint64_t s
       if (rn == 0) continue;
       core.loss.frcnn_class += kernels::SoftmaxCrossEntropy(core.cls.data() + b0 * C1, labels.data() + b0, rn, C1, 0.f,
                                                             core.dcls.data() + b0 * C1);
-      const Samples& s = core.samples[static_cast<size_t>(img)];
+      const Samples& s = samples[static_cast<size_t>(img)];
       for (int64_t r = 0; r < rn; ++r) {
         const int k = s.rois.classes[static_cast<size_t>(r)];
         if (k <= 0) continue;
@@ -769,7 +1123,7 @@ Status FunctionalMaskRcnn::ReplicaStep(int c, const MaskBatch& batch, uint64_t s
   }
   const Layer& Ld = net.layers[static_cast<size_t>(net.deconv)];
   const Layer& Lo = net.layers[static_cast<size_t>(net.mask_out)];
-  if (MR > 0) {
+  if (MR > 0 && mask_core) {
     PODBENCH_RETURN_IF_ERROR(ForwardMaskHead(core, pyr, levels, mrois));
     core.dmout.assign(core.mout.size(), 0.f);
     for (int64_t img = 0; img < n; ++img) {
@@ -788,10 +1142,8 @@ Status FunctionalMaskRcnn::ReplicaStep(int c, const MaskBatch& batch, uint64_t s
   }
   if (!backward) return Status::Ok();
 
-  // Backward: heads, then the first stage.
-  float* grads = dp_->gradient(c);
-  std::fill(grads, grads + net.num_params, 0.f);
-  if (MR > 0) {
+  // Backward of the heads, down to the gathered levels' gradients.
+  if (MR > 0 && mask_core) {
     core.ddec.assign(core.dec.size(), 0.f);
     LayerBackward(Lo, p, MR, kMaskOut, kMaskOut, core.dec.data(), core.dmout.data(), core.ddec.data(), grads, core.tmp,
                   prec);
@@ -813,7 +1165,7 @@ Status FunctionalMaskRcnn::ReplicaStep(int c, const MaskBatch& batch, uint64_t s
     }
     PODBENCH_RETURN_IF_ERROR(detection::MultilevelRoiAlignBackward(pyr, dlevels, mrois, kMaskRoi, dx.data()));
   }
-  if (R > 0) {
+  if (R > 0 && box_core) {
     std::vector<float> d7(static_cast<size_t>(R * fc), 0.f), d6(static_cast<size_t>(R * fc), 0.f),
         dpre(static_cast<size_t>(R * fc), 0.f), droi(core.roi7.size(), 0.f);
     LayerBackward(Lc, p, R, 1, 1, core.fc7.data(), core.dcls.data(), d7.data(), grads, core.tmp, prec);
@@ -825,53 +1177,14 @@ Status FunctionalMaskRcnn::ReplicaStep(int c, const MaskBatch& batch, uint64_t s
     LayerBackward(L6, p, R, 1, 1, core.roi7.data(), dpre.data(), droi.data(), grads, core.tmp, prec);
     PODBENCH_RETURN_IF_ERROR(detection::MultilevelRoiAlignBackward(pyr, dlevels, rois, kBoxRoi, droi.data()));
   }
-  for (size_t oi = net.ops.size(); oi-- > 0;) {
-    const Op& op = net.ops[oi];
-    const Shape& xs = net.tensors[static_cast<size_t>(op.in)];
-    const Shape& ys = net.tensors[static_cast<size_t>(op.out)];
-    const float* x = core.act[static_cast<size_t>(op.in)].data();
-    const float* y = core.act[static_cast<size_t>(op.out)].data();
-    const float* dy = core.grad[static_cast<size_t>(op.out)].data();
-    float* dx = op.in == 0 ? nullptr : core.grad[static_cast<size_t>(op.in)].data();
-    const int64_t elems = n * ys.elems();
-    switch (op.kind) {
-      case OpKind::kConv:
-        LayerBackward(net.layers[static_cast<size_t>(op.layer)], p, n, xs.h, xs.w, x, dy, dx, grads, core.tmp, prec);
-        break;
-      case OpKind::kRelu:
-        ReluBackwardAdd(y, dy, dx, elems);
-        break;
-      case OpKind::kAdd:
-        kernels::Axpy(1.f, dy, dx, elems);
-        kernels::Axpy(1.f, dy, core.grad[static_cast<size_t>(op.in2)].data(), elems);
-        break;
-      case OpKind::kMaxPool: {
-        const kernels::Pool2dShape ps = PoolShape(op, n, xs);
-        core.tmp.resize(static_cast<size_t>(n * xs.elems()));
-        kernels::MaxPoolBackward(ps, x, dy, core.tmp.data());
-        kernels::Axpy(1.f, core.tmp.data(), dx, n * xs.elems());
-        break;
-      }
-      case OpKind::kUpsample:
-        for (int64_t img = 0; img < n; ++img) {
-          for (int i = 0; i < ys.h; ++i) {
-            for (int j = 0; j < ys.w; ++j) {
-              kernels::Axpy(1.f, dy + ((img * ys.h + i) * ys.w + j) * ys.c, dx + ((img * xs.h + i / 2) * xs.w + j / 2) * xs.c,
-                            xs.c);
-            }
-          }
-        }
-        break;
-    }
-  }
   return Status::Ok();
 }
 
 Result<std::vector<std::vector<Instance>>> FunctionalMaskRcnn::Predict(const float* images, int64_t n,
                                                                        const InferenceConfig& ic) {
   if (n < 0) return Status::InvalidArgument("maskrcnn functional: Predict needs n >= 0");
-  const Net& net = *net_;
-  Core& core = *core_[0];
+  const Plan& plan = *eval_plan_;
+  Core& core = *eval_core_;
   const int S = cfg_.image_size, C1 = cfg_.classes + 1;
   const detection::FeaturePyramid pyr = Pyramid(1);
   const detection::BoxCoder coder{cfg_.roi_sampling.center_variance, cfg_.roi_sampling.size_variance};
@@ -879,10 +1192,10 @@ Result<std::vector<std::vector<Instance>>> FunctionalMaskRcnn::Predict(const flo
   const Box frame{0, 0, double(S), double(S)};
   std::vector<std::vector<Instance>> out(static_cast<size_t>(n));
   for (int64_t img = 0; img < n; ++img) {
-    ForwardFirstStage(core, images + static_cast<size_t>(img) * S * S * 3, 1);
+    ForwardFirstStage(plan, core, -1, images + static_cast<size_t>(img) * S * S * 3, 1);
     std::vector<const float*> levels;
-    for (int l = 0; l < kLevels; ++l) levels.push_back(core.act[static_cast<size_t>(net.p_level[l])].data());
-    PODBENCH_ASSIGN_OR_RETURN(auto proposals, Propose(core, 0, ic.proposals));
+    for (int l = 0; l < kLevels; ++l) levels.push_back(core.act[static_cast<size_t>(plan.p_level[l])].data());
+    PODBENCH_ASSIGN_OR_RETURN(auto proposals, Propose(plan, core, 0, ic.proposals));
     std::vector<detection::Roi> rois;
     for (const auto& pr : proposals) rois.push_back({0, pr.box});
     if (rois.empty()) continue;

@@ -40,12 +40,37 @@
 // gradients doubled (Google's), linear warmup then two step drops
 // (LearningRate).
 //
-// Parallelism: the slice's cores are data-parallel replicas; replica r takes
-// rows [r n, (r + 1) n) of the global batch (n = global_batch / cores), one
-// host thread per core, gradients summed with the topology's all-reduce.
-// Every random sample of image g at step s comes from a generator seeded by
-// (seed, s, g), so any core count computes the same samples. Spatial
-// partitioning of the first stage is NOT implemented here yet.
+// Parallelism: the slice's cores form replicas of k = spatial_partitions
+// consecutive cores; replica r takes rows [r n, (r + 1) n) of the global
+// batch (n = global_batch / replicas), one host thread per core, gradients
+// summed over all cores with the topology's all-reduce (the k strips' and
+// the replicas' at once). Every random sample of image g at step s comes
+// from a generator seeded by (seed, s, g), so any layout computes the same
+// samples.
+// Spatial partitioning of the first stage (k = 2 or 4; the layout of
+// Google's tpu-v3-128 and -256 runs, maskrcnn-v0.6.md §2): each core of a
+// replica holds a strip of rows (functional/spatial_partition.h's split) of
+// every backbone, FPN and RPN tensor. A convolution or max pool whose window
+// reaches a neighbour's rows gets them through the topology's functional
+// "halo_exchange" over the replica (and sends their gradients back the same
+// way); nearest upsampling is planned as a window too (row o reads row o/2),
+// so the FPN's top-down adds work on strips whose boundaries line up, or
+// take a halo. An op whose window reaches past a neighbour (res5's first conv
+// at k = 4) runs on the gathered input (an all-reduce "ring" of the
+// replica's disjoint strips) on every core of the replica, and the ops after
+// it read their rows of that whole tensor. The FPN levels P2..P6 and the RPN
+// outputs are gathered the same way at the end of the first stage, as
+// proposals need whole levels. The second stage is not partitioned; it runs
+// on the replica's cores as Google pinned it in training
+// (core_assignment_utils.py, as the projected graph has it; core numbers
+// modulo k): proposals, samples, the RPN losses and the mask targets on
+// core 0, ROIAlign 7x7, the box head and its losses on core 2, ROIAlign
+// 14x14, the mask head and its loss on core 1. In the backward pass
+// the gradients of a gathered tensor are summed over the replica (the
+// all-reduce again) and each core keeps its strip; every core adds its
+// weight gradients, so the summation over all cores gives the whole
+// batch's. Partitioned equals unpartitioned up to the order of sums
+// (maskrcnn_functional_test).
 // Predict and EvaluateShapes give detections with masks and their COCO
 // box and segm AP.
 #pragma once
@@ -84,7 +109,10 @@ struct FunctionalConfig {
   std::string slice;  // emulated cores ("tpu-v3-8"); empty = one core
   const topology::SystemSpec* system = nullptr;  // null = topology::DefaultSystem()
   std::string allreduce = "torus2d";
-  int64_t global_batch = 2;  // REQUIRES: a positive multiple of the cores
+  // Cores per replica, each holding a strip of rows of the first stage: 1,
+  // 2 or 4. REQUIRES: divides the slice's cores.
+  int spatial_partitions = 1;
+  int64_t global_batch = 2;  // REQUIRES: a positive multiple of the replicas (cores / spatial_partitions)
   kernels::Precision precision = kernels::Precision::kF32;
   uint64_t seed = 1;  // initial weights and the samples' generators
 
@@ -186,8 +214,9 @@ class FunctionalMaskRcnn {
   // Momentum SGD on the last gradient at the schedule's rate for `step`.
   void Update(const SgdSchedule& schedule, int64_t step);
 
-  // Detections of images [n, S, S, 3], image by image on the calling thread
-  // (inference has no batch norm or samples: any core gives the same).
+  // Detections of images [n, S, S, 3], image by image on the calling thread,
+  // unpartitioned (inference has no batch norm or samples: any core gives
+  // the same).
   // InvalidArgument for n < 0.
   Result<std::vector<std::vector<Instance>>> Predict(const float* images, int64_t n,
                                                     const InferenceConfig& config = {});
@@ -203,19 +232,44 @@ class FunctionalMaskRcnn {
   const std::vector<ParamBlock>& blocks() const { return blocks_; }
   const FunctionalConfig& config() const { return cfg_; }
   int cores() const { return cores_; }
+  int replicas() const { return cores_ / cfg_.spatial_partitions; }
+  // The first stage's ops over a replica's cores: how many run on strips,
+  // how many on every core of the replica (on a gathered input, or reading
+  // a whole tensor), how many exchange halos, and how many tensors are
+  // gathered (the levels and RPN outputs the second stage reads among them).
+  struct FirstStageLayout {
+    int split_ops = 0, replicated_ops = 0, halo_exchanges = 0, gathers = 0;
+  };
+  FirstStageLayout first_stage_layout() const;
   int64_t anchors_per_image() const;
 
   struct Net;
   struct Core;
   struct Samples;
+  struct Plan;
+  struct Comms;
 
  private:
   FunctionalMaskRcnn();
   Status Setup(const FunctionalConfig& config);
   Result<LossParts> Run(const MaskBatch& batch, uint64_t step, bool backward);
   Status ReplicaStep(int core, const MaskBatch& batch, uint64_t step, bool backward);
-  void ForwardFirstStage(Core& core, const float* images, int64_t n) const;
-  Result<std::vector<detection::Proposal>> Propose(const Core& core, int64_t img,
+  // The first stage of `plan` on core `c` (its strips of images [n, S, S,
+  // 3], the replica's), then its gathers. Collectives' errors go to
+  // core.error; every core of the replica must call it (plans with k = 1
+  // have no collectives: c may be -1).
+  void ForwardFirstStage(const Plan& plan, Core& core, int c, const float* images, int64_t n);
+  void BackwardFirstStage(const Plan& plan, Core& core, int c, int64_t n, float* grads);
+  // Proposals, samples and mask targets of the replica's images [first,
+  // first + n) into core.samples, from core's whole RPN outputs.
+  Status DrawSamples(Core& core, int64_t first, int64_t n, const MaskBatch& batch, uint64_t step) const;
+  // Everything after the first stage that core c runs, as Google pinned it
+  // (see the .cc): samples, losses, heads, and with `backward` the
+  // gradients of the heads and of the gathered levels and RPN outputs. Every
+  // core of the slice calls it (its cores meet once).
+  Status SecondStage(Core& core, int c, const MaskBatch& batch, uint64_t step, bool backward, float* grads);
+  void Collective(Core& core, int c, size_t step, const char* algorithm);
+  Result<std::vector<detection::Proposal>> Propose(const Plan& plan, const Core& core, int64_t img,
                                                    const detection::ProposalConfig& pc) const;
   detection::FeaturePyramid Pyramid(int64_t n) const;
   Status ForwardBoxHead(Core& core, const detection::FeaturePyramid& pyr, std::span<const float* const> levels,
@@ -229,7 +283,10 @@ class FunctionalMaskRcnn {
   std::vector<float> params_, momentum_;
   std::vector<ParamBlock> blocks_;
   std::vector<std::unique_ptr<Core>> core_;
+  std::unique_ptr<Core> eval_core_;                 // Predict's
+  std::unique_ptr<Plan> train_plan_, eval_plan_;    // eval: unpartitioned
   std::unique_ptr<functional::DataParallel> dp_;
+  std::unique_ptr<Comms> comms_;                    // per-step buffers, k > 1
   bool frozen_ = false;
 };
 

@@ -17,15 +17,19 @@
 #include "topology/logical.h"
 #include "topology/slice.h"
 #include "workloads/functional/data_parallel.h"
-#include "workloads/ssd/spatial.h"
+#include "workloads/functional/spatial_partition.h"
 
 namespace podbench::ssd {
 
+using functional::RowRange;
+using functional::PlanWindow;
+using functional::RowsOfCore;
+using functional::WindowPlan;
 using kernels::Conv2dShape;
 
 namespace {
 
-enum class StepKind { kOp, kGather };
+using StepKind = functional::StripStepKind;
 
 bool Windowed(OpKind k) { return k == OpKind::kConv || k == OpKind::kMaxPool; }
 
@@ -37,59 +41,34 @@ float* F(topology::CoreBuffers& b, int core) { return reinterpret_cast<float*>(b
 
 }  // namespace
 
-// How a network runs over the k cores of a replica: per tensor whether it is
-// split into row strips or replicated, and the ops in order, with a gather
-// inserted where a split tensor feeds a replicated op.
-struct FunctionalSsd::Plan {
-  struct Step {
-    StepKind kind = StepKind::kOp;
-    const Op* op = nullptr;  // kOp
-    int in = 0, in2 = -1, out = 0;  // plan tensors
-    bool replicated = false;
-    WindowPlan window;  // conv and pool (k = 1 for a replicated op)
-    int64_t bn = -1;    // first channel of this BN's statistics
-  };
-  int k = 1;
-  std::vector<TensorShape> shape;
-  std::vector<char> replicated;
-  std::vector<Step> steps;
+namespace {
+
+// A step of FunctionalSsd::Plan: an op of the network, or a gather.
+struct SsdStep {
+  StepKind kind = StepKind::kOp;
+  const Op* op = nullptr;  // kOp
+  int in = 0, in2 = -1, out = 0;  // plan tensors
+  bool replicated = false;
+  WindowPlan window;  // conv and pool (k = 1 for a replicated op)
+  int64_t bn = -1;    // first channel of this BN's statistics
+};
+
+}  // namespace
+
+// How a network runs over the k cores of a replica (functional::StripPlan):
+// once an op runs replicated (its window reaches past a neighbour's strip;
+// its split input gathered first), every op after it on that path does.
+struct FunctionalSsd::Plan : functional::StripPlan<TensorShape, SsdStep> {
+  using Step = SsdStep;
   std::vector<int> levels;  // the heads' outputs
   int64_t bn_channels = 0;
-
-  RowRange Rows(int t, int pos) const {
-    const int h = shape[static_cast<size_t>(t)].h;
-    return replicated[static_cast<size_t>(t)] ? RowRange{0, h} : RowsOfCore(h, k, pos);
-  }
-  // Floats of tensor t on core `pos` for n images.
-  size_t Local(int t, int pos, int64_t n) const {
-    const TensorShape& s = shape[static_cast<size_t>(t)];
-    return static_cast<size_t>(n * Rows(t, pos).size() * s.w * s.c);
-  }
-  int Add(TensorShape s, bool rep) {
-    shape.push_back(s);
-    replicated.push_back(rep);
-    return static_cast<int>(shape.size()) - 1;
-  }
 
   static Plan Make(const SsdNet& net, int k) {
     Plan p;
     p.k = k;
     std::vector<int> map(net.tensors.size(), -1), gathered(net.tensors.size(), -1);
     map[0] = p.Add(net.tensors[0], false);
-    auto whole = [&](int nt) {
-      const int pt = map[static_cast<size_t>(nt)];
-      if (p.replicated[static_cast<size_t>(pt)]) return pt;
-      int& g = gathered[static_cast<size_t>(nt)];
-      if (g < 0) {
-        Step s;
-        s.kind = StepKind::kGather;
-        s.in = pt;
-        s.replicated = true;
-        s.out = g = p.Add(net.tensors[static_cast<size_t>(nt)], true);
-        p.steps.push_back(s);
-      }
-      return g;
-    };
+    auto whole = [&](int nt) { return p.Whole(map[static_cast<size_t>(nt)], gathered[static_cast<size_t>(nt)]); };
     for (const Op& op : net.ops) {
       Step s;
       s.op = &op;
@@ -361,35 +340,10 @@ Status FunctionalSsd::Setup(const FunctionalConfig& config) {
 
 namespace {
 
-// The rows of a windowed op's input that one core reads, [lo, hi), laid out
-// with `pad` columns of padding either side: its own strip, halo rows from
-// the exchange buffer (region 0: from above, region 3: from below; each
-// region n x halo rows), `fill` outside the image.
-void BuildWindowInput(const float* x, const RowRange& own, const float* halo_buf, int halo, int H, int W, int C,
-                      int pad, int lo, int hi, int64_t n, float fill, std::vector<float>& ext) {
-  const int rows = hi - lo, We = W + 2 * pad;
-  const size_t row = static_cast<size_t>(W) * C, region = static_cast<size_t>(n) * halo * row;
-  ext.assign(static_cast<size_t>(n) * rows * We * C, fill);
-  for (int64_t img = 0; img < n; ++img) {
-    for (int g = std::max(lo, 0); g < std::min(hi, H); ++g) {
-      const float* src;
-      if (own.Contains(g)) {
-        src = x + (static_cast<size_t>(img) * own.size() + static_cast<size_t>(g - own.begin)) * row;
-      } else if (g < own.begin) {
-        src = halo_buf + (static_cast<size_t>(img) * halo + static_cast<size_t>(g - (own.begin - halo))) * row;
-      } else {
-        src = halo_buf + 3 * region + (static_cast<size_t>(img) * halo + static_cast<size_t>(g - own.end)) * row;
-      }
-      std::memcpy(ext.data() + ((static_cast<size_t>(img) * rows + static_cast<size_t>(g - lo)) * We + pad) * C, src,
-                  row * sizeof(float));
-    }
-  }
-}
-
 // The input of a windowed op (convolution, max pool) as one core reads it,
 // and the shapes the kernels then run on: x itself when `direct` (the core
 // holds every input row and computes every output row), else rows [lo, hi)
-// built in `ext` by BuildWindowInput (zeros, or -inf for max pooling,
+// built in `ext` by functional::BuildWindowInput (zeros, or -inf for max pooling,
 // outside the image), padding columns included, so the op runs unpadded.
 struct WindowedInput {
   const float* in;
@@ -402,7 +356,7 @@ WindowedInput BuildWindowedInput(const Op& op, const TensorShape& xs, const floa
                                  std::vector<float>& ext) {
   if (direct) return {x, n, xs.h, xs.w, xs.c, op.pad};
   const float fill = op.kind == OpKind::kConv ? 0.f : -std::numeric_limits<float>::infinity();
-  BuildWindowInput(x, own, halo_buf, halo, xs.h, xs.w, xs.c, op.pad, lo, hi, n, fill, ext);
+  functional::BuildWindowInput(x, own, halo_buf, halo, xs.h, xs.w, xs.c, op.pad, lo, hi, n, fill, ext);
   return {ext.data(), n, hi - lo, xs.w + 2 * op.pad, xs.c, 0};
 }
 
@@ -440,13 +394,7 @@ void FunctionalSsd::Forward(const Plan& plan, int c, const float* images, int64_
   for (size_t t = 0; t < plan.shape.size(); ++t) act[t].resize(plan.Local(static_cast<int>(t), pos, n));
   {
     const TensorShape& s = plan.shape[0];
-    const RowRange r = plan.Rows(0, pos);
-    const size_t row = static_cast<size_t>(s.w) * s.c;
-    for (int64_t img = 0; img < n; ++img) {
-      std::memcpy(act[0].data() + static_cast<size_t>(img) * r.size() * row,
-                  images + (static_cast<size_t>(img) * s.h + static_cast<size_t>(r.begin)) * row,
-                  static_cast<size_t>(r.size()) * row * sizeof(float));
-    }
+    functional::CopyStrip(images, plan.Rows(0, pos), s.h, static_cast<size_t>(s.w) * s.c, n, act[0].data());
   }
   const Core& stats = training ? core : *core_[0];  // inference: replica 0's moving averages
   for (size_t si = 0; si < plan.steps.size(); ++si) {
@@ -459,12 +407,8 @@ void FunctionalSsd::Forward(const Plan& plan, int c, const float* images, int64_
     if (s.kind == StepKind::kGather) {  // training plans only
       auto& b = comms_->step[si];
       float* buf = F(*b.buf, c);
-      const size_t row = static_cast<size_t>(xs.w) * xs.c;
       std::fill(buf, buf + b.buf->elements(), 0.f);
-      for (int64_t img = 0; img < n; ++img) {
-        std::memcpy(buf + (static_cast<size_t>(img) * xs.h + static_cast<size_t>(own.begin)) * row,
-                    x + static_cast<size_t>(img) * own.size() * row, static_cast<size_t>(own.size()) * row * sizeof(float));
-      }
+      functional::PlaceStrip(x, own, xs.h, static_cast<size_t>(xs.w) * xs.c, n, buf);
       comms_->Run(cores_, c, b);
       std::memcpy(y, buf, act[static_cast<size_t>(s.out)].size() * sizeof(float));
       continue;
@@ -481,23 +425,7 @@ void FunctionalSsd::Forward(const Plan& plan, int c, const float* images, int64_
         if (halo > 0) {
           auto& b = comms_->step[si];
           hbuf = F(*b.buf, c);
-          const size_t row = static_cast<size_t>(xs.w) * xs.c, region = static_cast<size_t>(n) * halo * row;
-          std::fill(hbuf, hbuf + b.buf->elements(), 0.f);
-          for (int64_t img = 0; img < n; ++img) {
-            for (int r = 0; r < halo; ++r) {
-              const int first = own.begin + r, last = own.end - halo + r;
-              if (first < own.end) {
-                std::memcpy(hbuf + region + (static_cast<size_t>(img) * halo + r) * row,
-                            x + (static_cast<size_t>(img) * own.size() + static_cast<size_t>(first - own.begin)) * row,
-                            row * sizeof(float));
-              }
-              if (last >= own.begin) {
-                std::memcpy(hbuf + 2 * region + (static_cast<size_t>(img) * halo + r) * row,
-                            x + (static_cast<size_t>(img) * own.size() + static_cast<size_t>(last - own.begin)) * row,
-                            row * sizeof(float));
-              }
-            }
-          }
+          functional::PackHalo(x, own, halo, n, static_cast<size_t>(xs.w) * xs.c, hbuf);
           comms_->Run(cores_, c, comms_->step[si]);
         }
         const RowRange out = s.window.out[static_cast<size_t>(wi)];
@@ -650,11 +578,7 @@ void FunctionalSsd::Backward(const Plan& plan, int c, int64_t n) {
     float* dx = core.grad[static_cast<size_t>(s.in)].data();
     const size_t in_elems = core.act[static_cast<size_t>(s.in)].size();
     if (s.kind == StepKind::kGather) {  // every core holds the whole gradient: keep its strip
-      const size_t row = static_cast<size_t>(xs.w) * xs.c;
-      for (int64_t img = 0; img < n; ++img) {
-        kernels::Axpy(1.f, dy + (static_cast<size_t>(img) * xs.h + static_cast<size_t>(own.begin)) * row,
-                      dx + static_cast<size_t>(img) * own.size() * row, static_cast<int64_t>(own.size() * row));
-      }
+      functional::AddStrip(dy, own, xs.h, static_cast<size_t>(xs.w) * xs.c, n, dx);
       continue;
     }
     const Op& op = *s.op;
@@ -672,7 +596,6 @@ void FunctionalSsd::Backward(const Plan& plan, int c, int64_t n) {
         const int lo = s.window.lo[static_cast<size_t>(wi)], hi = s.window.hi[static_cast<size_t>(wi)];
         const bool direct = own.begin == 0 && own.end == xs.h && out.begin == 0 && out.end == ys.h;
         float* hbuf = halo > 0 ? F(*comms_->step[si].buf, c) : nullptr;
-        const size_t row = static_cast<size_t>(xs.w) * xs.c, region = static_cast<size_t>(n) * halo * row;
         std::vector<float>& dext = core.tmp;
         if (!out.empty()) {
           const WindowedInput w = BuildWindowedInput(op, xs, x, own, hbuf, halo, direct, lo, hi, n, core.ext);
@@ -697,42 +620,11 @@ void FunctionalSsd::Backward(const Plan& plan, int c, int64_t n) {
           break;
         }
         // Own rows into dx; halo rows back to the neighbours that own them.
-        if (hbuf) std::fill(hbuf, hbuf + comms_->step[si].buf->elements(), 0.f);
-        if (!out.empty()) {
-          const int rows = hi - lo, We = xs.w + 2 * op.pad;
-          for (int64_t img = 0; img < n; ++img) {
-            for (int g = std::max(lo, 0); g < std::min(hi, xs.h); ++g) {
-              const float* src =
-                  dext.data() + ((static_cast<size_t>(img) * rows + static_cast<size_t>(g - lo)) * We + op.pad) * xs.c;
-              float* dst;
-              if (own.Contains(g)) {
-                dst = dx + (static_cast<size_t>(img) * own.size() + static_cast<size_t>(g - own.begin)) * row;
-              } else if (g < own.begin) {  // sent up: arrives in the row above's bottom region
-                dst = hbuf + region + (static_cast<size_t>(img) * halo + static_cast<size_t>(g - (own.begin - halo))) * row;
-              } else {  // sent down: arrives in the row below's top region
-                dst = hbuf + 2 * region + (static_cast<size_t>(img) * halo + static_cast<size_t>(g - own.end)) * row;
-              }
-              kernels::Axpy(1.f, src, dst, static_cast<int64_t>(row));
-            }
-          }
-        }
+        functional::ScatterWindowGradient(out.empty() ? nullptr : dext.data(), own, xs.h, xs.w, xs.c, op.pad, lo, hi, n,
+                                          halo, dx, hbuf);
         if (halo > 0) {
           comms_->Run(cores_, c, comms_->step[si]);
-          for (int64_t img = 0; img < n; ++img) {
-            for (int r = 0; r < halo; ++r) {
-              const int last = own.end - halo + r, first = own.begin + r;
-              if (last >= own.begin) {  // from the core below, for my last rows
-                kernels::Axpy(1.f, hbuf + 3 * region + (static_cast<size_t>(img) * halo + r) * row,
-                              dx + (static_cast<size_t>(img) * own.size() + static_cast<size_t>(last - own.begin)) * row,
-                              static_cast<int64_t>(row));
-              }
-              if (first < own.end) {  // from the core above, for my first rows
-                kernels::Axpy(1.f, hbuf + (static_cast<size_t>(img) * halo + r) * row,
-                              dx + (static_cast<size_t>(img) * own.size() + static_cast<size_t>(first - own.begin)) * row,
-                              static_cast<int64_t>(row));
-              }
-            }
-          }
+          functional::AddReturnedHaloGradient(hbuf, own, halo, n, static_cast<size_t>(xs.w) * xs.c, dx);
         }
         break;
       }

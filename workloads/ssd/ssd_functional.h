@@ -3,7 +3,7 @@
 //
 // Layout: the slice's cores form replicas of `partitions` (k) consecutive
 // cores. Each replica takes global_batch / replicas images per step; its k
-// cores each hold a horizontal strip of every activation (spatial.h's split
+// cores each hold a horizontal strip of every activation (functional/spatial_partition.h's split
 // of the height), as Google's v0.6 SSD ran on tpu-v3-1024 and -2048
 // (input_partition_dims [1, 4, 1, 1]). Per step, on every core (one host
 // thread each):
