@@ -45,6 +45,11 @@ using maskrcnn::MaskRcnnGoogleV06Slices;
 // Functional global batches above this are COCO-scale values by mistake
 // (Google's 128 is the default).
 constexpr int64_t kMaxFunctionalBatch = 64;
+// Functional mode's provisional targets on the held-out generated images
+// (docs/models/maskrcnn.md gives the measured runs): reached at epochs 9 to
+// 13 of the `functional` preset by seeds 1 and 2, 2 to 3 minutes of host time.
+constexpr double kFunctionalBoxTarget = 0.45;
+constexpr double kFunctionalMaskTarget = 0.40;
 // Projected mode's budget: Google's total_steps, 16 blocks of 924 steps.
 constexpr int64_t kProjectedMaxBlocks = maskrcnn::kMaskRcnnTotalSteps / maskrcnn::kMaskRcnnStepsPerBlock;
 
@@ -167,17 +172,18 @@ class MaskRcnnWorkload : public Workload {
     fnum("functional_eval_examples", 128, 1, 1 << 16, "functional mode: held-out generated images");
     unlogged(Spec("functional_spread_area_ranges", true,
                   "functional mode: objects spread over COCO's small, medium and large area ranges (needs "
-                  "functional_image_size >= 128); false: sizes log-uniform from 8 pixels to 5/8 of the side"));
-    auto target = [&](const char* name, double mlperf, const char* what) {
-      auto& t = unlogged(Spec(name, mlperf, std::string("functional mode: ") + what +
-                                                " mAP@[0.5:0.95] target on the held-out generated images"));
+                  "functional_image_size >= 128); false: sizes log-uniform from functional_min_object_size to 5/8 "
+                  "of the side"));
+    auto target = [&](const char* name, double def, double mlperf, const char* what) {
+      auto& t = unlogged(Spec(name, def, std::string("functional mode: ") + what +
+                                             " mAP@[0.5:0.95] target on the held-out generated images"));
       t.min = mlperf;
       t.max = 1.0;
       t.rule = "the v0.6 rules check every Mask R-CNN log against MLPerf's targets, box mAP 0.377 and mask mAP "
                "0.339";
     };
-    target("functional_target_box_map", maskrcnn::kMaskRcnnBoxTarget, "box");
-    target("functional_target_mask_map", maskrcnn::kMaskRcnnMaskTarget, "mask (segm)");
+    target("functional_target_box_map", kFunctionalBoxTarget, maskrcnn::kMaskRcnnBoxTarget, "box");
+    target("functional_target_mask_map", kFunctionalMaskTarget, maskrcnn::kMaskRcnnMaskTarget, "mask (segm)");
     return s;
   }
 
@@ -196,10 +202,10 @@ class MaskRcnnWorkload : public Workload {
     };
   }
 
-  // Functional mode's values: 8 images a step (one a core on larger
-  // slices), 100 proposals kept per image, a warmup from 0.1 of the rate
-  // over 50 steps, and the drops at epochs 12 and 16 of the default set (128
-  // steps an epoch).
+  // Functional mode's values: 8 images a step (one a core on larger slices,
+  // up to 64), 100 proposals kept per image, a warmup from 0.1 x the rate
+  // over 50 steps, the drops at epochs 12 and 16 of the default set (128
+  // steps an epoch) and a budget of 24 epochs.
   static Result<std::map<std::string, HpValue>> FunctionalPreset(const SliceInfo& slice) {
     return std::map<std::string, HpValue>{
         {"global_batch_size", std::max<int64_t>(8, slice.cores)},

@@ -29,7 +29,8 @@ constexpr const char* kShortRun =
     "--set functional_image_size=64 --set functional_spread_area_ranges=false --set functional_classes=1 "
     "--set functional_max_objects=1 --set functional_min_object_size=16 --set functional_train_examples=128 "
     "--set functional_eval_examples=16 --set num_image_candidates=50 --set first_lr_drop_step=240 "
-    "--set second_lr_drop_step=400 --set max_epochs=40";
+    "--set second_lr_drop_step=400 --set max_epochs=40 --set functional_target_box_map=0.377 "
+    "--set functional_target_mask_map=0.339";
 
 TEST(MaskRcnnRunE2eTest, ProjectedRunsPassBothRuleSetsAndScalingPrintsTheTable) {
   TempDir dir;
