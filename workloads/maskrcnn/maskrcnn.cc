@@ -46,8 +46,8 @@ using maskrcnn::MaskRcnnGoogleV06Slices;
 // (Google's 128 is the default).
 constexpr int64_t kMaxFunctionalBatch = 64;
 // Functional mode's provisional targets on the held-out generated images
-// (docs/models/maskrcnn.md gives the measured runs): reached at epochs 9 to
-// 13 of the `functional` preset by seeds 1 and 2, 2 to 3 minutes of host time.
+// (docs/models/maskrcnn.md gives the measured runs): seeds 1-5 of the
+// `functional` preset reach both after 11 to 17 epochs, 101-164 s of CPU.
 constexpr double kFunctionalBoxTarget = 0.45;
 constexpr double kFunctionalMaskTarget = 0.40;
 // Projected mode's budget: Google's total_steps, 16 blocks of 924 steps.
