@@ -61,6 +61,13 @@ std::vector<Base> Bases() {
        1},
       {"gnmt", Mode::kProjected, "tpu-v3-1024", "google-v0.6", {}, 1},
       {"maskrcnn", Mode::kProjected, "tpu-v3-32", "google-v0.6", {}, 1},
+      // A tiny Mask R-CNN on 64x64 images: one epoch of 4 steps, so the
+      // warmup's second rate (step 1) reaches the loss of step 2.
+      {"maskrcnn", Mode::kFunctional, "tpu-v3-8", "functional",
+       {"functional_image_size=64", "functional_spread_area_ranges=false", "functional_width=2",
+        "functional_fpn_channels=4", "functional_classes=2", "functional_train_examples=32",
+        "functional_eval_examples=4"},
+       1},
       // A tiny SSD on a few 32x32 images, one training epoch of 4 steps.
       {"ssd", Mode::kFunctional, "tpu-v3-8", "functional",
        {"functional_image_size=32", "functional_width=4", "functional_classes=2", "functional_train_examples=32",

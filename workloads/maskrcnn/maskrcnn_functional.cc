@@ -461,6 +461,17 @@ FunctionalMaskRcnn::FirstStageLayout FunctionalMaskRcnn::first_stage_layout() co
   return f;
 }
 
+bool FunctionalMaskRcnn::IsLocalImage(int64_t row) const {
+  const int k = cfg_.spatial_partitions;
+  const int replica = static_cast<int>(row / (cfg_.global_batch / replicas()));
+  for (int c = replica * k; c < (replica + 1) * k; ++c) {
+    if (dp_->IsLocal(c)) return true;
+  }
+  return false;
+}
+
+void ShapesInput(const data::Image& image, float* dst) { ToInput(image, dst); }
+
 int64_t FunctionalMaskRcnn::anchors_per_image() const { return static_cast<int64_t>(net_->all_anchors.size()); }
 
 Status FunctionalMaskRcnn::Setup(const FunctionalConfig& config) {
@@ -554,6 +565,7 @@ Status FunctionalMaskRcnn::Setup(const FunctionalConfig& config) {
   dpc.slice = cfg_.slice;
   dpc.system = &sys;
   dpc.allreduce = cfg_.allreduce;
+  dpc.ranks = cfg_.ranks;
   PODBENCH_ASSIGN_OR_RETURN(dp_, functional::DataParallel::Create(dpc, n.num_params));
   train_plan_ = std::make_unique<Plan>(Plan::Make(n, k));
   eval_plan_ = std::make_unique<Plan>(Plan::Make(n, 1));
@@ -637,13 +649,15 @@ Result<LossParts> FunctionalMaskRcnn::Run(const MaskBatch& batch, uint64_t step,
   }
   PODBENCH_RETURN_IF_ERROR(dp_->OnEveryCore([&](int c) { return ReplicaStep(c, batch, step, backward); }));
   if (backward) PODBENCH_RETURN_IF_ERROR(dp_->SumGradients());
+  // Each part summed over the cores in core order, the other ranks' cores'
+  // sums brought from them, so every rank returns the same losses.
   LossParts sum;
-  for (const auto& core : core_) {
-    sum.rpn_class += core->loss.rpn_class;
-    sum.rpn_box += core->loss.rpn_box;
-    sum.frcnn_class += core->loss.frcnn_class;
-    sum.frcnn_box += core->loss.frcnn_box;
-    sum.mask += core->loss.mask;
+  std::vector<double> part(static_cast<size_t>(cores_));
+  for (double LossParts::*field : {&LossParts::rpn_class, &LossParts::rpn_box, &LossParts::frcnn_class,
+                                   &LossParts::frcnn_box, &LossParts::mask}) {
+    for (int c = 0; c < cores_; ++c) part[static_cast<size_t>(c)] = core_[static_cast<size_t>(c)]->loss.*field;
+    PODBENCH_RETURN_IF_ERROR(dp_->ShareCoreValues(part));
+    for (double v : part) sum.*field += v;
   }
   const double inv = 1.0 / static_cast<double>(B);
   return LossParts{sum.rpn_class * inv, sum.rpn_box * inv, sum.frcnn_class * inv, sum.frcnn_box * inv,
@@ -1259,10 +1273,20 @@ Result<MaskRcnnAp> EvaluateShapes(FunctionalMaskRcnn& model, const detection::Sh
     ToInput(truth.back().image, images.data() + static_cast<size_t>(i) * S * S * 3);
   }
   PODBENCH_ASSIGN_OR_RETURN(auto predictions, model.Predict(images.data(), count, config));
+  return ScoreShapes(predictions, truth, S, cfg.classes);
+}
+
+Result<MaskRcnnAp> ScoreShapes(std::span<const std::vector<Instance>> predictions,
+                               std::span<const detection::ShapesImage> truth, int S, int classes) {
+  if (predictions.size() != truth.size()) {
+    return Status::InvalidArgument("maskrcnn functional: " + std::to_string(predictions.size()) +
+                                   " images' predictions for " + std::to_string(truth.size()) + " images");
+  }
+  const int64_t count = static_cast<int64_t>(truth.size());
   detection::CocoInput in;
   std::vector<detection::CocoBox> gt_boxes, dt_boxes;
   std::vector<detection::Rle> gt_masks, dt_masks;
-  for (int k = 1; k <= cfg.classes; ++k) in.category_ids.push_back(k);
+  for (int k = 1; k <= classes; ++k) in.category_ids.push_back(k);
   for (int64_t i = 0; i < count; ++i) {
     in.image_ids.push_back(i + 1);
     for (const detection::ShapeObject& o : truth[static_cast<size_t>(i)].objects) {

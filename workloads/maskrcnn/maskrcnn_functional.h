@@ -83,6 +83,7 @@
 
 #include "base/status.h"
 #include "kernels/conv/conv2d.h"
+#include "topology/rank_group.h"
 #include "topology/system.h"
 #include "workloads/detection/box.h"
 #include "workloads/detection/roi_align.h"
@@ -115,6 +116,12 @@ struct FunctionalConfig {
   int64_t global_batch = 2;  // REQUIRES: a positive multiple of the replicas (cores / spatial_partitions)
   kernels::Precision precision = kernels::Precision::kF32;
   uint64_t seed = 1;  // initial weights and the samples' generators
+  // The processes the cores are spread over (`mpirun -np R`,
+  // functional/data_parallel.h); null = this process holds every core. Each
+  // rank runs only its cores' replicas, so the batch rows of the other
+  // ranks' cores (IsLocalImage false) may be left as zero images without
+  // ground truth; the losses and the summed gradient are every rank's.
+  std::shared_ptr<topology::RankGroup> ranks;
 
   // InvalidArgument naming the field.
   Status Validate() const;
@@ -180,6 +187,10 @@ struct Instance {
   std::vector<uint8_t> mask;  // [S, S], 1 = the instance's pixel
 };
 
+// An RGB image as the network's input: [S, S, 3] scaled to [-1, 1] (what
+// MakeShapesBatch stores).
+void ShapesInput(const data::Image& image, float* dst);
+
 // COCO box and segm AP (mAP@[0.5:0.95]) of a model's predictions on shapes
 // images first_index .. first_index + count - 1 (their instance masks, run-
 // length encoded, and visible areas as ground truth), from one evaluator
@@ -196,6 +207,11 @@ struct ParamBlock {
 };
 
 class FunctionalMaskRcnn;
+// The AP of `predictions` (per image) against `truth` (generated with
+// masks, as many images, sides `image_size`), categories 1..classes.
+// InvalidArgument when the counts differ.
+Result<MaskRcnnAp> ScoreShapes(std::span<const std::vector<Instance>> predictions,
+                               std::span<const detection::ShapesImage> truth, int image_size, int classes);
 Result<MaskRcnnAp> EvaluateShapes(FunctionalMaskRcnn& model, const detection::ShapesSpec& spec, uint64_t first_index,
                                   int64_t count, const InferenceConfig& config = {});
 
@@ -241,6 +257,10 @@ class FunctionalMaskRcnn {
     int split_ops = 0, replicated_ops = 0, halo_exchanges = 0, gathers = 0;
   };
   FirstStageLayout first_stage_layout() const;
+  // Whether row `row` of a global batch is an image of a replica whose
+  // cores this process holds any of (always, without ranks). A replica of
+  // spatial_partitions cores takes global_batch / replicas() consecutive rows.
+  bool IsLocalImage(int64_t row) const;
   int64_t anchors_per_image() const;
 
   struct Net;
