@@ -86,6 +86,20 @@ class DataParallel {
   // The cores this process holds: all of them, or its rank's block.
   topology::CoreBlock local_cores() const { return local_; }
   bool IsLocal(int core) const { return local_.Holds(core); }
+  // Whether this process holds any core of the replica that trains row
+  // `row` of a global batch of `global_batch` rows, the cores split into
+  // replicas of `cores_per_replica` consecutive cores, each replica taking
+  // global_batch / replicas consecutive rows (spatially partitioned models:
+  // every core of a replica reads the replica's images).
+  // REQUIRES: cores_per_replica divides cores(), replicas divide global_batch.
+  bool IsLocalReplicaRow(int64_t row, int64_t global_batch, int cores_per_replica) const {
+    const int64_t rows_per_replica = global_batch / (cores() / cores_per_replica);
+    const int first = static_cast<int>(row / rows_per_replica) * cores_per_replica;
+    for (int c = first; c < first + cores_per_replica; ++c) {
+      if (IsLocal(c)) return true;
+    }
+    return false;
+  }
   topology::RankGroup& ranks() const { return *group_; }
 
   // Runs f(core) for every local core, each on its own host thread (the

@@ -462,12 +462,7 @@ FunctionalMaskRcnn::FirstStageLayout FunctionalMaskRcnn::first_stage_layout() co
 }
 
 bool FunctionalMaskRcnn::IsLocalImage(int64_t row) const {
-  const int k = cfg_.spatial_partitions;
-  const int replica = static_cast<int>(row / (cfg_.global_batch / replicas()));
-  for (int c = replica * k; c < (replica + 1) * k; ++c) {
-    if (dp_->IsLocal(c)) return true;
-  }
-  return false;
+  return dp_->IsLocalReplicaRow(row, cfg_.global_batch, cfg_.spatial_partitions);
 }
 
 void ShapesInput(const data::Image& image, float* dst) { ToInput(image, dst); }

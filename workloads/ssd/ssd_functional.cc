@@ -758,12 +758,7 @@ Result<std::vector<float>> FunctionalSsd::Predict(const float* images, int64_t n
 }
 
 bool FunctionalSsd::IsLocalTrainRow(int64_t row) const {
-  const int64_t replica = row / (cfg_.global_batch / replicas());
-  const int k = cfg_.partitions;
-  for (int c = static_cast<int>(replica) * k; c < static_cast<int>(replica + 1) * k; ++c) {
-    if (dp_->IsLocal(c)) return true;
-  }
-  return false;
+  return dp_->IsLocalReplicaRow(row, cfg_.global_batch, cfg_.partitions);
 }
 
 bool FunctionalSsd::IsLocalEvalImage(int64_t i, int64_t chunk) const {
