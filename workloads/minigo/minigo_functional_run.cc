@@ -11,7 +11,8 @@
 // for a win rate by generation. FIELD=VALUE pairs override the preset's
 // loop sizes (games, readouts, virtual_losses, steps, window, batch, lr
 // (one rate for every step), boot_games, boot_readouts, ckpt_steps,
-// target_gens, target_games, gating_games, recipe_seed).
+// target_gens, target_games, gating_games, recipe_seed, resign_threshold,
+// disable_resign_pct).
 #include <sys/resource.h>
 
 #include <chrono>
@@ -63,6 +64,8 @@ int main(int argc, char** argv) {
     else if (k == "target_games") c.target_games = n;
     else if (k == "gating_games") c.gating_games = n;
     else if (k == "recipe_seed") c.recipe_seed = static_cast<uint64_t>(x);
+    else if (k == "resign_threshold") c.search.resign_threshold = static_cast<float>(x);
+    else if (k == "disable_resign_pct") c.search.disable_resign_pct = static_cast<float>(x);
     else {
       std::fprintf(stderr, "minigo_functional_run: unknown field '%s' in '%s'\n", k.c_str(), kv.c_str());
       return 2;
