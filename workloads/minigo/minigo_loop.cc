@@ -111,6 +111,7 @@ Status LoopConfig::Validate() const {
   PODBENCH_RETURN_IF_ERROR(at_least("games_per_generation", games_per_generation, 1));
   PODBENCH_RETURN_IF_ERROR(at_least("parallel_games", parallel_games, 1));
   PODBENCH_RETURN_IF_ERROR(at_least("eval_max_batch", eval_max_batch, 1));
+  PODBENCH_RETURN_IF_ERROR(at_least("host_threads", host_threads, 1));
   PODBENCH_RETURN_IF_ERROR(at_least("steps_per_generation", steps_per_generation, 0));
   PODBENCH_RETURN_IF_ERROR(at_least("window_generations", window_generations, 1));
   PODBENCH_RETURN_IF_ERROR(at_least("generations", generations, 1));

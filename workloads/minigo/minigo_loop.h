@@ -76,6 +76,12 @@ struct LoopConfig {
   int games_per_generation = 4096;
   int parallel_games = 128;
   int eval_max_batch = 1024;  // the evaluator's largest chunk (NVIDIA --trt_batch=1024)
+  // Host threads of the phases that run alone (the set-up's self-play and
+  // the target evaluations), at most the kernels' pool's: each takes a share
+  // of the cores with its own copy of the network. The games and every
+  // result are the same for any value; a generation's self-play and
+  // training always take one thread each.
+  int host_threads = 2;
   TrainOptions train;
   int steps_per_generation = 222;
   int window_generations = 10;

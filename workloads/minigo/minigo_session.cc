@@ -4,7 +4,9 @@
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <initializer_list>
 #include <map>
+#include <span>
 #include <system_error>
 #include <utility>
 
@@ -197,51 +199,101 @@ struct LoopSession::State {
   double now = 0;
   int64_t macs = 0;
 
-  // This rank's cores' self-play games of `games` by `net`.
-  Part SelfPlay(const LoopConfig& c, int cores, const MctsOptions& options, int games, uint64_t seed, Network* net) {
-    Part p;
-    for (int core = local.begin; core < local.end; ++core) {
+  // This rank's cores' self-play games of `games` by `net`, on `threads`
+  // host threads (each with its own copy of the network; the games and their
+  // results do not depend on the split).
+  Part SelfPlay(const LoopConfig& c, int cores, const MctsOptions& options, int games, uint64_t seed, Network* net,
+                int threads = 1) {
+    return OverCores(threads, {net}, [&](int core, std::span<Network* const> nets, Part* p) {
       const std::vector<int> mine = GamesOfCore(games, cores, core);
-      if (mine.empty()) continue;
-      NetworkEvaluator eval(net, c.eval_max_batch);
+      if (mine.empty()) return;
+      NetworkEvaluator eval(nets[0], c.eval_max_batch);
       auto played = PlaySelfPlayGames(options, mine, c.parallel_games, seed, eval);
       if (!played.ok()) {
-        p.status = played.status().WithContext("core " + std::to_string(core));
-        return p;
+        p->status = played.status().WithContext("core " + std::to_string(core));
+        return;
       }
       for (size_t i = 0; i < mine.size(); ++i) {
         ExampleSet e;
         if (Status st = AppendGameExamples((*played)[i], &e); !st.ok()) {
-          p.status = st.WithContext("game " + std::to_string(mine[i]));
-          return p;
+          p->status = st.WithContext("game " + std::to_string(mine[i]));
+          return;
         }
         std::string bytes;
         PutVec(&bytes, e.features);
         PutVec(&bytes, e.pi);
         PutVec(&bytes, e.z);
-        p.games[mine[i]] = std::move(bytes);
+        p->games[mine[i]] = std::move(bytes);
       }
-      p.evaluated += eval.positions();
-    }
-    return p;
+      p->evaluated += eval.positions();
+    });
   }
 
-  // This rank's cores' games of a `games`-game match of a against b.
-  Part Match(const LoopConfig& c, int cores, int games, uint64_t seed, Network* a, Network* b) {
-    Part p;
-    for (int core = local.begin; core < local.end; ++core) {
+  // This rank's cores' games of a `games`-game match of a against b, on
+  // `threads` host threads as SelfPlay.
+  Part Match(const LoopConfig& c, int cores, int games, uint64_t seed, Network* a, Network* b, int threads = 1) {
+    return OverCores(threads, {a, b}, [&](int core, std::span<Network* const> nets, Part* p) {
       const std::vector<int> mine = GamesOfCore(games, cores, core);
-      if (mine.empty()) continue;
-      NetworkEvaluator ea(a, c.eval_max_batch), eb(b, c.eval_max_batch);
+      if (mine.empty()) return;
+      NetworkEvaluator ea(nets[0], c.eval_max_batch), eb(nets[1], c.eval_max_batch);
       auto wins = PlayMatch(c.search, mine, c.parallel_games, seed, ea, eb);
       if (!wins.ok()) {
-        p.status = wins.status().WithContext("core " + std::to_string(core));
-        return p;
+        p->status = wins.status().WithContext("core " + std::to_string(core));
+        return;
       }
-      p.wins += *wins;
-      p.evaluated += ea.positions() + eb.positions();
+      p->wins += *wins;
+      p->evaluated += ea.positions() + eb.positions();
+    });
+  }
+
+  // Runs core(k, nets, part) for each of this rank's cores k, in order, on
+  // min(threads, the pool's threads, cores) host threads: thread t takes the
+  // cores k with (k - local.begin) % threads == t, thread 0 with `nets`
+  // themselves and the others with clones (a Network's inference keeps
+  // scratch, so one copy serves one thread). A core stops its thread at the
+  // first error; the joined Part carries the error of the lowest core.
+  Part OverCores(int threads, std::initializer_list<Network*> nets,
+                 const std::function<void(int, std::span<Network* const>, Part*)>& core) {
+    const int n = std::max(1, std::min({threads, kernels::DefaultThreadPool().threads(), local.end - local.begin}));
+    std::vector<Part> parts(static_cast<size_t>(n));
+    std::vector<int> failed_at(static_cast<size_t>(n), -1);
+    std::vector<std::vector<std::unique_ptr<Network>>> copies(static_cast<size_t>(n));
+    std::vector<std::vector<Network*>> use(static_cast<size_t>(n), std::vector<Network*>(nets));
+    for (int t = 1; t < n; ++t) {
+      for (size_t i = 0; i < nets.size(); ++i) {
+        copies[static_cast<size_t>(t)].push_back(use[0][i]->Clone());
+        use[static_cast<size_t>(t)][i] = copies[static_cast<size_t>(t)].back().get();
+      }
     }
-    return p;
+    auto run = [&](int t) {
+      Part& p = parts[static_cast<size_t>(t)];
+      for (int k = local.begin + t; k < local.end; k += n) {
+        core(k, use[static_cast<size_t>(t)], &p);
+        if (!p.status.ok()) {
+          failed_at[static_cast<size_t>(t)] = k;
+          return;
+        }
+      }
+    };
+    if (n == 1) {
+      run(0);
+    } else {
+      kernels::DefaultThreadPool().Run(n, run);
+    }
+    Part joined;
+    int first_failure = -1;
+    for (int t = 0; t < n; ++t) {
+      Part& p = parts[static_cast<size_t>(t)];
+      const int at = failed_at[static_cast<size_t>(t)];
+      if (at >= 0 && (first_failure < 0 || at < first_failure)) {
+        first_failure = at;
+        joined.status = p.status;
+      }
+      joined.games.merge(p.games);
+      joined.evaluated += p.evaluated;
+      joined.wins += p.wins;
+    }
+    return joined;
   }
 
   void Push(ExampleSet games, int window_generations) {
@@ -307,7 +359,8 @@ Result<SetupEvent> LoopSession::Initialize() {
     // threshold (-0.99) most of its games would resign within a few moves,
     // leaving outcomes that say nothing about the board.
     boot.disable_resign_pct = 1.0f;
-    const Part p = s.SelfPlay(c, cores_, boot, c.bootstrap_games, DeriveSeed(c.recipe_seed, 2), s.latest.net.get());
+    const Part p = s.SelfPlay(c, cores_, boot, c.bootstrap_games, DeriveSeed(c.recipe_seed, 2), s.latest.net.get(),
+                              c.host_threads);
     PODBENCH_ASSIGN_OR_RETURN(std::vector<Joined> j, Share(*ranks_, {&p}, {c.bootstrap_games}, "minigo bootstrap"));
     PODBENCH_RETURN_IF_ERROR(
         Train(&s.latest, j[0].examples, c.train, c.checkpoint_steps, DeriveSeed(c.recipe_seed, 3)).status());
@@ -328,7 +381,8 @@ Result<SetupEvent> LoopSession::Initialize() {
     std::deque<ExampleSet> window = s.window;
     for (int g = 1; g <= c.target_generations; ++g) {
       const uint64_t gs = static_cast<uint64_t>(g);
-      const Part p = s.SelfPlay(c, cores_, c.search, c.games_per_generation, DeriveSeed(c.recipe_seed, 100 + gs), t.net.get());
+      const Part p = s.SelfPlay(c, cores_, c.search, c.games_per_generation, DeriveSeed(c.recipe_seed, 100 + gs),
+                                t.net.get(), c.host_threads);
       PODBENCH_ASSIGN_OR_RETURN(std::vector<Joined> j,
                                 Share(*ranks_, {&p}, {c.games_per_generation}, "minigo target generation " + std::to_string(g)));
       window.push_back(std::move(j[0].examples));
@@ -418,7 +472,7 @@ Result<TargetEvalEvent> LoopSession::EvaluateTarget(int g) {
   const LoopConfig& c = c_;
   Network* model = g == 0 ? s.checkpoint.get() : s.saved[static_cast<size_t>(g - 1)].get();
   const Part p = s.Match(c, cores_, c.target_games, DeriveSeed(c.seed, 4999 + static_cast<uint64_t>(g)), model,
-                         s.target.get());
+                         s.target.get(), c.host_threads);
   PODBENCH_ASSIGN_OR_RETURN(std::vector<Joined> j,
                             Share(*ranks_, {&p}, {0}, "minigo target evaluation of model " + std::to_string(g)));
   TargetEvalEvent t;

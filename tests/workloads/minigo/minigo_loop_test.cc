@@ -155,6 +155,37 @@ TEST(MinigoLoopTest, SessionRunsGenerationsInOrderAndIsAFunctionOfSeedAndCores) 
   EXPECT_EQ(LoopSession::Create(c, 0, nullptr, "").status().code(), Status::Code::kInvalidArgument);
 }
 
+// The set-up's self-play and the target evaluations split the cores over
+// host threads (LoopConfig::host_threads), each with its own copy of the
+// network: the games, the checkpoint, the target and every win are the same
+// as on one thread.
+TEST(MinigoLoopTest, HostThreadsChangeNoResult) {
+  auto run = [](int threads) -> std::string {
+    LoopConfig c = TinyLoop();
+    c.host_threads = threads;
+    auto s = LoopSession::Create(c, 4, nullptr, "");
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    if (!s.ok()) return "";
+    auto setup = (*s)->Initialize();
+    EXPECT_TRUE(setup.ok()) << setup.status().ToString();
+    auto g1 = (*s)->Generation(1);
+    EXPECT_TRUE(g1.ok()) << g1.status().ToString();
+    std::string out = (*s)->ParameterFingerprint();
+    for (int g : {0, 1}) {
+      auto t = (*s)->EvaluateTarget(g);
+      EXPECT_TRUE(t.ok()) << t.status().ToString();
+      if (t.ok()) out += " " + std::to_string(t->wins) + "@" + std::to_string(t->seconds);
+    }
+    return out;
+  };
+  const std::string one = run(1);
+  EXPECT_THAT(one, HasSubstr("fnv1a64:"));
+  EXPECT_EQ(one, run(2));
+  LoopConfig bad = TinyLoop();
+  bad.host_threads = 0;
+  EXPECT_THAT(bad.Validate().ToString(), HasSubstr("host_threads"));
+}
+
 // Issue 37: over R ranks of 8 cores, every game of a phase is played by
 // exactly one rank, the owner of core k mod 8 (topology::CoresOfRank), so a
 // rank plays, and generates the examples of, its own games only.
