@@ -15,8 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "topology/system.h"
 #include "workloads/functional/data_parallel.h"
+#include "workloads/projection/layout.h"
 #include "workloads/workload.h"
 
 namespace podbench::functional {
@@ -30,5 +32,16 @@ std::vector<workloads::HyperparameterSpec> DataParallelHyperparameters(const std
 DataParallelConfig DataParallelFromHyperparameters(const workloads::Hyperparameters& hp,
                                                    const workloads::SliceInfo& slice,
                                                    const topology::SystemSpec* system);
+
+// The layout of a spatially partitioned functional run (SSD's, Mask R-CNN's)
+// from hp's `spatial_partitions` k, `global_batch_size` and `allreduce` on
+// `slice`: slice.cores / k replicas of k consecutive cores, split along the
+// image height when k > 1, fp32 gradients summed with `allreduce`; bn_group
+// 1 (the caller sets its own). InvalidArgument naming the hyperparameter and
+// the values unless k is 1, 2 or 4 and divides the slice's cores and the
+// global batch splits evenly over the replicas.
+// REQUIRES: hp declares those three hyperparameters.
+Result<projection::ParallelLayout> SpatiallyPartitionedLayout(const workloads::Hyperparameters& hp,
+                                                             const workloads::SliceInfo& slice);
 
 }  // namespace podbench::functional

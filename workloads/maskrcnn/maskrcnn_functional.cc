@@ -22,6 +22,7 @@
 #include "workloads/detection/nms.h"
 #include "workloads/detection/roi_align.h"
 #include "workloads/functional/spatial_partition.h"
+#include "workloads/maskrcnn/maskrcnn_graph.h"
 
 namespace podbench::maskrcnn {
 
@@ -32,9 +33,6 @@ namespace {
 constexpr int kMinLevel = 2, kLevels = 5;  // FPN levels 2..6
 constexpr int kBoxRoi = 7, kMaskRoi = 14, kMaskOut = 28;
 constexpr int kMaskConvs = 4;
-// The cores of a replica Google pinned the heads to in training
-// (core_assignment_utils.py; the projected graph's maskrcnn_graph.cc).
-constexpr int kMaskHeadCore = 1, kBoxHeadCore = 2;
 
 enum class OpKind { kConv, kRelu, kAdd, kMaxPool, kUpsample };
 using StepKind = functional::StripStepKind;
@@ -639,7 +637,7 @@ Result<LossParts> FunctionalMaskRcnn::Run(const MaskBatch& batch, uint64_t step,
       if (b.Empty() || !std::isfinite(b.x0 + b.x1 + b.y0 + b.y1)) return Status::InvalidArgument(at + "has an empty box");
     }
   }
-  if (frozen_ && core_[0]->samples.empty()) {
+  if (frozen_ && core_[static_cast<size_t>(dp_->local_cores().begin)]->samples.empty()) {
     return Status::FailedPrecondition("maskrcnn functional: samples are frozen before any were drawn");
   }
   PODBENCH_RETURN_IF_ERROR(dp_->OnEveryCore([&](int c) { return ReplicaStep(c, batch, step, backward); }));
@@ -1039,10 +1037,18 @@ Status FunctionalMaskRcnn::SecondStage(Core& core, int c, const MaskBatch& batch
   // the box head and its losses on core 2, the mask head and its loss on
   // core 1. The samples reach the other cores through the replica's shared
   // memory once every core has met (the emulation's stand-in for the
-  // tensors XLA moves between pinned ops).
-  Core& lead = *core_[static_cast<size_t>(c - pos)];
-  const bool rpn_core = pos == 0, box_core = pos == kBoxHeadCore % parts, mask_core = pos == kMaskHeadCore % parts;
-  if (rpn_core) lead.sample_status = frozen_ ? Status::Ok() : DrawSamples(core, first, n, batch, step);
+  // tensors XLA moves between pinned ops). Over MPI ranks a replica's cores
+  // may live in two processes: the replica's first core in this process
+  // draws them, from its own copy of the gathered levels and RPN outputs
+  // (bitwise core 0's: the gathers add only zeros to each value) with the
+  // same (seed, step, image) generators, so every process holds core 0's
+  // samples.
+  auto runs = [&](SecondStagePart part) { return pos == static_cast<int>(PinnedCore(part) % parts); };
+  const bool rpn_core = runs(SecondStagePart::kSamples), box_core = runs(SecondStagePart::kBoxHead),
+             mask_core = runs(SecondStagePart::kMaskHead);
+  const int lead_core = std::max(c - pos, dp_->local_cores().begin);
+  Core& lead = *core_[static_cast<size_t>(lead_core)];
+  if (c == lead_core) lead.sample_status = frozen_ ? Status::Ok() : DrawSamples(core, first, n, batch, step);
   if (parts > 1) dp_->Sync();
   PODBENCH_RETURN_IF_ERROR(lead.sample_status);
   const std::vector<Samples>& samples = lead.samples;

@@ -118,9 +118,13 @@ struct FunctionalConfig {
   uint64_t seed = 1;  // initial weights and the samples' generators
   // The processes the cores are spread over (`mpirun -np R`,
   // functional/data_parallel.h); null = this process holds every core. Each
-  // rank runs only its cores' replicas, so the batch rows of the other
-  // ranks' cores (IsLocalImage false) may be left as zero images without
-  // ground truth; the losses and the summed gradient are every rank's.
+  // rank runs only its own cores, so the batch rows of replicas none of
+  // whose cores it holds (IsLocalImage false) may be left as zero images
+  // without ground truth; the losses and the summed gradient are every
+  // rank's. A replica whose cores fall on two ranks (e.g. k = 4 over
+  // R = 4 ranks of tpu-v3-8) runs its halo exchanges and gathers over the
+  // ranks, and each of its ranks draws the replica's samples itself, so the
+  // run equals one process bitwise.
   std::shared_ptr<topology::RankGroup> ranks;
 
   // InvalidArgument naming the field.

@@ -23,9 +23,6 @@ constexpr int64_t kMaxGtInstances = 100;  // ground-truth boxes and masks padded
 constexpr int64_t kBoxHeadWidth = 1024;   // fast_rcnn_mlp_head_dim
 constexpr int64_t kMaskResolution = 28;   // mrcnn_resolution
 
-// The cores Google pinned the heads to under partitioning (training only).
-constexpr int64_t kMaskTargetsCore = 0, kMaskHeadCore = 1, kBoxHeadCore = 2;
-
 struct Stage {
   int blocks;
   int64_t width, stride;
@@ -188,6 +185,23 @@ Status Validate(const MaskRcnnGraphOptions& o) {
 
 }  // namespace
 
+int64_t PinnedCore(SecondStagePart part) {
+  switch (part) {
+    case SecondStagePart::kSamples:
+      return 0;
+    case SecondStagePart::kMaskHead:
+      return 1;
+    case SecondStagePart::kBoxHead:
+      return 2;
+  }
+  return 0;
+}
+
+void PinSecondStage(OpWriter& w, SecondStagePart part, bool distribute) {
+  w.defaults.placement = Placement::kPinnedCore0;
+  w.defaults.pinned_core = distribute ? PinnedCore(part) : 0;
+}
+
 projection::HostWork MaskRcnnHostWork(const MaskRcnnGraphOptions& o, int64_t anchors) {
   projection::HostWork h;
   // Infeed (M/dataloader.py): the bf16 image (space-to-depth or not, the
@@ -242,21 +256,19 @@ Result<projection::ModelGraph> BuildMaskRcnnGraph(const MaskRcnnGraphOptions& o)
   train.Elementwise("rcnn.proposal_labels", (1000 + kMaxGtInstances) * kMaxGtInstances, 12, 2).needs_input_grad =
       false;
   train.defaults.dtype = DType::kBf16;
-  train.defaults.placement = Placement::kPinnedCore0;
   // The second stage's cores (all 0 when its distribution is switched off).
-  const int64_t heads = o.distribute_heads ? 1 : 0;
-  train.defaults.pinned_core = heads * kBoxHeadCore;
+  PinSecondStage(train, SecondStagePart::kBoxHead, o.distribute_heads);
   WriteBoxHead(train, kTrainRoisPerImage, o.num_classes);
   train.defaults.dtype = DType::kF32;
   train.Add("rcnn.class_loss", projection::SoftmaxXentAttrs{kTrainRoisPerImage, o.num_classes});
   train.Elementwise("rcnn.box_loss", kTrainRoisPerImage * 4, 6, 3);
-  train.defaults.pinned_core = heads * kMaskTargetsCore;
+  PinSecondStage(train, SecondStagePart::kSamples, o.distribute_heads);
   // Targets: each foreground ROI's ground-truth mask cropped and resized to
   // 28x28 (get_mask_targets).
   train.Add("mask.targets", projection::RoiAlignAttrs{kMaskedRoisPerImage, kMaskResolution, 1, 1})
       .needs_input_grad = false;
   train.defaults.dtype = DType::kBf16;
-  train.defaults.pinned_core = heads * kMaskHeadCore;
+  PinSecondStage(train, SecondStagePart::kMaskHead, o.distribute_heads);
   WriteMaskHead(train, kMaskedRoisPerImage, o.num_classes);
   train.defaults.dtype = DType::kF32;
   train.Elementwise("mask.loss", kMaskedRoisPerImage * kMaskResolution * kMaskResolution, 6, 3);

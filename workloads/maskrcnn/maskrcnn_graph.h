@@ -28,6 +28,7 @@
 
 #include "base/status.h"
 #include "workloads/projection/graph.h"
+#include "workloads/projection/graph_builder.h"
 
 namespace podbench::maskrcnn {
 
@@ -36,6 +37,22 @@ inline constexpr int64_t kTrainRoisPerImage = 512;     // batch_size_per_im
 inline constexpr int64_t kMaskedRoisPerImage = 128;    // 512 x fg_fraction 0.25
 inline constexpr int64_t kEvalRoisPerImage = 1000;     // test_rpn_post_nms_topn
 inline constexpr int64_t kEvalDetectionsPerImage = 100;
+
+// The second stage under spatial partitioning, as Google pinned it in
+// training (core_assignment_utils.py): each part runs whole on one core of
+// the replica (numbers modulo its cores), the parts side by side. The
+// projected graph (below), the functional graph (maskrcnn_session.h) and the
+// functional model (maskrcnn_functional.h) all place them here.
+enum class SecondStagePart {
+  kSamples,   // the ROI samples and the foreground ROIs' mask targets: core 0
+  kMaskHead,  // ROIAlign 14x14, the mask head and its loss: core 1
+  kBoxHead,   // ROIAlign 7x7, the box head and its losses: core 2
+};
+int64_t PinnedCore(SecondStagePart part);
+// Makes the ops `w` writes next run pinned (projection::Placement::
+// kPinnedCore0) on `part`'s core, or on core 0 when !distribute (the
+// projected what-if that runs the whole second stage there).
+void PinSecondStage(projection::OpWriter& w, SecondStagePart part, bool distribute = true);
 
 struct MaskRcnnGraphOptions {
   int64_t image_height = 832, image_width = 1344;  // image_size, padded

@@ -10,6 +10,7 @@
 
 #include "base/hash.h"
 #include "topology/slice.h"
+#include "workloads/maskrcnn/maskrcnn_graph.h"
 #include "workloads/maskrcnn/maskrcnn_projection.h"
 #include "workloads/projection/graph_builder.h"
 #include "workloads/projection/projected_run.h"
@@ -33,6 +34,7 @@ Result<FunctionalConfig> FunctionalConfigOf(const Hyperparameters& hp, const wor
   c.slice = slice.name;
   c.allreduce = hp.String("allreduce");
   c.global_batch = hp.Int("global_batch_size");
+  c.spatial_partitions = static_cast<int>(hp.Int("spatial_partitions"));
   PODBENCH_RETURN_IF_ERROR(c.Validate().WithContext("functional_image_size/classes/width/fpn_channels"));
   return c;
 }
@@ -156,6 +158,12 @@ Result<projection::ModelGraph> FunctionalMaskRcnnGraph(const FunctionalConfig& c
     w.Conv("mask.out", x, C1, 1, 1, 0, true);
     w.defaults.instances = saved;
   };
+  // Under spatial partitioning the ops are placed as the projected graph
+  // places them (maskrcnn_graph.h): the first stage, its proposals and the
+  // RPN loss split along H over the replica's cores (the functional model
+  // draws proposals and samples on core 0 from gathered levels; the gathers
+  // are not priced, as the projected graph prices none), the second stage
+  // pinned with PinSecondStage.
   OpWriter train(&g, &g.train);
   const auto [p, anchors] = first_stage(train);
   proposals(train, p, c.proposals);
@@ -163,10 +171,13 @@ Result<projection::ModelGraph> FunctionalMaskRcnnGraph(const FunctionalConfig& c
   train.Elementwise("rpn.loss", anchors * 5, 8, 3);
   const int64_t rois = c.roi_sampling.batch;
   const int64_t masked = static_cast<int64_t>(std::floor(rois * c.roi_sampling.fg_fraction));
+  PinSecondStage(train, SecondStagePart::kBoxHead);
   box_head(train, rois);
   train.Add("box.class_loss", projection::SoftmaxXentAttrs{rois, C1});
   train.Elementwise("box.box_loss", rois * 4, 6, 3);
+  PinSecondStage(train, SecondStagePart::kSamples);
   train.Add("mask.targets", projection::RoiAlignAttrs{masked, 28, 1, 1}).needs_input_grad = false;
+  PinSecondStage(train, SecondStagePart::kMaskHead);
   mask_head(train, masked);
   train.Elementwise("mask.loss", masked * 28 * 28, 6, 3);
 
@@ -276,12 +287,13 @@ class FunctionalSession : public workloads::Session {
     for (size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<int64_t>(i);
     rng_.seed(ctx_.seed);
 
-    // The emulated clock: the functional graph, one replica per core.
+    // The emulated clock: the functional graph on the run's layout
+    // (replicas of spatial_partitions cores).
     projection::StepSpec spec;
     PODBENCH_ASSIGN_OR_RETURN(spec.graph, FunctionalMaskRcnnGraph(fc));
     spec.config.layout = ctx_.description.parallelism;
     spec.config.optimizer = projection::OptimizerKind::kMomentum;
-    spec.config.per_replica_batch = batch_ / ctx_.slice.cores;
+    spec.config.per_replica_batch = batch_ / spec.config.layout.replicas;
     spec.config.eval_per_replica_batch = spec.config.per_replica_batch;
     projection::TrainingSchedule ts;
     ts.global_batch = batch_;

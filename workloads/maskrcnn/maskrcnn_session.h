@@ -10,8 +10,10 @@
 // Google's warmup, SgdSchedule; num_image_candidates the proposals kept per
 // training image), first_lr_drop_step and second_lr_drop_step the two x0.1
 // drops, opt_momentum and opt_weight_decay the optimizer, allreduce the
-// gradient sum, max_epochs the budget; functional_* the network, the data
-// and the two targets.
+// gradient sum, spatial_partitions the cores of a replica (1, 2 or 4; its
+// first stage split over them, FunctionalConfig::spatial_partitions; the
+// clock prices that layout), max_epochs the budget; functional_* the
+// network, the data and the two targets.
 #pragma once
 
 #include <cstdint>
@@ -43,7 +45,10 @@ Result<detection::ShapesSpec> FunctionalShapesOf(const workloads::Hyperparameter
 // image, the training step (first stage, RPN loss, the sampled ROIs through
 // the box head, the foreground ones through the mask head) and the
 // evaluation (1000 proposals through the box head, 100 detections through
-// the mask head). Its parameters are the model's, one for one.
+// the mask head). Its parameters are the model's, one for one. Placed as
+// the projected graph is: the first stage, proposals and RPN loss split
+// over a partitioned replica's cores, the second stage pinned
+// (PinSecondStage).
 Result<projection::ModelGraph> FunctionalMaskRcnnGraph(const FunctionalConfig& config);
 
 struct ShapesDataConfig {

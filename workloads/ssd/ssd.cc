@@ -31,6 +31,7 @@
 #include "workloads/ssd/ssd_model.h"
 #include "workloads/ssd/ssd_projected.h"
 #include "workloads/claims.h"
+#include "workloads/functional/parallel_hyperparameters.h"
 #include "workloads/projected_runs.h"
 #include "workloads/registry.h"
 #include "workloads/workload.h"
@@ -510,17 +511,9 @@ class SsdWorkload : public Workload {
                                      std::to_string(kMaxFunctionalBatch));
     }
     PODBENCH_RETURN_IF_ERROR(FunctionalNet(hp).status());
-    const int64_t k = hp.Int("spatial_partitions");
-    if (k == 3 || slice.cores % k != 0) {
-      return Status::InvalidArgument("spatial_partitions " + std::to_string(k) + " must be 1, 2 or 4 and divide the " +
-                                     std::to_string(slice.cores) + " cores of " + slice.name);
-    }
-    const int64_t replicas = slice.cores / k;
-    if (b % replicas != 0) {
-      return Status::InvalidArgument("global_batch_size " + std::to_string(b) + " does not split evenly over the " +
-                                     std::to_string(replicas) + " replicas (" + std::to_string(slice.cores) +
-                                     " cores / spatial_partitions " + std::to_string(k) + ")");
-    }
+    PODBENCH_ASSIGN_OR_RETURN(const projection::ParallelLayout layout,
+                              functional::SpatiallyPartitionedLayout(hp, slice));
+    const int64_t replicas = layout.replicas;
     const int64_t per_replica = b / replicas, span = hp.Int("model_bn_span");
     if (span % per_replica != 0 || replicas % (span / per_replica) != 0) {
       return Status::InvalidArgument("model_bn_span " + std::to_string(span) +
@@ -546,13 +539,9 @@ class SsdWorkload : public Workload {
     const ssd::SsdNet net = ssd::BuildSsdNet(net_cfg);
     d.data = {"generated_shapes", hp.Int("functional_train_examples"), hp.Int("functional_eval_examples")};
     d.model = {"ssd_resnet_functional", net.num_params, 6.0 * static_cast<double>(net.Macs())};
-    const int64_t k = hp.Int("spatial_partitions");
-    d.parallelism.cores_per_replica = k;
-    d.parallelism.split = k > 1 ? projection::SplitDim::kHeight : projection::SplitDim::kNone;
-    d.parallelism.replicas = slice.cores / k;
+    // The functional SSD sums fp32 gradients.
+    PODBENCH_ASSIGN_OR_RETURN(d.parallelism, functional::SpatiallyPartitionedLayout(hp, slice));
     d.parallelism.bn_group = hp.Int("model_bn_span") / (d.global_batch / d.parallelism.replicas);
-    d.parallelism.allreduce = hp.String("allreduce");
-    d.parallelism.gradient_dtype = projection::DType::kF32;  // the functional SSD sums fp32 gradients
     d.targets = {{"box_map", hp.Float("functional_target"), true}};
     d.cadence.at_epochs = kEvalEpochs;
     d.cadence.max_epochs = hp.Int("max_epochs");
