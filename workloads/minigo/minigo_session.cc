@@ -204,20 +204,16 @@ struct LoopSession::State {
   // results do not depend on the split).
   Part SelfPlay(const LoopConfig& c, int cores, const MctsOptions& options, int games, uint64_t seed, Network* net,
                 int threads = 1) {
-    return OverCores(threads, {net}, [&](int core, std::span<Network* const> nets, Part* p) {
+    return OverCores(threads, {net}, [&](int core, std::span<Network* const> nets, Part* p) -> Status {
       const std::vector<int> mine = GamesOfCore(games, cores, core);
-      if (mine.empty()) return;
+      if (mine.empty()) return Status::Ok();
       NetworkEvaluator eval(nets[0], c.eval_max_batch);
       auto played = PlaySelfPlayGames(options, mine, c.parallel_games, seed, eval);
-      if (!played.ok()) {
-        p->status = played.status().WithContext("core " + std::to_string(core));
-        return;
-      }
+      if (!played.ok()) return played.status().WithContext("core " + std::to_string(core));
       for (size_t i = 0; i < mine.size(); ++i) {
         ExampleSet e;
         if (Status st = AppendGameExamples((*played)[i], &e); !st.ok()) {
-          p->status = st.WithContext("game " + std::to_string(mine[i]));
-          return;
+          return st.WithContext("game " + std::to_string(mine[i]));
         }
         std::string bytes;
         PutVec(&bytes, e.features);
@@ -226,53 +222,50 @@ struct LoopSession::State {
         p->games[mine[i]] = std::move(bytes);
       }
       p->evaluated += eval.positions();
+      return Status::Ok();
     });
   }
 
   // This rank's cores' games of a `games`-game match of a against b, on
   // `threads` host threads as SelfPlay.
   Part Match(const LoopConfig& c, int cores, int games, uint64_t seed, Network* a, Network* b, int threads = 1) {
-    return OverCores(threads, {a, b}, [&](int core, std::span<Network* const> nets, Part* p) {
+    return OverCores(threads, {a, b}, [&](int core, std::span<Network* const> nets, Part* p) -> Status {
       const std::vector<int> mine = GamesOfCore(games, cores, core);
-      if (mine.empty()) return;
+      if (mine.empty()) return Status::Ok();
       NetworkEvaluator ea(nets[0], c.eval_max_batch), eb(nets[1], c.eval_max_batch);
       auto wins = PlayMatch(c.search, mine, c.parallel_games, seed, ea, eb);
-      if (!wins.ok()) {
-        p->status = wins.status().WithContext("core " + std::to_string(core));
-        return;
-      }
+      if (!wins.ok()) return wins.status().WithContext("core " + std::to_string(core));
       p->wins += *wins;
       p->evaluated += ea.positions() + eb.positions();
+      return Status::Ok();
     });
   }
 
   // Runs core(k, nets, part) for each of this rank's cores k, in order, on
-  // min(threads, the pool's threads, cores) host threads: thread t takes the
-  // cores k with (k - local.begin) % threads == t, thread 0 with `nets`
-  // themselves and the others with clones (a Network's inference keeps
-  // scratch, so one copy serves one thread). A core stops its thread at the
-  // first error; the joined Part carries the error of the lowest core.
+  // n = min(threads, the pool's threads, cores) host threads: thread t takes
+  // the cores k with (k - local.begin) % n == t, adding to its own part,
+  // thread 0 with `nets` themselves and the others with clones (a Network's
+  // inference keeps scratch, so one copy serves one thread). A thread stops
+  // at its first failing core; the joined Part carries the error of the
+  // lowest failing core, as DataParallel::OnEveryCore returns.
   Part OverCores(int threads, std::initializer_list<Network*> nets,
-                 const std::function<void(int, std::span<Network* const>, Part*)>& core) {
+                 const std::function<Status(int, std::span<Network* const>, Part*)>& core) {
     const int n = std::max(1, std::min({threads, kernels::DefaultThreadPool().threads(), local.end - local.begin}));
     std::vector<Part> parts(static_cast<size_t>(n));
-    std::vector<int> failed_at(static_cast<size_t>(n), -1);
+    std::vector<Status> status(static_cast<size_t>(std::max(0, local.end - local.begin)));
     std::vector<std::vector<std::unique_ptr<Network>>> copies(static_cast<size_t>(n));
     std::vector<std::vector<Network*>> use(static_cast<size_t>(n), std::vector<Network*>(nets));
     for (int t = 1; t < n; ++t) {
-      for (size_t i = 0; i < nets.size(); ++i) {
-        copies[static_cast<size_t>(t)].push_back(use[0][i]->Clone());
-        use[static_cast<size_t>(t)][i] = copies[static_cast<size_t>(t)].back().get();
+      for (Network*& net : use[static_cast<size_t>(t)]) {
+        copies[static_cast<size_t>(t)].push_back(net->Clone());
+        net = copies[static_cast<size_t>(t)].back().get();
       }
     }
     auto run = [&](int t) {
-      Part& p = parts[static_cast<size_t>(t)];
       for (int k = local.begin + t; k < local.end; k += n) {
-        core(k, use[static_cast<size_t>(t)], &p);
-        if (!p.status.ok()) {
-          failed_at[static_cast<size_t>(t)] = k;
-          return;
-        }
+        Status& st = status[static_cast<size_t>(k - local.begin)];
+        st = core(k, use[static_cast<size_t>(t)], &parts[static_cast<size_t>(t)]);
+        if (!st.ok()) return;
       }
     };
     if (n == 1) {
@@ -281,17 +274,16 @@ struct LoopSession::State {
       kernels::DefaultThreadPool().Run(n, run);
     }
     Part joined;
-    int first_failure = -1;
-    for (int t = 0; t < n; ++t) {
-      Part& p = parts[static_cast<size_t>(t)];
-      const int at = failed_at[static_cast<size_t>(t)];
-      if (at >= 0 && (first_failure < 0 || at < first_failure)) {
-        first_failure = at;
-        joined.status = p.status;
-      }
+    for (Part& p : parts) {
       joined.games.merge(p.games);
       joined.evaluated += p.evaluated;
       joined.wins += p.wins;
+    }
+    for (const Status& st : status) {
+      if (!st.ok()) {
+        joined.status = st;
+        break;
+      }
     }
     return joined;
   }
