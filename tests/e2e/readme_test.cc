@@ -33,6 +33,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/testing/sanitizers.h"
 #include "tests/testing/shared_dir.h"
 #include "tests/testing/temp_dir.h"
 
@@ -298,6 +299,8 @@ TEST(ReadmeTest, ParsesCommandsQuotedLinesAndOutputBlocks) {
 // Every substituted command is still in the README, and every command runs
 // and prints what the README quotes.
 TEST(ReadmeTest, EveryExampleRunsAndPrintsWhatTheReadmeQuotes) {
+  // About 2 minutes under ASan (30 s in the release build).
+  PODBENCH_RELEASE_STAGE_ONLY("each subcommand the README runs has its own end-to-end tests, and JsonOutputTest runs every one");
   const std::string text = ReadFile(Readme());
   ASSERT_FALSE(text.empty()) << Readme() << " cannot be read";
   std::string error;

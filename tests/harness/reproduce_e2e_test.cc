@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/testing/sanitizers.h"
 #include "tests/testing/shared_dir.h"
 #include "tests/testing/temp_dir.h"
 
@@ -174,12 +175,8 @@ TEST_F(ReproduceE2eTest, ClaimsAreTestedByPairedRunsAndDrawnInTheReport) {
 // real: per-replica statistics lose accuracy that statistics over the
 // replicas keep, beyond the three seeds' spread.
 TEST_F(ReproduceE2eTest, DistributedBatchNormKeepsAccuracyAtSmallPerReplicaBatches) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   // Six functional ResNet runs: about 2.5 minutes of CI's sanitizer stage.
-  // Under the sanitizers the same training code runs in resnet_functional_test
-  // and ResNetRunE2eTest; the release stage runs this claim end to end.
-  GTEST_SKIP() << "the distributed-BN accuracy claim runs in the release build only";
-#endif
+  PODBENCH_RELEASE_STAGE_ONLY("the same training code runs in resnet_functional_test and ResNetRunE2eTest");
   int rc = 0;
   const std::string out = Run("reproduce --workloads resnet --slices tpu-v3-2048 --claims "
                               "resnet-distributed-bn-accuracy --out o --format json",

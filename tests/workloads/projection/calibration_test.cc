@@ -10,6 +10,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/testing/sanitizers.h"
 #include "topology/system.h"
 #include "workloads/projected_runs.h"
 
@@ -25,6 +26,8 @@ std::vector<CalibrationTarget> Targets(const topology::SystemSpec& system) {
 // `podbench calibrate` wrote the committed system file. Fails when the cost
 // model, the composition or a declared point changes without a re-run.
 TEST(CalibrationTest, CommittedSystemFileIsTheFit) {
+  // A full fit: about 13 s under ASan. The numbers do not depend on the build.
+  PODBENCH_RELEASE_STAGE_ONLY("the fit runs under the sanitizers in ImpossibleSystemsAreRefusedNotFitted");
   const topology::SystemSpec& sys = topology::DefaultSystem();
   auto cal = Calibrate(sys, Targets(sys));
   ASSERT_TRUE(cal.ok()) << cal.status().ToString();
@@ -39,6 +42,8 @@ TEST(CalibrationTest, CommittedSystemFileIsTheFit) {
 }
 
 TEST(CalibrationTest, EveryDeclaredPointLandsNearItsPublishedFigure) {
+  // A full fit: about 13 s under ASan. The numbers do not depend on the build.
+  PODBENCH_RELEASE_STAGE_ONLY("the fit runs under the sanitizers in ImpossibleSystemsAreRefusedNotFitted");
   auto cal = Calibrate(topology::DefaultSystem(), Targets(topology::DefaultSystem()));
   ASSERT_TRUE(cal.ok()) << cal.status().ToString();
   int blocks = 0, firsts = 0;

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/testing/sanitizers.h"
 #include "tests/testing/shared_dir.h"
 #include "tests/testing/temp_dir.h"
 
@@ -259,6 +260,8 @@ TEST(ResNetRunE2eTest, WhatIfSystemFileChangesTheProjection) {
 // every declared point after the fit, and every preset slice of every
 // model; the written file loads and calibrates to the same values.
 TEST(ResNetRunE2eTest, CalibrateReportsTheFitAndWritesASystemFile) {
+  // About 30 s under ASan: the fit over every declared point of every model.
+  PODBENCH_RELEASE_STAGE_ONLY("the fitter runs under the sanitizers in CalibrationTest");
   TempDir dir;
   int rc = 0;
   std::string out = Podbench("calibrate --format json --write " + (dir / "sys.yaml").string(), &rc);
