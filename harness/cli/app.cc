@@ -5,13 +5,15 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "base/utf8.h"
 #include "base/version.h"
 #include "harness/cli/command.h"
 
 namespace podbench::cli {
 
-void AddFormatOption(CLI::App* sub, OutputFormat* format, bool allow_csv, bool* json_lines) {
+Option AddFormatOption(Command sub, OutputFormat* format, bool allow_csv, bool* json_lines) {
   std::vector<std::string> names{"text", "json"};
   if (allow_csv) names.emplace_back("csv");
   if (json_lines != nullptr) names.emplace_back("jsonl");
@@ -21,26 +23,29 @@ void AddFormatOption(CLI::App* sub, OutputFormat* format, bool allow_csv, bool* 
   }
   help += " (default: text)";
   if (json_lines != nullptr) help += "; jsonl: JSON Lines, one document a line";
-  sub->add_option_function<std::string>(
-         "--format",
-         [format, json_lines](const std::string& name) {
-           *format = name == "json" || name == "jsonl" ? OutputFormat::kJson
-                     : name == "csv"                   ? OutputFormat::kCsv
-                                                       : OutputFormat::kText;
-           if (json_lines != nullptr) *json_lines = name == "jsonl";
-         },
-         help)
-      ->check(CLI::IsMember(names));
+  return sub
+      .AddFunction(
+          "--format",
+          [format, json_lines](const std::string& name) {
+            *format = name == "json" || name == "jsonl" ? OutputFormat::kJson
+                      : name == "csv"                   ? OutputFormat::kCsv
+                                                        : OutputFormat::kText;
+            if (json_lines != nullptr) *json_lines = name == "jsonl";
+          },
+          help)
+      .Choices(names);
 }
 
-void MarkUnavailable(CLI::App* sub, CliContext& ctx, const std::string& issue) {
-  sub->callback([sub, &ctx, issue] {
-    ctx.err << "podbench " << sub->get_name() << ": not available in this build yet (" << issue
-            << ")\n";
+void MarkUnavailable(Command sub, CliContext& ctx, const std::string& issue) {
+  sub.Callback([sub, &ctx, issue] {
+    ctx.err << "podbench " << sub.Name() << ": not available in this build yet (" << issue << ")\n";
     ctx.exit_code = kExitUnavailable;
   });
 }
 
+namespace {
+
+// Builds the whole app: the root flags, then every subcommand.
 void BuildApp(CLI::App& app, CliContext& ctx) {
   app.description(
       "podbench: MLPerf Training v0.6 on an emulated TPU-v3 pod, and MLPerf log compliance.");
@@ -48,27 +53,26 @@ void BuildApp(CLI::App& app, CliContext& ctx) {
                        std::string("podbench ") + Version() + " (git " + GitHash() + ")");
   app.require_subcommand(1);
   app.fallthrough(false);
-  AddReproduceCommand(app, ctx);
-  AddRunCommand(app, ctx);
-  AddScalingCommand(app, ctx);
-  AddCheckCommand(app, ctx);
-  AddScoreCommand(app, ctx);
-  AddRcpCommand(app, ctx);
-  AddSummarizeCommand(app, ctx);
-  AddRunsCommand(app, ctx);
-  AddShowCommand(app, ctx);
-  AddCompareCommand(app, ctx);
-  AddBenchCommand(app, ctx);
-  AddTopologyCommand(app, ctx);
-  AddReportCommand(app, ctx);
-  AddCalibrateCommand(app, ctx);
-  AddModelCommand(app, ctx);
-  AddPackageCommand(app, ctx);
-  AddSysdescCommand(app, ctx);
-  AddRepoCommand(app, ctx);
+  Command root(&app);
+  AddReproduceCommand(root, ctx);
+  AddRunCommand(root, ctx);
+  AddScalingCommand(root, ctx);
+  AddCheckCommand(root, ctx);
+  AddScoreCommand(root, ctx);
+  AddRcpCommand(root, ctx);
+  AddSummarizeCommand(root, ctx);
+  AddRunsCommand(root, ctx);
+  AddShowCommand(root, ctx);
+  AddCompareCommand(root, ctx);
+  AddBenchCommand(root, ctx);
+  AddTopologyCommand(root, ctx);
+  AddReportCommand(root, ctx);
+  AddCalibrateCommand(root, ctx);
+  AddModelCommand(root, ctx);
+  AddPackageCommand(root, ctx);
+  AddSysdescCommand(root, ctx);
+  AddRepoCommand(root, ctx);
 }
-
-namespace {
 
 // The arguments as a user could retype them, each quoted (bytes that are not
 // printable UTF-8 as \xHH).

@@ -151,35 +151,35 @@ int Run(BenchOptions& opt, CliContext& ctx) {
 
 }  // namespace
 
-void AddBenchCommand(CLI::App& app, CliContext& ctx) {
-  auto* sub = app.add_subcommand("bench", "Benchmark the kernels and their dispatch at workload shapes, beside oneDNN and OpenBLAS");
+void AddBenchCommand(Command app, CliContext& ctx) {
+  Command sub = app.AddSubcommand("bench", "Benchmark the kernels and their dispatch at workload shapes, beside oneDNN and OpenBLAS");
   auto opt = std::make_shared<BenchOptions>();
-  sub->add_option("--filter", opt->request.filter,
-                  "Only benchmarks whose full name (as --list prints it) matches this regex anywhere "
-                  "(default: all); one that matches none exits 2");
-  sub->add_flag("--list", opt->request.list,
-                "List the full names of the benchmarks --filter selects, and measure nothing");
-  auto* reps = sub->add_option("--repetitions", opt->request.repetitions,
-                               "Repetitions of each benchmark; above 1 the table shows median, mean and "
-                               "stddev, JSON and --db keep every repetition too (default: 1; with --label, " +
-                                   std::to_string(kLabelledRepetitions) +
-                                   ", so that `podbench compare` can test the set)")
-                   ->check(CLI::Range(1, 1000));
-  sub->add_option("--min-time", opt->request.min_time_s,
-                  "Minimum seconds measured per benchmark and repetition (default: 0.2)")
-      ->check(CLI::Range(0.001, 100.0));
-  sub->add_flag("--interleave,!--no-interleave", opt->request.interleave,
-               "With --repetitions above 1, run every selected benchmark's repetitions in one random "
-               "interleaved order, so a shared machine's drift falls on all contenders alike (default: on; "
-               "--no-interleave runs each benchmark's repetitions back to back)");
-  sub->add_option("--db", opt->db,
-                  "Also save the results (every repetition, and the median) to this results database");
-  sub->add_option("--label", opt->label,
-                  "Tag the saved results (a benchmark set for `podbench compare`; needs --db; "
-                  "repetitions default to " + std::to_string(kLabelledRepetitions) + ")");
+  sub.Add("--filter", opt->request.filter,
+          "Only benchmarks whose full name (as --list prints it) matches this regex anywhere "
+          "(default: all); one that matches none exits 2");
+  sub.AddFlag("--list", opt->request.list,
+              "List the full names of the benchmarks --filter selects, and measure nothing");
+  Option reps = sub.Add("--repetitions", opt->request.repetitions,
+                        "Repetitions of each benchmark; above 1 the table shows median, mean and "
+                        "stddev, JSON and --db keep every repetition too (default: 1; with --label, " +
+                            std::to_string(kLabelledRepetitions) +
+                            ", so that `podbench compare` can test the set)")
+                   .Range(1, 1000);
+  sub.Add("--min-time", opt->request.min_time_s,
+          "Minimum seconds measured per benchmark and repetition (default: 0.2)")
+      .Range(0.001, 100.0);
+  sub.AddFlag("--interleave,!--no-interleave", opt->request.interleave,
+              "With --repetitions above 1, run every selected benchmark's repetitions in one random "
+              "interleaved order, so a shared machine's drift falls on all contenders alike (default: on; "
+              "--no-interleave runs each benchmark's repetitions back to back)");
+  sub.Add("--db", opt->db,
+          "Also save the results (every repetition, and the median) to this results database");
+  sub.Add("--label", opt->label,
+          "Tag the saved results (a benchmark set for `podbench compare`; needs --db; "
+          "repetitions default to " + std::to_string(kLabelledRepetitions) + ")");
   AddFormatOption(sub, &opt->format);
-  sub->callback([opt, reps, &ctx] {
-    opt->repetitions_given = reps->count() > 0;
+  sub.Callback([opt, reps, &ctx] {
+    opt->repetitions_given = reps.Count() > 0;
     ctx.exit_code = Run(*opt, ctx);
   });
 }

@@ -216,15 +216,15 @@ int Run(const CalibrateOptions& opt, CliContext& ctx) {
 
 }  // namespace
 
-void AddCalibrateCommand(CLI::App& app, CliContext& ctx) {
+void AddCalibrateCommand(Command app, CliContext& ctx) {
   auto opt = std::make_shared<CalibrateOptions>();
-  auto* sub = app.add_subcommand(
+  Command sub = app.AddSubcommand(
       "calibrate",
       "Fit the system file's calibration values to the published figures every registered model declares");
-  sub->add_option("--system", opt->system, "System description YAML (default: built-in TPU-v3)");
-  sub->add_option("--write", opt->write, "Write the calibrated system description here");
+  sub.Add("--system", opt->system, "System description YAML (default: built-in TPU-v3)");
+  sub.Add("--write", opt->write, "Write the calibrated system description here");
   AddFormatOption(sub, &opt->format);
-  sub->callback([opt, &ctx] { ctx.exit_code = Run(*opt, ctx); });
+  sub.Callback([opt, &ctx] { ctx.exit_code = Run(*opt, ctx); });
 }
 
 }  // namespace podbench::cli

@@ -212,20 +212,20 @@ int RunCheck(const CheckCmdOptions& opt, CliContext& ctx) {
 
 }  // namespace
 
-void AddCheckCommand(CLI::App& app, CliContext& ctx) {
-  auto* sub = app.add_subcommand("check", "Check MLPerf logs against MLPerf compliance rule files");
+void AddCheckCommand(Command app, CliContext& ctx) {
+  Command sub = app.AddSubcommand("check", "Check MLPerf logs against MLPerf compliance rule files");
   auto opt = std::make_shared<CheckCmdOptions>();
-  sub->add_option("--usage", opt->usage, "training or hpc")->check(CLI::IsMember({"training", "hpc"}));
-  sub->add_option("--ruleset", opt->ruleset, "Rule set version, e.g. 0.6.0, 0.7.0, 1.0.0 (default 0.6.0)");
-  sub->add_option("--rules-dir", opt->rules_dir,
-                  "Folder laid out like mlperf_logging/compliance_checker (default: podbench's built-in v0.6 rules)");
-  sub->add_option("--config", opt->config, "Entry rule file, relative to the rules folder (default: {usage}_{ruleset}/common.yaml)");
-  sub->add_flag("--werror", opt->werror, "Treat warnings as errors");
-  sub->add_flag("--quiet", opt->quiet, "Print only the verdicts");
-  sub->add_option("-j,--jobs", opt->jobs, "Logs checked in parallel (default 2)")->check(CLI::Range(1, 64));
-  sub->add_option("logs", opt->paths, "Log files or folders (searched recursively)")->required();
+  sub.Add("--usage", opt->usage, "training or hpc").Choices({"training", "hpc"});
+  sub.Add("--ruleset", opt->ruleset, "Rule set version, e.g. 0.6.0, 0.7.0, 1.0.0 (default 0.6.0)");
+  sub.Add("--rules-dir", opt->rules_dir,
+          "Folder laid out like mlperf_logging/compliance_checker (default: podbench's built-in v0.6 rules)");
+  sub.Add("--config", opt->config, "Entry rule file, relative to the rules folder (default: {usage}_{ruleset}/common.yaml)");
+  sub.AddFlag("--werror", opt->werror, "Treat warnings as errors");
+  sub.AddFlag("--quiet", opt->quiet, "Print only the verdicts");
+  sub.Add("-j,--jobs", opt->jobs, "Logs checked in parallel (default 2)").Range(1, 64);
+  sub.Add("logs", opt->paths, "Log files or folders (searched recursively)").Required();
   AddFormatOption(sub, &opt->format, false, &opt->json_lines);
-  sub->callback([opt, &ctx] { ctx.exit_code = RunCheck(*opt, ctx); });
+  sub.Callback([opt, &ctx] { ctx.exit_code = RunCheck(*opt, ctx); });
 }
 
 }  // namespace podbench::cli

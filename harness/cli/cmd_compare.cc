@@ -144,42 +144,42 @@ void CompareStored(const CompareCliOptions& opt, CliContext& ctx) {
 
 }  // namespace
 
-void AddCompareCommand(CLI::App& app, CliContext& ctx) {
-  auto* sub = app.add_subcommand(
+void AddCompareCommand(Command app, CliContext& ctx) {
+  Command sub = app.AddSubcommand(
       "compare",
       "Compare two run sets or benchmark sets (medians and the Mann-Whitney U test); exit 1 on a "
       "significant regression, or on a row over the threshold with too few runs to test "
       "(--untested)");
   auto opt = std::make_shared<CompareCliOptions>();
-  sub->add_option("base", opt->base,
-                  "Baseline set: ids (3,4,5 or 3-7), label:NAME (or NAME), git:PREFIX; or a Google "
-                  "Benchmark JSON file")
-      ->required();
-  sub->add_option("cand", opt->cand, "Candidate set, same syntax (a JSON file when BASE is one)")
-      ->required();
-  sub->add_option("--max-regression", opt->compare.max_regression_pct,
-                  "Allowed regression of a median, in percent (default 5)")
-      ->check(CLI::NonNegativeNumber);
-  sub->add_option("--alpha", opt->compare.alpha,
-                  "Significance level of the U test, above 0 and below 1 (default 0.05; the test "
-                  "then needs at least " +
-                      std::to_string(results::MinimumRunsPerSide(results::CompareOptions{}.alpha)) +
-                      " runs a side)");
-  sub->add_option("--untested", opt->untested,
-                  "A row over the threshold with too few runs for the U test to reach alpha: "
-                  "'fail' fails the gate (default), 'pass' lets it pass; either way its verdict "
-                  "reads 'over threshold, not tested'")
-      ->check(CLI::IsMember({"fail", "pass"}));
-  sub->add_option("--metrics", opt->metrics,
-                  "Comma-separated run metrics to gate on (default time_to_train,step_time,throughput;"
-                  " also host_time)");
-  sub->add_option("--workload", opt->workload, "Only runs of this workload, in both sets");
-  sub->add_option("--only", opt->only,
-                  "Gate only runs or only benchmarks (default: whatever both sets hold)")
-      ->check(CLI::IsMember({"runs", "benchmarks"}));
-  sub->add_option("--db", opt->db, "Results database (SQLite; default podbench.db)");
+  sub.Add("base", opt->base,
+          "Baseline set: ids (3,4,5 or 3-7), label:NAME (or NAME), git:PREFIX; or a Google "
+          "Benchmark JSON file")
+      .Required();
+  sub.Add("cand", opt->cand, "Candidate set, same syntax (a JSON file when BASE is one)")
+      .Required();
+  sub.Add("--max-regression", opt->compare.max_regression_pct,
+          "Allowed regression of a median, in percent (default 5)")
+      .NonNegative();
+  sub.Add("--alpha", opt->compare.alpha,
+          "Significance level of the U test, above 0 and below 1 (default 0.05; the test "
+          "then needs at least " +
+              std::to_string(results::MinimumRunsPerSide(results::CompareOptions{}.alpha)) +
+              " runs a side)");
+  sub.Add("--untested", opt->untested,
+          "A row over the threshold with too few runs for the U test to reach alpha: "
+          "'fail' fails the gate (default), 'pass' lets it pass; either way its verdict "
+          "reads 'over threshold, not tested'")
+      .Choices({"fail", "pass"});
+  sub.Add("--metrics", opt->metrics,
+          "Comma-separated run metrics to gate on (default time_to_train,step_time,throughput;"
+          " also host_time)");
+  sub.Add("--workload", opt->workload, "Only runs of this workload, in both sets");
+  sub.Add("--only", opt->only,
+          "Gate only runs or only benchmarks (default: whatever both sets hold)")
+      .Choices({"runs", "benchmarks"});
+  sub.Add("--db", opt->db, "Results database (SQLite; default podbench.db)");
   AddFormatOption(sub, &opt->format, true);
-  sub->callback([opt, &ctx] {
+  sub.Callback([opt, &ctx] {
     opt->compare.untested =
         opt->untested == "pass" ? results::UntestedPolicy::kPass : results::UntestedPolicy::kFail;
     if (!opt->metrics.empty()) opt->compare.metrics = SplitCommas(opt->metrics);

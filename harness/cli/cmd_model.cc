@@ -281,20 +281,20 @@ int Run(const ModelOptions& opt, CliContext& ctx) {
 
 }  // namespace
 
-void AddModelCommand(CLI::App& app, CliContext& ctx) {
+void AddModelCommand(Command app, CliContext& ctx) {
   auto opt = std::make_shared<ModelOptions>();
-  auto* sub = app.add_subcommand(
+  Command sub = app.AddSubcommand(
       "model", "Price a full-size model on a slice: per op, and the training and evaluation steps by category");
-  sub->add_option("name", opt->name, "Model (resnet, ...); none: list the models");
-  sub->add_option("--slice", opt->slice, "Pod slice tpu-v3-N (default tpu-v3-32)");
-  sub->add_option("--preset", opt->preset, "Step configuration preset (default: the model's first, google-v0.6)");
-  sub->add_option("--set", opt->set,
-                  "Override a layout or pricing field: key=value (repeatable), e.g. cores_per_replica=4, "
-                  "weight_update_sharding=true, allreduce=ring, bn_group=8, gradient_dtype=bf16, "
-                  "per_replica_batch=32, optimizer=adam, overlap.gradients_with_backward=true");
-  sub->add_option("--system", opt->system, "System description YAML (default: the built-in, calibrated TPU-v3)");
+  sub.Add("name", opt->name, "Model (resnet, ...); none: list the models");
+  sub.Add("--slice", opt->slice, "Pod slice tpu-v3-N (default tpu-v3-32)");
+  sub.Add("--preset", opt->preset, "Step configuration preset (default: the model's first, google-v0.6)");
+  sub.Add("--set", opt->set,
+          "Override a layout or pricing field: key=value (repeatable), e.g. cores_per_replica=4, "
+          "weight_update_sharding=true, allreduce=ring, bn_group=8, gradient_dtype=bf16, "
+          "per_replica_batch=32, optimizer=adam, overlap.gradients_with_backward=true");
+  sub.Add("--system", opt->system, "System description YAML (default: the built-in, calibrated TPU-v3)");
   AddFormatOption(sub, &opt->format);
-  sub->callback([opt, &ctx] { ctx.exit_code = Run(*opt, ctx); });
+  sub.Callback([opt, &ctx] { ctx.exit_code = Run(*opt, ctx); });
 }
 
 }  // namespace podbench::cli

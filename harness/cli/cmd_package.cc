@@ -233,41 +233,41 @@ int RunRepo(const RepoCmdOptions& opt, CliContext& ctx) {
 
 }  // namespace
 
-void AddPackageCommand(CLI::App& app, CliContext& ctx) {
-  auto* sub = app.add_subcommand("package", "Check a submitter's whole MLPerf submission tree, as the official package checker does");
+void AddPackageCommand(Command app, CliContext& ctx) {
+  Command sub = app.AddSubcommand("package", "Check a submitter's whole MLPerf submission tree, as the official package checker does");
   auto opt = std::make_shared<PackageCmdOptions>();
-  sub->add_option("folder", opt->folder, "The submitter's folder (systems/, results/, benchmarks/)")->required();
-  sub->add_option("--usage", opt->usage, "training or hpc (default training)")->check(CLI::IsMember({"training", "hpc"}));
-  sub->add_option("--ruleset", opt->ruleset, "Rule set version, e.g. 1.0.0, 4.0.0")->required();
-  sub->add_option("--mlperf-logging", opt->mlperf_logging,
-                  "The mlperf_logging folder of an official checkout (holding compliance_checker/, rcp_checker/, result_summarizer/)")
-      ->required();
-  sub->add_flag("--werror", opt->werror, "Treat compliance warnings as errors");
-  sub->add_flag("--quiet", opt->quiet, "Print only the verdict");
-  sub->add_flag("--rcp-bypass", opt->rcp_bypass, "Bypass failed RCP checks (as the official --rcp-bypass)");
-  sub->add_flag("--rcp-bert-train-samples", opt->rcp_bert_train_samples, "BERT's RCP reads train_samples, not epoch_num");
-  sub->add_flag("--seed-checker-bypass", opt->seed_checker_bypass, "Skip the seed checker");
-  sub->add_option("-j,--jobs", opt->jobs, "Logs checked in parallel (default 2)")->check(CLI::Range(1, 64));
+  sub.Add("folder", opt->folder, "The submitter's folder (systems/, results/, benchmarks/)").Required();
+  sub.Add("--usage", opt->usage, "training or hpc (default training)").Choices({"training", "hpc"});
+  sub.Add("--ruleset", opt->ruleset, "Rule set version, e.g. 1.0.0, 4.0.0").Required();
+  sub.Add("--mlperf-logging", opt->mlperf_logging,
+          "The mlperf_logging folder of an official checkout (holding compliance_checker/, rcp_checker/, result_summarizer/)")
+      .Required();
+  sub.AddFlag("--werror", opt->werror, "Treat compliance warnings as errors");
+  sub.AddFlag("--quiet", opt->quiet, "Print only the verdict");
+  sub.AddFlag("--rcp-bypass", opt->rcp_bypass, "Bypass failed RCP checks (as the official --rcp-bypass)");
+  sub.AddFlag("--rcp-bert-train-samples", opt->rcp_bert_train_samples, "BERT's RCP reads train_samples, not epoch_num");
+  sub.AddFlag("--seed-checker-bypass", opt->seed_checker_bypass, "Skip the seed checker");
+  sub.Add("-j,--jobs", opt->jobs, "Logs checked in parallel (default 2)").Range(1, 64);
   AddFormatOption(sub, &opt->format);
-  sub->callback([opt, &ctx] { ctx.exit_code = RunPackage(*opt, ctx); });
+  sub.Callback([opt, &ctx] { ctx.exit_code = RunPackage(*opt, ctx); });
 }
 
-void AddSysdescCommand(CLI::App& app, CliContext& ctx) {
-  auto* sub = app.add_subcommand("sysdesc", "Check MLPerf system description files (systems/<system>.json)");
+void AddSysdescCommand(Command app, CliContext& ctx) {
+  Command sub = app.AddSubcommand("sysdesc", "Check MLPerf system description files (systems/<system>.json)");
   auto opt = std::make_shared<SysdescCmdOptions>();
-  sub->add_option("files", opt->files, "System description JSON files")->required();
-  sub->add_option("--usage", opt->usage, "training or hpc (default training)")->check(CLI::IsMember({"training", "hpc"}));
-  sub->add_option("--ruleset", opt->ruleset, "Rule set version, e.g. 1.0.0, 4.0.0")->required();
+  sub.Add("files", opt->files, "System description JSON files").Required();
+  sub.Add("--usage", opt->usage, "training or hpc (default training)").Choices({"training", "hpc"});
+  sub.Add("--ruleset", opt->ruleset, "Rule set version, e.g. 1.0.0, 4.0.0").Required();
   AddFormatOption(sub, &opt->format);
-  sub->callback([opt, &ctx] { ctx.exit_code = RunSysdesc(*opt, ctx); });
+  sub.Callback([opt, &ctx] { ctx.exit_code = RunSysdesc(*opt, ctx); });
 }
 
-void AddRepoCommand(CLI::App& app, CliContext& ctx) {
-  auto* sub = app.add_subcommand("repo", "Check a submission tree for what git handles badly, as the official repo checker does");
+void AddRepoCommand(Command app, CliContext& ctx) {
+  Command sub = app.AddSubcommand("repo", "Check a submission tree for what git handles badly, as the official repo checker does");
   auto opt = std::make_shared<RepoCmdOptions>();
-  sub->add_option("folder", opt->folder, "The submitter's folder")->required();
+  sub.Add("folder", opt->folder, "The submitter's folder").Required();
   AddFormatOption(sub, &opt->format);
-  sub->callback([opt, &ctx] { ctx.exit_code = RunRepo(*opt, ctx); });
+  sub.Callback([opt, &ctx] { ctx.exit_code = RunRepo(*opt, ctx); });
 }
 
 }  // namespace podbench::cli

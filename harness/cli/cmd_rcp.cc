@@ -164,24 +164,24 @@ int RunRcp(const RcpCmdOptions& opt, CliContext& ctx) {
 
 }  // namespace
 
-void AddRcpCommand(CLI::App& app, CliContext& ctx) {
-  auto* sub = app.add_subcommand(
+void AddRcpCommand(Command app, CliContext& ctx) {
+  Command sub = app.AddSubcommand(
       "rcp", "RCP check of one benchmark's results folder (mlperf_logging's rcp_checker; writes nothing there)");
   auto opt = std::make_shared<RcpCmdOptions>();
-  sub->add_option("dir", opt->dir, "A results folder: results/<system>/<benchmark> with result_*.txt")->required();
-  sub->add_option("--usage", opt->usage, "training or hpc")->check(CLI::IsMember({"training", "hpc"}));
-  sub->add_option("--ruleset", opt->ruleset, "Rule-set version, e.g. 4.0.0 (default 6.0.0, as the official tool)");
-  sub->add_option("--rcp-pass", opt->rcp_pass, "pruned (default) or full RCP set")
-      ->check(CLI::IsMember({"pruned", "full"}));
-  sub->add_option("--custom-rcps", opt->custom_rcps, "An RCP JSON file to use instead of the official one");
-  sub->add_flag("--bert-train-samples", opt->bert_train_samples,
-                "BERT: convergence in train_samples rather than epoch_num");
-  sub->add_flag("--rcp-bypass", opt->bypass,
-                "A failed RCP found/interpolation/missing check passes (the package checker's --rcp_bypass)");
-  sub->add_option("--mlperf-logging", opt->mlperf_logging,
-                  "The official mlperf_logging folder (holds rcp_checker/<usage>_<ruleset>/rcps_*.json)");
+  sub.Add("dir", opt->dir, "A results folder: results/<system>/<benchmark> with result_*.txt").Required();
+  sub.Add("--usage", opt->usage, "training or hpc").Choices({"training", "hpc"});
+  sub.Add("--ruleset", opt->ruleset, "Rule-set version, e.g. 4.0.0 (default 6.0.0, as the official tool)");
+  sub.Add("--rcp-pass", opt->rcp_pass, "pruned (default) or full RCP set")
+      .Choices({"pruned", "full"});
+  sub.Add("--custom-rcps", opt->custom_rcps, "An RCP JSON file to use instead of the official one");
+  sub.AddFlag("--bert-train-samples", opt->bert_train_samples,
+              "BERT: convergence in train_samples rather than epoch_num");
+  sub.AddFlag("--rcp-bypass", opt->bypass,
+              "A failed RCP found/interpolation/missing check passes (the package checker's --rcp_bypass)");
+  sub.Add("--mlperf-logging", opt->mlperf_logging,
+          "The official mlperf_logging folder (holds rcp_checker/<usage>_<ruleset>/rcps_*.json)");
   AddFormatOption(sub, &opt->format);
-  sub->callback([opt, &ctx] { ctx.exit_code = RunRcp(*opt, ctx); });
+  sub.Callback([opt, &ctx] { ctx.exit_code = RunRcp(*opt, ctx); });
 }
 
 }  // namespace podbench::cli

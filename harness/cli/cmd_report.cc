@@ -31,21 +31,21 @@ void WriteHtml(const ReportOptions& opt, results::ResultsStore& store, CliContex
 }
 }  // namespace
 
-void AddReportCommand(CLI::App& app, CliContext& ctx) {
-  auto* sub = app.add_subcommand(
+void AddReportCommand(Command app, CliContext& ctx) {
+  Command sub = app.AddSubcommand(
       "report", "Summarise saved runs per workload, slice, mode and label; --html: plots");
   auto opt = std::make_shared<ReportOptions>();
-  sub->add_option("--db", opt->db, "Results database (SQLite; default podbench.db)");
-  sub->add_option("--workload", opt->workload, "Only runs of this workload");
-  auto* output = sub->add_option("-o,--output", opt->output,
-                                 "Write the summary here (default: standard output)");
-  sub->add_option("--html", opt->html,
-                  "Write the HTML report (scaling curves, step breakdown, ablations, accuracy, "
-                  "labelled sets; one self-contained file) here instead of the summary")
-      ->excludes(output);
-  AddFormatOption(sub, &opt->format);
-  sub->callback([opt, sub, &ctx] {
-    if (!opt->html.empty() && sub->get_option("--format")->count() > 0) {
+  sub.Add("--db", opt->db, "Results database (SQLite; default podbench.db)");
+  sub.Add("--workload", opt->workload, "Only runs of this workload");
+  Option output = sub.Add("-o,--output", opt->output,
+                          "Write the summary here (default: standard output)");
+  sub.Add("--html", opt->html,
+          "Write the HTML report (scaling curves, step breakdown, ablations, accuracy, "
+          "labelled sets; one self-contained file) here instead of the summary")
+      .Excludes(output);
+  Option format = AddFormatOption(sub, &opt->format);
+  sub.Callback([opt, format, &ctx] {
+    if (!opt->html.empty() && format.Count() > 0) {
       return Fail(ctx, "report",
                   Status::InvalidArgument("--format sets the summary's format; --html writes HTML"));
     }

@@ -624,30 +624,30 @@ void Execute(const ReproduceOptions& opt, CliContext& ctx) {
 
 }  // namespace
 
-void AddReproduceCommand(CLI::App& app, CliContext& ctx) {
-  auto* sub = app.add_subcommand(
+void AddReproduceCommand(Command app, CliContext& ctx) {
+  Command sub = app.AddSubcommand(
       "reproduce",
       "Reproduce Google's MLPerf v0.6 results: every workload with a google-v0.6 preset, projected, "
       "fidelity table, HTML report");
   auto opt = std::make_shared<ReproduceOptions>();
-  sub->add_option("--workloads", opt->workloads,
-                  "Comma-separated workloads (default: every one with a google-v0.6 preset)");
-  sub->add_option("--slices", opt->slices,
-                  "Comma-separated slices, e.g. tpu-v3-32,tpu-v3-2048 (default: every slice the "
-                  "preset has values for)");
-  sub->add_option("--db", opt->db, "Results database (default: OUT/podbench.db)");
-  sub->add_option("--out", opt->out,
-                  "Folder for the logs, the database, reproduce.json and report.html (default: reproduce)");
-  sub->add_option("--published", opt->published,
-                  std::string("Google's published v0.6 logs (an <org> folder with results/<slice>/<benchmark>/; "
-                              "default: ") + kDefaultPublished + " when present)");
-  sub->add_option("--seed", opt->seed, "Base seed; run i of each set uses seed+i (default 1)");
-  sub->add_option("--claims", opt->claims,
-                  "The seed papers' claims to test by paired runs: all (default), none, projected (those "
-                  "whose two arms are projected runs: seconds, no training), or comma-separated claim ids "
-                  "(the chosen workloads' registrations declare them)");
+  sub.Add("--workloads", opt->workloads,
+          "Comma-separated workloads (default: every one with a google-v0.6 preset)");
+  sub.Add("--slices", opt->slices,
+          "Comma-separated slices, e.g. tpu-v3-32,tpu-v3-2048 (default: every slice the "
+          "preset has values for)");
+  sub.Add("--db", opt->db, "Results database (default: OUT/podbench.db)");
+  sub.Add("--out", opt->out,
+          "Folder for the logs, the database, reproduce.json and report.html (default: reproduce)");
+  sub.Add("--published", opt->published,
+          std::string("Google's published v0.6 logs (an <org> folder with results/<slice>/<benchmark>/; "
+                      "default: ") + kDefaultPublished + " when present)");
+  sub.Add("--seed", opt->seed, "Base seed; run i of each set uses seed+i (default 1)");
+  sub.Add("--claims", opt->claims,
+          "The seed papers' claims to test by paired runs: all (default), none, projected (those "
+          "whose two arms are projected runs: seconds, no training), or comma-separated claim ids "
+          "(the chosen workloads' registrations declare them)");
   AddFormatOption(sub, &opt->format);
-  sub->callback([opt, &ctx] { Execute(*opt, ctx); });
+  sub.Callback([opt, &ctx] { Execute(*opt, ctx); });
 }
 
 }  // namespace podbench::cli

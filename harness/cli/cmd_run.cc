@@ -283,41 +283,41 @@ bool Execute(const RunCliOptions& opt, CliContext& ctx, const std::shared_ptr<to
 
 }  // namespace
 
-void AddRunCommand(CLI::App& app, CliContext& ctx) {
-  auto* sub = app.add_subcommand("run", "Run a workload (functional or projected) and write its MLPerf log");
+void AddRunCommand(Command app, CliContext& ctx) {
+  Command sub = app.AddSubcommand("run", "Run a workload (functional or projected) and write its MLPerf log");
   auto opt = std::make_shared<RunCliOptions>();
   harness::RunRequest& r = opt->request;
   std::string names;
   for (const auto* w : workloads::AllWorkloads()) {
     names += (names.empty() ? "" : "; ") + w->name() + (w->summary().empty() ? "" : " (" + w->summary() + ")");
   }
-  sub->add_option("workload", r.workload, "Workload: " + (names.empty() ? "none built" : names))
-      ->required();
-  sub->add_option("--slice", r.slice, "Pod slice tpu-v3-N, N cores from 8 to 2048 (default tpu-v3-8)");
-  sub->add_option("--mode", r.mode, "functional (real training, default) or projected (cost model)");
-  sub->add_option("--runs", r.runs, "Number of runs (default: what a scored result needs, 5 or 10)");
-  sub->add_option_function<uint64_t>("--seed", [opt](uint64_t v) { opt->request.seed = v; },
-                                     "Base seed; run i uses seed+i (default: random, recorded)");
-  sub->add_option("--preset", r.preset, "Hyperparameter preset, e.g. google-v0.6");
-  sub->add_option("--set", r.sets, "Override a hyperparameter: key=value (repeatable)");
-  sub->add_option("--log", r.log,
-                  "Write the MLPerf log here (several runs: FILE_0.EXT, FILE_1.EXT, ...)");
-  sub->add_option("--log-format", r.log_format,
-                  "Log format: mll (v0.6 :::MLL lines, default) or mllog (v0.7+ :::MLLOG JSON lines)")
-      ->check(CLI::IsMember({"mll", "mllog"}));
-  sub->add_option("--db", r.db, "Results database (SQLite; default podbench.db)");
-  sub->add_option("--system", r.system, "System description YAML (default: the built-in, calibrated TPU-v3)");
-  sub->add_option("--label", r.label, "Tag the runs (a run set for `podbench compare`)");
+  sub.Add("workload", r.workload, "Workload: " + (names.empty() ? "none built" : names))
+      .Required();
+  sub.Add("--slice", r.slice, "Pod slice tpu-v3-N, N cores from 8 to 2048 (default tpu-v3-8)");
+  sub.Add("--mode", r.mode, "functional (real training, default) or projected (cost model)");
+  sub.Add("--runs", r.runs, "Number of runs (default: what a scored result needs, 5 or 10)");
+  sub.AddFunction("--seed", [opt](uint64_t v) { opt->request.seed = v; },
+                  "Base seed; run i uses seed+i (default: random, recorded)");
+  sub.Add("--preset", r.preset, "Hyperparameter preset, e.g. google-v0.6");
+  sub.Add("--set", r.sets, "Override a hyperparameter: key=value (repeatable)");
+  sub.Add("--log", r.log,
+          "Write the MLPerf log here (several runs: FILE_0.EXT, FILE_1.EXT, ...)");
+  sub.Add("--log-format", r.log_format,
+          "Log format: mll (v0.6 :::MLL lines, default) or mllog (v0.7+ :::MLLOG JSON lines)")
+      .Choices({"mll", "mllog"});
+  sub.Add("--db", r.db, "Results database (SQLite; default podbench.db)");
+  sub.Add("--system", r.system, "System description YAML (default: the built-in, calibrated TPU-v3)");
+  sub.Add("--label", r.label, "Tag the runs (a run set for `podbench compare`)");
   AddFormatOption(sub, &opt->format);
-  sub->add_option("--rank-timeout", opt->rank_timeout_s,
-                  "Under mpirun: seconds a rank waits for another in a collective before the job fails naming "
-                  "it (default 300; 0 = forever)")
-      ->check(CLI::NonNegativeNumber);
-  sub->add_flag("--print-parameter-fingerprint", opt->print_fingerprint,
-                "Print a fingerprint of the parameters after each run (tests)")
-      ->group("");
-  sub->footer(kLaunchHelp);
-  sub->callback([opt, &ctx] { ExecuteLaunched(*opt, ctx); });
+  sub.Add("--rank-timeout", opt->rank_timeout_s,
+          "Under mpirun: seconds a rank waits for another in a collective before the job fails naming "
+          "it (default 300; 0 = forever)")
+      .NonNegative();
+  sub.AddFlag("--print-parameter-fingerprint", opt->print_fingerprint,
+              "Print a fingerprint of the parameters after each run (tests)")
+      .Hidden();
+  sub.Footer(kLaunchHelp);
+  sub.Callback([opt, &ctx] { ExecuteLaunched(*opt, ctx); });
 }
 
 }  // namespace podbench::cli

@@ -18,15 +18,15 @@ struct RunsOptions {
 };
 }  // namespace
 
-void AddRunsCommand(CLI::App& app, CliContext& ctx) {
-  auto* sub = app.add_subcommand("runs", "List runs saved in the results database");
+void AddRunsCommand(Command app, CliContext& ctx) {
+  Command sub = app.AddSubcommand("runs", "List runs saved in the results database");
   auto opt = std::make_shared<RunsOptions>();
-  sub->add_option("--db", opt->db, "Results database (SQLite; default podbench.db)");
-  sub->add_option("--workload", opt->workload, "Only runs of this workload");
-  sub->add_option("--select", opt->set,
-                  "Only this run set: ids (3,4 or 3-7), label:NAME or git:PREFIX");
+  sub.Add("--db", opt->db, "Results database (SQLite; default podbench.db)");
+  sub.Add("--workload", opt->workload, "Only runs of this workload");
+  sub.Add("--select", opt->set,
+          "Only this run set: ids (3,4 or 3-7), label:NAME or git:PREFIX");
   AddFormatOption(sub, &opt->format, true);
-  sub->callback([opt, &ctx] {
+  sub.Callback([opt, &ctx] {
     results::RunFilter filter;
     if (!opt->set.empty()) {
       auto f = results::ParseRunSet(opt->set);

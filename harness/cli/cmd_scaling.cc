@@ -16,18 +16,18 @@ struct ScalingCliOptions {
 };
 }  // namespace
 
-void AddScalingCommand(CLI::App& app, CliContext& ctx) {
-  auto* sub = app.add_subcommand(
+void AddScalingCommand(Command app, CliContext& ctx) {
+  Command sub = app.AddSubcommand(
       "scaling", "Scaling table of a workload per slice, against the published v0.6 results");
   auto opt = std::make_shared<ScalingCliOptions>();
-  sub->add_option("workload", opt->workload, "Workload name")->required();
-  sub->add_option("--preset", opt->scaling.preset,
-                  "Only runs made with this preset (e.g. google-v0.6); lists every published slice. "
-                  "Rows hold plain runs (no --set, the built-in system) of one build; other runs get their "
-                  "own labelled rows");
-  sub->add_option("--db", opt->db, "Results database (SQLite; default podbench.db)");
+  sub.Add("workload", opt->workload, "Workload name").Required();
+  sub.Add("--preset", opt->scaling.preset,
+          "Only runs made with this preset (e.g. google-v0.6); lists every published slice. "
+          "Rows hold plain runs (no --set, the built-in system) of one build; other runs get their "
+          "own labelled rows");
+  sub.Add("--db", opt->db, "Results database (SQLite; default podbench.db)");
   AddFormatOption(sub, &opt->format, true);
-  sub->callback([opt, &ctx] {
+  sub.Callback([opt, &ctx] {
     auto store = OpenExistingStore(opt->db, ctx, "scaling");
     if (!store) return;
     auto table = results::ScalingFromStore(*store, opt->workload, opt->scaling);

@@ -130,19 +130,19 @@ int RunScore(const ScoreCmdOptions& opt, CliContext& ctx) {
 
 }  // namespace
 
-void AddScoreCommand(CLI::App& app, CliContext& ctx) {
-  auto* sub = app.add_subcommand("score", "Score MLPerf logs: olympic mean time-to-train per (org, platform, benchmark)");
+void AddScoreCommand(Command app, CliContext& ctx) {
+  Command sub = app.AddSubcommand("score", "Score MLPerf logs: olympic mean time-to-train per (org, platform, benchmark)");
   auto opt = std::make_shared<ScoreCmdOptions>();
-  sub->add_option("paths", opt->paths,
-                  "Log files and folders (searched recursively, any layout); runs are grouped by each log's "
-                  "submission_org, submission_platform and submission_benchmark")
-      ->required();
-  sub->add_option("--aborted", opt->aborted,
-                  "How a run_stop with status abort scores: slowest (v0.6 rule text, default) or timed "
-                  "(its own time, as the published v0.6 results did)")
-      ->check(CLI::IsMember({"slowest", "timed"}));
+  sub.Add("paths", opt->paths,
+          "Log files and folders (searched recursively, any layout); runs are grouped by each log's "
+          "submission_org, submission_platform and submission_benchmark")
+      .Required();
+  sub.Add("--aborted", opt->aborted,
+          "How a run_stop with status abort scores: slowest (v0.6 rule text, default) or timed "
+          "(its own time, as the published v0.6 results did)")
+      .Choices({"slowest", "timed"});
   AddFormatOption(sub, &opt->format, true);
-  sub->callback([opt, &ctx] { ctx.exit_code = RunScore(*opt, ctx); });
+  sub.Callback([opt, &ctx] { ctx.exit_code = RunScore(*opt, ctx); });
 }
 
 }  // namespace podbench::cli

@@ -19,13 +19,13 @@ struct ShowOptions {
 };
 }  // namespace
 
-void AddShowCommand(CLI::App& app, CliContext& ctx) {
-  auto* sub = app.add_subcommand("show", "Show one run: settings, evals, time breakdown, log");
+void AddShowCommand(Command app, CliContext& ctx) {
+  Command sub = app.AddSubcommand("show", "Show one run: settings, evals, time breakdown, log");
   auto opt = std::make_shared<ShowOptions>();
-  sub->add_option("run", opt->run, "Run id")->required();
-  sub->add_option("--db", opt->db, "Results database (SQLite; default podbench.db)");
+  sub.Add("run", opt->run, "Run id").Required();
+  sub.Add("--db", opt->db, "Results database (SQLite; default podbench.db)");
   AddFormatOption(sub, &opt->format);
-  sub->callback([opt, &ctx] {
+  sub.Callback([opt, &ctx] {
     int64_t id = 0;
     auto [p, ec] = std::from_chars(opt->run.data(), opt->run.data() + opt->run.size(), id);
     if (ec != std::errc() || p != opt->run.data() + opt->run.size() || id <= 0) {

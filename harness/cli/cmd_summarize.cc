@@ -143,26 +143,26 @@ int RunSummarize(const SummarizeCmdOptions& opt, CliContext& ctx) {
 
 }  // namespace
 
-void AddSummarizeCommand(CLI::App& app, CliContext& ctx) {
-  auto* sub = app.add_subcommand(
+void AddSummarizeCommand(Command app, CliContext& ctx) {
+  Command sub = app.AddSubcommand(
       "summarize", "Results summary of MLPerf submitter folders (mlperf_logging's result_summarizer; writes nothing "
                    "into the trees)");
   auto opt = std::make_shared<SummarizeCmdOptions>();
-  sub->add_option("folders", opt->folders, "Submitter folders (each with systems/ and results/)");
-  sub->add_option("--usage", opt->usage, "training or hpc")->check(CLI::IsMember({"training", "hpc"}));
-  sub->add_option("--ruleset", opt->ruleset, "Rule-set version, e.g. 1.0.0")->required();
-  sub->add_option("--mlperf-logging", opt->mlperf_logging,
-                  "The official mlperf_logging folder (compliance_checker/, rcp_checker/)");
-  sub->add_option("--csv", opt->csv,
-                  "Also write FILE.csv, FILE.json, FILE_detailed.csv and FILE_detailed.json, as the official tool "
-                  "(hpc weak scaling: its table appended to FILE.csv, and FILE_weak.json)");
-  sub->add_flag("--detailed", opt->detailed,
-                "Print the detailed table (time_to_train, Energy, GBS, samples_to_converge, RCP, rcp_scaling_factor)");
-  sub->add_option("--benchmark-folder", opt->benchmark_folder,
-                  "Score one results/<system>/<benchmark> folder (what compute_score meant to print)");
-  sub->add_option("--system", opt->system, "With --benchmark-folder: the system name for messages");
+  sub.Add("folders", opt->folders, "Submitter folders (each with systems/ and results/)");
+  sub.Add("--usage", opt->usage, "training or hpc").Choices({"training", "hpc"});
+  sub.Add("--ruleset", opt->ruleset, "Rule-set version, e.g. 1.0.0").Required();
+  sub.Add("--mlperf-logging", opt->mlperf_logging,
+          "The official mlperf_logging folder (compliance_checker/, rcp_checker/)");
+  sub.Add("--csv", opt->csv,
+          "Also write FILE.csv, FILE.json, FILE_detailed.csv and FILE_detailed.json, as the official tool "
+          "(hpc weak scaling: its table appended to FILE.csv, and FILE_weak.json)");
+  sub.AddFlag("--detailed", opt->detailed,
+              "Print the detailed table (time_to_train, Energy, GBS, samples_to_converge, RCP, rcp_scaling_factor)");
+  sub.Add("--benchmark-folder", opt->benchmark_folder,
+          "Score one results/<system>/<benchmark> folder (what compute_score meant to print)");
+  sub.Add("--system", opt->system, "With --benchmark-folder: the system name for messages");
   AddFormatOption(sub, &opt->format, true);
-  sub->callback([opt, &ctx] { ctx.exit_code = RunSummarize(*opt, ctx); });
+  sub.Callback([opt, &ctx] { ctx.exit_code = RunSummarize(*opt, ctx); });
 }
 
 }  // namespace podbench::cli

@@ -191,19 +191,19 @@ int Run(const TopologyOptions& opt, CliContext& ctx) {
 
 }  // namespace
 
-void AddTopologyCommand(CLI::App& app, CliContext& ctx) {
-  auto* sub = app.add_subcommand("topology", "Describe a pod slice and tabulate collective times per algorithm");
+void AddTopologyCommand(Command app, CliContext& ctx) {
+  Command sub = app.AddSubcommand("topology", "Describe a pod slice and tabulate collective times per algorithm");
   auto opt = std::make_shared<TopologyOptions>();
-  sub->add_option("--slice", opt->slice, "Pod slice named by cores, e.g. tpu-v3-2048 (default)");
-  sub->add_option("--system", opt->system, "System description YAML (default: the built-in TPU-v3)");
-  sub->add_option("--subpod-wraparound", opt->subpod_wraparound,
-                  "Whether dimensions shorter than the pod's have wraparound links (default: from the system file)")
-      ->check(CLI::IsMember({"true", "false"}));
-  sub->add_flag("--simulate", opt->simulate,
-                "Also run the event simulation at ResNet-50's gradient size (the 1-D ring takes seconds)");
-  sub->add_flag("--print-system", opt->print_system, "Print the built-in system description YAML and exit");
+  sub.Add("--slice", opt->slice, "Pod slice named by cores, e.g. tpu-v3-2048 (default)");
+  sub.Add("--system", opt->system, "System description YAML (default: the built-in TPU-v3)");
+  sub.Add("--subpod-wraparound", opt->subpod_wraparound,
+          "Whether dimensions shorter than the pod's have wraparound links (default: from the system file)")
+      .Choices({"true", "false"});
+  sub.AddFlag("--simulate", opt->simulate,
+              "Also run the event simulation at ResNet-50's gradient size (the 1-D ring takes seconds)");
+  sub.AddFlag("--print-system", opt->print_system, "Print the built-in system description YAML and exit");
   AddFormatOption(sub, &opt->format);
-  sub->callback([opt, &ctx] { ctx.exit_code = Run(*opt, ctx); });
+  sub.Callback([opt, &ctx] { ctx.exit_code = Run(*opt, ctx); });
 }
 
 }  // namespace podbench::cli

@@ -1,6 +1,7 @@
 // The `podbench` command line: one file per subcommand, each adding itself to
-// the CLI11 app. A subcommand parses its flags into an options struct, then its
-// callback runs it and stores the process exit code in the CliContext.
+// the application through harness/cli/options.h (CLI11 stays behind it). A
+// subcommand parses its flags into an options struct, then its callback runs it
+// and stores the process exit code in the CliContext.
 //
 // Exit codes shared by every subcommand:
 //   0 success, 1 a negative verdict (a failing log, a regression), 2 usage or
@@ -10,7 +11,7 @@
 #include <iosfwd>
 #include <string>
 
-#include <CLI/CLI.hpp>
+#include "harness/cli/options.h"
 
 namespace podbench::cli {
 
@@ -33,37 +34,35 @@ struct CliContext {
 // subcommand says, progress, notes and warnings, goes to standard error).
 enum class OutputFormat { kText, kJson, kCsv };
 
-// Adds `--format` to `sub`. `allow_csv` adds csv to the accepted values.
-// `json_lines` non-null adds jsonl (JSON Lines: one JSON document a line, for
-// tools that stream), which sets *format to kJson and *json_lines to true.
-void AddFormatOption(CLI::App* sub, OutputFormat* format, bool allow_csv = false, bool* json_lines = nullptr);
+// Adds `--format` to `sub` and returns it. `allow_csv` adds csv to the accepted
+// values. `json_lines` non-null adds jsonl (JSON Lines: one JSON document a
+// line, for tools that stream), which sets *format to kJson and *json_lines to
+// true. Any other value is a parse error listing the accepted ones.
+Option AddFormatOption(Command sub, OutputFormat* format, bool allow_csv = false, bool* json_lines = nullptr);
 
 // Marks `sub` as not available yet: running it prints which issue brings it and
 // exits kExitUnavailable.
-void MarkUnavailable(CLI::App* sub, CliContext& ctx, const std::string& issue);
+void MarkUnavailable(Command sub, CliContext& ctx, const std::string& issue);
 
 // One per subcommand (harness/cli/cmd_<name>.cc).
-void AddReproduceCommand(CLI::App& app, CliContext& ctx);
-void AddRunCommand(CLI::App& app, CliContext& ctx);
-void AddScalingCommand(CLI::App& app, CliContext& ctx);
-void AddCheckCommand(CLI::App& app, CliContext& ctx);
-void AddScoreCommand(CLI::App& app, CliContext& ctx);
-void AddRcpCommand(CLI::App& app, CliContext& ctx);
-void AddSummarizeCommand(CLI::App& app, CliContext& ctx);
-void AddRunsCommand(CLI::App& app, CliContext& ctx);
-void AddShowCommand(CLI::App& app, CliContext& ctx);
-void AddCompareCommand(CLI::App& app, CliContext& ctx);
-void AddBenchCommand(CLI::App& app, CliContext& ctx);
-void AddTopologyCommand(CLI::App& app, CliContext& ctx);
-void AddReportCommand(CLI::App& app, CliContext& ctx);
-void AddCalibrateCommand(CLI::App& app, CliContext& ctx);
-void AddModelCommand(CLI::App& app, CliContext& ctx);
-void AddPackageCommand(CLI::App& app, CliContext& ctx);
-void AddSysdescCommand(CLI::App& app, CliContext& ctx);
-void AddRepoCommand(CLI::App& app, CliContext& ctx);
-
-// Builds the whole app. Exposed for tests of the command line itself.
-void BuildApp(CLI::App& app, CliContext& ctx);
+void AddReproduceCommand(Command app, CliContext& ctx);
+void AddRunCommand(Command app, CliContext& ctx);
+void AddScalingCommand(Command app, CliContext& ctx);
+void AddCheckCommand(Command app, CliContext& ctx);
+void AddScoreCommand(Command app, CliContext& ctx);
+void AddRcpCommand(Command app, CliContext& ctx);
+void AddSummarizeCommand(Command app, CliContext& ctx);
+void AddRunsCommand(Command app, CliContext& ctx);
+void AddShowCommand(Command app, CliContext& ctx);
+void AddCompareCommand(Command app, CliContext& ctx);
+void AddBenchCommand(Command app, CliContext& ctx);
+void AddTopologyCommand(Command app, CliContext& ctx);
+void AddReportCommand(Command app, CliContext& ctx);
+void AddCalibrateCommand(Command app, CliContext& ctx);
+void AddModelCommand(Command app, CliContext& ctx);
+void AddPackageCommand(Command app, CliContext& ctx);
+void AddSysdescCommand(Command app, CliContext& ctx);
+void AddRepoCommand(Command app, CliContext& ctx);
 
 // The whole program: builds the app, parses argv, runs the subcommand and
 // returns the exit code. The command boundary: no exception leaves it. A
