@@ -36,13 +36,6 @@ Option AddFormatOption(Command sub, OutputFormat* format, bool allow_csv, bool* 
       .Choices(names);
 }
 
-void MarkUnavailable(Command sub, CliContext& ctx, const std::string& issue) {
-  sub.Callback([sub, &ctx, issue] {
-    ctx.err << "podbench " << sub.Name() << ": not available in this build yet (" << issue << ")\n";
-    ctx.exit_code = kExitUnavailable;
-  });
-}
-
 namespace {
 
 // Builds the whole app: the root flags, then every subcommand.

@@ -40,10 +40,6 @@ enum class OutputFormat { kText, kJson, kCsv };
 // true. Any other value is a parse error listing the accepted ones.
 Option AddFormatOption(Command sub, OutputFormat* format, bool allow_csv = false, bool* json_lines = nullptr);
 
-// Marks `sub` as not available yet: running it prints which issue brings it and
-// exits kExitUnavailable.
-void MarkUnavailable(Command sub, CliContext& ctx, const std::string& issue);
-
 // One per subcommand (harness/cli/cmd_<name>.cc).
 void AddReproduceCommand(Command app, CliContext& ctx);
 void AddRunCommand(Command app, CliContext& ctx);

@@ -87,6 +87,4 @@ void Command::Footer(const std::string& text) { app_->footer(text); }
 
 void Command::Callback(std::function<void()> run) { app_->callback(std::move(run)); }
 
-const std::string& Command::Name() const { return app_->get_name(); }
-
 }  // namespace podbench::cli

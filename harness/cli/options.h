@@ -91,8 +91,6 @@ class Command {
   void Footer(const std::string& text);
   // Runs after this command's arguments parsed without error.
   void Callback(std::function<void()> run);
-  // The name given to AddSubcommand.
-  [[nodiscard]] const std::string& Name() const;
 
  private:
   CLI::App* app_;
