@@ -22,14 +22,7 @@
 #include <cstdlib>
 #include <new>
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define PODBENCH_SANITIZED 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define PODBENCH_SANITIZED 1
-#endif
+#include "base/sanitizers.h"
 
 namespace podbench {
 

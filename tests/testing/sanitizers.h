@@ -1,5 +1,5 @@
 // Whether this test program was built under AddressSanitizer or
-// ThreadSanitizer (GCC's __SANITIZE_*__ macros or clang's __has_feature).
+// ThreadSanitizer (PODBENCH_SANITIZED, base/sanitizers.h).
 //
 // PODBENCH_RELEASE_STAGE_ONLY(why) skips the calling test under a sanitizer.
 // It is for the few end-to-end tests whose code paths other tests already run
@@ -7,18 +7,11 @@
 // release stage still runs them. `why` names where the same code is covered.
 #pragma once
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define PODBENCH_TEST_SANITIZED 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define PODBENCH_TEST_SANITIZED 1
-#endif
+#include "base/sanitizers.h"
 
 namespace podbench::testing {
 
-#ifdef PODBENCH_TEST_SANITIZED
+#ifdef PODBENCH_SANITIZED
 inline constexpr bool kSanitized = true;
 #else
 inline constexpr bool kSanitized = false;
