@@ -42,6 +42,12 @@ Result<int> PlayMatch(const MctsOptions& options, int num_games, int parallel_ga
 Result<int> PlayMatch(const MctsOptions& options, std::span<const int> game_indices, int parallel_games,
                       uint64_t seed, Evaluator& a, Evaluator& b, SearchStats* stats) {
   PODBENCH_RETURN_IF_ERROR(options.Validate());
+  // cc/eval.cc:93-95: evaluation players inject no noise, do not soft-pick,
+  // and search under random symmetries.
+  MctsOptions eval = options;
+  eval.inject_noise = false;
+  eval.soft_pick = false;
+  eval.random_symmetry = true;
   if (parallel_games < 1) {
     return Status::InvalidArgument("minigo match parallel_games = " + std::to_string(parallel_games) + ": must be >= 1");
   }
@@ -61,8 +67,8 @@ Result<int> PlayMatch(const MctsOptions& options, std::span<const int> game_indi
     Rng rng(DeriveSeed(seed, static_cast<uint64_t>(g)));
     MatchSlot& m = slots[s];
     m.a_black = g % 2 == 0;  // alternating colours
-    m.black = std::make_unique<MctsPlayer>(options, rng.Next(), true);
-    m.white = std::make_unique<MctsPlayer>(options, rng.Next(), true);
+    m.black = std::make_unique<MctsPlayer>(eval, rng.Next(), true);
+    m.white = std::make_unique<MctsPlayer>(eval, rng.Next(), true);
     m.black->StartSearch();
     live[s] = true;
   };

@@ -49,6 +49,12 @@ namespace podbench::minigo {
 // a black in even-numbered games (alternating colours), `parallel_games` at a
 // time, each side's leaves of all running games in one call of its
 // evaluator. Game g's seeds come from (seed, g). Returns a's wins.
+// Gating and target games are v0.6 evaluation games, so a match plays as
+// `cc/eval.cc` sets its players (88-95 in both NVIDIA's and Intel's code):
+// `options` with no root noise, no soft-pick (the most-visited move from the
+// first move on) and random symmetries on, whatever those three fields say;
+// readouts, virtual losses, value_init_penalty and resignation (in every
+// game) come from `options`.
 // Errors: bad counts (InvalidArgument), the evaluators' statuses.
 Result<int> PlayMatch(const MctsOptions& options, int num_games, int parallel_games, uint64_t seed, Evaluator& a,
                       Evaluator& b, SearchStats* stats = nullptr);

@@ -60,6 +60,36 @@ TEST(MinigoLoopTest, MatchSplitOverCoresWinsWhatTheWholeMatchWins) {
   EXPECT_EQ(split, *whole);
 }
 
+// Gating and target games are v0.6 evaluation games (cc/eval.cc:93-95): no
+// root noise, no soft-pick, random symmetries on, whatever the self-play
+// options say. Options that differ only there play the same games.
+TEST(MinigoLoopTest, MatchPlaysAsEvalGamesWhateverTheSelfPlayOptionsSay) {
+  FakeEvaluator::Options smart;
+  smart.material_scale = 0.5f;
+  smart.favoured_move = 10;  // a prior the board's symmetries move
+  MctsOptions selfplay = Tiny();  // noise and soft-pick on, as self-play has them
+  ASSERT_TRUE(selfplay.inject_noise && selfplay.soft_pick && selfplay.random_symmetry);
+  MctsOptions eval = Tiny();
+  eval.inject_noise = false;
+  eval.soft_pick = false;
+  MctsOptions no_symmetry = eval;
+  no_symmetry.random_symmetry = false;
+  std::vector<SearchStats> stats(3);
+  std::vector<int> wins;
+  for (size_t i = 0; i < 3; ++i) {
+    FakeEvaluator a(smart), b;
+    const MctsOptions& o = i == 0 ? selfplay : i == 1 ? eval : no_symmetry;
+    auto w = PlayMatch(o, 6, 3, 11, a, b, &stats[i]);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    wins.push_back(*w);
+  }
+  for (size_t i = 1; i < 3; ++i) {
+    EXPECT_EQ(wins[i], wins[0]) << i;
+    EXPECT_EQ(stats[i].positions_evaluated, stats[0].positions_evaluated) << i;
+    EXPECT_EQ(stats[i].evaluator_calls, stats[0].evaluator_calls) << i;
+  }
+}
+
 LoopConfig TinyLoop() {
   LoopConfig c;
   c.net.conv_width = 8;
