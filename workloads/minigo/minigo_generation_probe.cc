@@ -1,0 +1,219 @@
+// minigo_generation_probe CHECKPOINT [FIELD=VALUE ...]: what one generation
+// of the loop does to a cached checkpoint (a `.ckpt` file that
+// minigo_functional_run writes into its cache folder), for finding a
+// functional recipe under which the loop learns (docs/models/minigo.md,
+// "Why its own games teach it nothing").
+//
+// 1. Optionally trains the checkpoint `extra_steps` more steps (at
+//    `extra_lr`) on 7/8 of its bootstrap positions; the last 1/8 is held out.
+// 2. Plays `games` self-play games with it (`readouts`, `virtual_losses`,
+//    root noise on unless noise=0).
+// 3. Trains one generation: `steps` steps at batch `batch` and rate `lr` on
+//    those games alone (with pass_target=0, an experiment: the search's share
+//    on pass removed from every policy target, the rest renormalised).
+// 4. Plays `match_games` evaluation games (PlayMatch: no noise, no soft-pick)
+//    at `match_readouts` between the trained model and the model before it
+//    (and, with extra_steps, between the longer-trained model and the
+//    checkpoint).
+// Prints the value head's mean squared error against the game results on
+// the bootstrap positions (trained on and held out) and on the self-play
+// games, each beside a constant predictor's (1 - mean(z)^2); the self-play
+// games' passes and black's share of wins; the mean prior on pass before and
+// after the generation; and the match wins. Every draw comes from `seed`.
+// Fields: readouts 16, virtual_losses 4, games 32, noise 1, pass_target 1, steps 120,
+// batch 64, lr 0.01, extra_steps 0, extra_lr 0.01, match_games 40,
+// match_readouts 16, parallel_games 16, seed 7.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "workloads/minigo/minigo_loop.h"
+#include "workloads/minigo/minigo_training.h"
+
+namespace {
+
+using namespace podbench;
+using namespace podbench::minigo;
+
+double Now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+// Positions [from, to) of `all`.
+ExampleSet Slice(const ExampleSet& all, size_t from, size_t to) {
+  ExampleSet s;
+  s.features.assign(all.features.begin() + static_cast<std::ptrdiff_t>(from * kFeatureSize),
+                    all.features.begin() + static_cast<std::ptrdiff_t>(to * kFeatureSize));
+  s.pi.assign(all.pi.begin() + static_cast<std::ptrdiff_t>(from * kNumMoves),
+              all.pi.begin() + static_cast<std::ptrdiff_t>(to * kNumMoves));
+  s.z.assign(all.z.begin() + static_cast<std::ptrdiff_t>(from), all.z.begin() + static_cast<std::ptrdiff_t>(to));
+  return s;
+}
+
+struct HeadStats {
+  double value_mse = 0, constant_mse = 0;  // against z; the constant predictor mean(z)
+  double pass_prior = 0;                   // mean policy on pass
+  double pass_top = 0;                     // share of positions where pass is the most likely move
+};
+
+HeadStats Measure(Network* net, const ExampleSet& set) {
+  constexpr int64_t kBatch = 64;
+  std::vector<float> policy(static_cast<size_t>(kBatch * kNumMoves)), value(static_cast<size_t>(kBatch));
+  HeadStats h;
+  double mean_z = 0;
+  const int64_t n = set.size();
+  for (int64_t at = 0; at < n; at += kBatch) {
+    const int64_t m = std::min(kBatch, n - at);
+    net->Infer(set.features.data() + at * kFeatureSize, m, policy.data(), value.data());
+    for (int64_t j = 0; j < m; ++j) {
+      const float* p = policy.data() + j * kNumMoves;
+      const double z = set.z[static_cast<size_t>(at + j)];
+      h.value_mse += (value[static_cast<size_t>(j)] - z) * (value[static_cast<size_t>(j)] - z);
+      mean_z += z;
+      h.pass_prior += p[kPass];
+      h.pass_top += std::max_element(p, p + kNumMoves) - p == kPass ? 1 : 0;
+    }
+  }
+  if (n == 0) return h;
+  mean_z /= static_cast<double>(n);
+  h.value_mse /= static_cast<double>(n);
+  h.constant_mse = 1 - mean_z * mean_z;
+  h.pass_prior /= static_cast<double>(n);
+  h.pass_top /= static_cast<double>(n);
+  return h;
+}
+
+void PrintValue(const char* what, const HeadStats& h) {
+  std::printf("  value MSE on %s: %.3f (constant predictor %.3f)\n", what, h.value_mse, h.constant_mse);
+}
+
+Status Run(const std::string& checkpoint, const std::map<std::string, double>& f) {
+  auto get = [&](const char* k) { return f.at(k); };
+  auto net = Network::Create(NetworkConfig{}, 0);
+  if (!net.ok()) return net.status();
+  ExampleSet boot;
+  PODBENCH_RETURN_IF_ERROR(LoadModel(checkpoint, net->get(), &boot));
+  Network& ckpt = **net;
+  const uint64_t seed = static_cast<uint64_t>(get("seed"));
+  const size_t cut = static_cast<size_t>(boot.size()) * 7 / 8;
+  const ExampleSet train_part = Slice(boot, 0, cut), held_out = Slice(boot, cut, static_cast<size_t>(boot.size()));
+  std::printf("checkpoint %s: %lld bootstrap positions\n", checkpoint.c_str(), static_cast<long long>(boot.size()));
+
+  TrainState state;
+  state.net = ckpt.Clone();
+  if (get("extra_steps") > 0) {
+    TrainOptions o;
+    o.batch = 64;
+    o.learning_rates = {static_cast<float>(get("extra_lr"))};
+    o.boundaries = {};
+    const double t0 = Now();
+    auto losses = Train(&state, train_part, o, static_cast<int>(get("extra_steps")), DeriveSeed(seed, 1));
+    if (!losses.ok()) return losses.status().WithContext("extra training");
+    std::printf("trained %d more steps on 7/8 of the bootstrap positions at lr %g (%.1f s)\n",
+                static_cast<int>(get("extra_steps")), get("extra_lr"), Now() - t0);
+  }
+  Network* model = state.net.get();
+  PrintValue("the bootstrap positions trained on (7/8)", Measure(model, train_part));
+  PrintValue("held-out bootstrap positions (1/8)", Measure(model, held_out));
+
+  MctsOptions search;
+  search.num_readouts = static_cast<int>(get("readouts"));
+  search.virtual_losses = static_cast<int>(get("virtual_losses"));
+  search.inject_noise = get("noise") != 0;
+  const int games = static_cast<int>(get("games")), parallel = static_cast<int>(get("parallel_games"));
+  if (games < 1) return Status::InvalidArgument("games = " + std::to_string(games) + ": must be >= 1");
+  NetworkEvaluator self_eval(model, 1024);
+  double t0 = Now();
+  auto played = PlaySelfPlayGames(search, games, parallel, DeriveSeed(seed, 2), self_eval);
+  if (!played.ok()) return played.status().WithContext("self-play");
+  ExampleSet own;
+  int passes = 0, black_wins = 0;
+  for (const SelfPlayGame& g : *played) {
+    PODBENCH_RETURN_IF_ERROR(AppendGameExamples(g, &own));
+    passes += static_cast<int>(std::count(g.moves.begin(), g.moves.end(), kPass));
+    black_wins += g.winner == 1;
+  }
+  std::printf("self-play: %d games at %d readouts, %d virtual losses (%.1f s): %.2f passes a game, black wins %.2f\n",
+              games, search.num_readouts, search.virtual_losses, Now() - t0, static_cast<double>(passes) / games,
+              static_cast<double>(black_wins) / games);
+  const HeadStats before = Measure(model, own);
+  PrintValue("its own self-play games", before);
+
+  MctsOptions match;
+  match.num_readouts = static_cast<int>(get("match_readouts"));
+  match.virtual_losses = search.virtual_losses;
+  const int match_games = static_cast<int>(get("match_games"));
+  if (get("extra_steps") > 0) {
+    NetworkEvaluator a(model, 1024), b(&ckpt, 1024);
+    auto w = PlayMatch(match, match_games, parallel, DeriveSeed(seed, 3), a, b);
+    if (!w.ok()) return w.status().WithContext("match against the checkpoint");
+    std::printf("longer-trained model against the checkpoint: %d of %d\n", *w, match_games);
+  }
+
+  if (get("pass_target") == 0) {
+    // An experiment, not v0.6: the generation learns nothing about passing.
+    for (int64_t i = 0; i < own.size(); ++i) {
+      float* pi = own.pi.data() + i * kNumMoves;
+      const float rest = 1.f - pi[kPass];
+      pi[kPass] = 0.f;
+      if (rest > 0) std::for_each(pi, pi + kNumMoves, [rest](float& x) { x /= rest; });
+    }
+  }
+  std::unique_ptr<Network> previous = model->Clone();
+  TrainOptions gen;
+  gen.batch = static_cast<int>(get("batch"));
+  gen.learning_rates = {static_cast<float>(get("lr"))};
+  gen.boundaries = {};
+  auto losses = Train(&state, own, gen, static_cast<int>(get("steps")), DeriveSeed(seed, 4));
+  if (!losses.ok()) return losses.status().WithContext("the generation's training");
+  const HeadStats after = Measure(model, own);
+  std::printf("one generation: %d steps at batch %d, lr %g on %lld positions\n", static_cast<int>(get("steps")),
+              gen.batch, get("lr"), static_cast<long long>(own.size()));
+  std::printf("  prior on pass over those positions: %.3f -> %.3f; pass the most likely move in %.1f%% -> %.1f%%\n",
+              before.pass_prior, after.pass_prior, 100 * before.pass_top, 100 * after.pass_top);
+  NetworkEvaluator a(model, 1024), b(previous.get(), 1024);
+  auto w = PlayMatch(match, match_games, parallel, DeriveSeed(seed, 5), a, b);
+  if (!w.ok()) return w.status().WithContext("match against the model before the generation");
+  std::printf("after the generation against before it: %d of %d (evaluation games at %d readouts)\n", *w, match_games,
+              match.num_readouts);
+  return Status::Ok();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::map<std::string, double> fields = {
+      {"readouts", 16},     {"virtual_losses", 4}, {"games", 32},       {"noise", 1},
+      {"steps", 120},       {"batch", 64},         {"lr", 0.01},        {"extra_steps", 0},
+      {"extra_lr", 0.01},   {"match_games", 40},   {"match_readouts", 16}, {"parallel_games", 16},
+      {"seed", 7},          {"pass_target", 1},
+  };
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: minigo_generation_probe CHECKPOINT [FIELD=VALUE ...]\n");
+    return 2;
+  }
+  for (int i = 2; i < argc; ++i) {
+    const std::string kv = argv[i];
+    const size_t eq = kv.find('=');
+    const std::string key = kv.substr(0, eq);
+    if (eq == std::string::npos || !fields.contains(key)) {
+      std::fprintf(stderr, "minigo_generation_probe: argument '%s' is not FIELD=VALUE with a known field\n", argv[i]);
+      return 2;
+    }
+    char* end = nullptr;
+    const double v = std::strtod(kv.c_str() + eq + 1, &end);
+    if (end == kv.c_str() + eq + 1 || *end != '\0' || !(v >= 0)) {
+      std::fprintf(stderr, "minigo_generation_probe: %s = '%s' is not a number >= 0\n", key.c_str(), kv.c_str() + eq + 1);
+      return 2;
+    }
+    fields[key] = v;
+  }
+  const Status s = Run(argv[1], fields);
+  if (!s.ok()) {
+    std::fprintf(stderr, "minigo_generation_probe: %s\n", s.ToString().c_str());
+    return 1;
+  }
+  return 0;
+}
