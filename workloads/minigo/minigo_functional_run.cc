@@ -12,7 +12,8 @@
 // loop sizes (games, readouts, virtual_losses, steps, window, batch, lr
 // (one rate for every step), boot_games, boot_readouts, ckpt_steps,
 // target_gens, target_games, gating_games, recipe_seed, resign_threshold,
-// disable_resign_pct).
+// disable_resign_pct, pass_target: 0 removes pass from the policy targets, an
+// experiment).
 #include <sys/resource.h>
 
 #include <chrono>
@@ -65,6 +66,7 @@ int main(int argc, char** argv) {
     else if (k == "gating_games") c.gating_games = n;
     else if (k == "recipe_seed") c.recipe_seed = static_cast<uint64_t>(x);
     else if (k == "resign_threshold") c.search.resign_threshold = static_cast<float>(x);
+    else if (k == "pass_target") c.pass_in_policy_target = n != 0;
     else if (k == "disable_resign_pct") c.search.disable_resign_pct = static_cast<float>(x);
     else {
       std::fprintf(stderr, "minigo_functional_run: unknown field '%s' in '%s'\n", k.c_str(), kv.c_str());

@@ -10,7 +10,7 @@
 //    root noise on unless noise=0).
 // 3. Trains one generation: `steps` steps at batch `batch` and rate `lr` on
 //    those games alone (with pass_target=0, an experiment: the search's share
-//    on pass removed from every policy target, the rest renormalised).
+//    on pass removed from every policy target, AppendGameExamples).
 // 4. Plays `match_games` evaluation games (PlayMatch: no noise, no soft-pick)
 //    at `match_readouts` between the trained model and the model before it
 //    (and, with extra_steps, between the longer-trained model and the
@@ -131,7 +131,7 @@ Status Run(const std::string& checkpoint, const std::map<std::string, double>& f
   ExampleSet own;
   int passes = 0, black_wins = 0;
   for (const SelfPlayGame& g : *played) {
-    PODBENCH_RETURN_IF_ERROR(AppendGameExamples(g, &own));
+    PODBENCH_RETURN_IF_ERROR(AppendGameExamples(g, &own, get("pass_target") != 0));
     passes += static_cast<int>(std::count(g.moves.begin(), g.moves.end(), kPass));
     black_wins += g.winner == 1;
   }
@@ -152,15 +152,6 @@ Status Run(const std::string& checkpoint, const std::map<std::string, double>& f
     std::printf("longer-trained model against the checkpoint: %d of %d\n", *w, match_games);
   }
 
-  if (get("pass_target") == 0) {
-    // An experiment, not v0.6: the generation learns nothing about passing.
-    for (int64_t i = 0; i < own.size(); ++i) {
-      float* pi = own.pi.data() + i * kNumMoves;
-      const float rest = 1.f - pi[kPass];
-      pi[kPass] = 0.f;
-      if (rest > 0) std::for_each(pi, pi + kNumMoves, [rest](float& x) { x /= rest; });
-    }
-  }
   std::unique_ptr<Network> previous = model->Clone();
   TrainOptions gen;
   gen.batch = static_cast<int>(get("batch"));

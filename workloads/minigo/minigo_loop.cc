@@ -147,6 +147,7 @@ std::string LoopConfig::RecipeKey(bool target, int cores) const {
     k << "-target" << target_generations << "g" << games_per_generation << "r" << search.num_readouts << "s"
       << steps_per_generation << "w" << window_generations;
   }
+  if (!pass_in_policy_target) k << "-nopass";
   k << "-cores" << cores << "-seed" << recipe_seed;
   return k.str();
 }

@@ -212,7 +212,7 @@ struct LoopSession::State {
       if (!played.ok()) return played.status().WithContext("core " + std::to_string(core));
       for (size_t i = 0; i < mine.size(); ++i) {
         ExampleSet e;
-        if (Status st = AppendGameExamples((*played)[i], &e); !st.ok()) {
+        if (Status st = AppendGameExamples((*played)[i], &e, c.pass_in_policy_target); !st.ok()) {
           return st.WithContext("game " + std::to_string(mine[i]));
         }
         std::string bytes;

@@ -1,5 +1,6 @@
 #include "workloads/minigo/minigo_training.h"
 
+#include <algorithm>
 #include <array>
 #include <deque>
 #include <string>
@@ -16,7 +17,7 @@ void ExampleSet::Append(const ExampleSet& other) {
   z.insert(z.end(), other.z.begin(), other.z.end());
 }
 
-Status AppendGameExamples(const SelfPlayGame& game, ExampleSet* out) {
+Status AppendGameExamples(const SelfPlayGame& game, ExampleSet* out, bool pass_in_policy_target) {
   size_t searched = game.moves.size();
   if (searched > 0 && game.moves.back() == kResign) --searched;
   if (game.search_pi.size() < searched) {
@@ -36,6 +37,12 @@ Status AppendGameExamples(const SelfPlayGame& game, ExampleSet* out) {
     out->features.resize(at + kFeatureSize);
     ExtractFeaturesUnchecked(std::span(h.data(), k), out->features.data() + at);
     out->pi.insert(out->pi.end(), game.search_pi[i].begin(), game.search_pi[i].end());
+    if (!pass_in_policy_target) {
+      float* pi = out->pi.data() + out->pi.size() - kNumMoves;
+      const float rest = 1.f - pi[kPass];
+      pi[kPass] = 0.f;
+      if (rest > 0) std::for_each(pi, pi + kNumMoves, [rest](float& x) { x /= rest; });
+    }
     out->z.push_back(static_cast<float>(game.winner));
     Position next = history.front();
     Status s = next.Play(game.moves[i]);

@@ -32,9 +32,13 @@ struct ExampleSet {
 
 // The examples of one finished game: the position before each move that a
 // search chose (every move but a final resignation), its history planes,
-// the search's visit distribution, and the winner. Errors: a record whose
-// moves are illegal or whose lengths disagree (InvalidArgument naming them).
-Status AppendGameExamples(const SelfPlayGame& game, ExampleSet* out);
+// the search's visit distribution, and the winner. With
+// `pass_in_policy_target` false (an experiment, not v0.6) each target's
+// share on pass is removed and the rest renormalised (a target that was all
+// pass becomes all zero, and teaches the policy nothing). Errors: a record
+// whose moves are illegal or whose lengths disagree (InvalidArgument naming
+// them).
+Status AppendGameExamples(const SelfPlayGame& game, ExampleSet* out, bool pass_in_policy_target = true);
 
 struct TrainOptions {
   int batch = 8192;            // minigo-v0.6.md §Training "batch 8192"

@@ -148,6 +148,25 @@ TEST(MinigoLoopTest, TinyLoopIsDeterministicAndCachesItsSetUp) {
   }
 }
 
+// The pass-free policy targets (an experiment) are another recipe: another
+// cache file, so a cached v0.6 set-up is never reused for it, and another run.
+TEST(MinigoLoopTest, PassFreePolicyTargetsAreAnotherRecipe) {
+  testing::TempDir dir;
+  LoopConfig c = TinyLoop();
+  auto v06 = RunLoop(c, dir.path());
+  ASSERT_TRUE(v06.ok()) << v06.status().ToString();
+  const std::string key = c.RecipeKey(false, 1), target_key = c.RecipeKey(true, 1);
+  c.pass_in_policy_target = false;
+  EXPECT_NE(c.RecipeKey(false, 1), key);
+  EXPECT_NE(c.RecipeKey(true, 1), target_key);
+  auto pass_free = RunLoop(c, dir.path());
+  ASSERT_TRUE(pass_free.ok()) << pass_free.status().ToString();
+  EXPECT_FALSE(pass_free->checkpoint_cached);
+  EXPECT_FALSE(pass_free->target_cached);
+  ASSERT_EQ(pass_free->generations.size(), v06->generations.size());
+  EXPECT_NE(pass_free->generations[0].train_loss, v06->generations[0].train_loss);
+}
+
 // The session's pieces one at a time: set-up, then generations in order
 // (out of order is refused), target evaluations of models that exist, the
 // same seed and cores giving the same parameters, and the emulated save of

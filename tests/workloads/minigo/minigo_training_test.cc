@@ -50,6 +50,37 @@ TEST(MinigoTrainingTest, AGameGivesOneExamplePerSearchedMove) {
   EXPECT_THAT(AppendGameExamples(bad, &set).message(), HasSubstr("winner 0"));
 }
 
+// The experiment's examples: the same positions and results, each policy
+// target without its pass share and renormalised; a target that was all
+// pass (a game's closing passes can be) becomes all zero.
+TEST(MinigoTrainingTest, WithoutPassInThePolicyTargetThePassShareIsRemovedAndTheRestRenormalised) {
+  std::vector<SelfPlayGame> games = FakeGames(2);
+  games[0].search_pi[1].fill(0.f);
+  games[0].search_pi[1][kPass] = 1.f;  // a target that is all pass
+  ExampleSet with, without;
+  for (const SelfPlayGame& g : games) {
+    ASSERT_TRUE(AppendGameExamples(g, &with).ok());
+    ASSERT_TRUE(AppendGameExamples(g, &without, false).ok());
+  }
+  ASSERT_EQ(without.size(), with.size());
+  EXPECT_EQ(without.features, with.features);
+  EXPECT_EQ(without.z, with.z);
+  int with_pass = 0;
+  for (int64_t i = 0; i < with.size(); ++i) {
+    const float* a = with.pi.data() + i * kNumMoves;
+    const float* b = without.pi.data() + i * kNumMoves;
+    EXPECT_EQ(b[kPass], 0.f) << i;
+    const float rest = 1.f - a[kPass];
+    with_pass += a[kPass] > 0 ? 1 : 0;
+    for (int m = 0; m < kNumPoints; ++m) {
+      EXPECT_NEAR(b[m], rest > 0 ? a[m] / rest : 0.f, 1e-6f) << i << " " << m;
+    }
+  }
+  EXPECT_GT(with_pass, 1);  // the fake games' searches do visit pass
+  const float* all_pass = without.pi.data() + 1 * kNumMoves;
+  EXPECT_TRUE(std::all_of(all_pass, all_pass + kNumMoves, [](float x) { return x == 0.f; }));
+}
+
 TEST(MinigoTrainingTest, LearningRateFollowsTheV06Boundaries) {
   TrainOptions o;  // 0.32 / 0.032 / 0.0032 at 12500 and 18750
   EXPECT_FLOAT_EQ(o.LearningRate(9383), 0.32f);
