@@ -5,7 +5,8 @@
 // "Why its own games teach it nothing").
 //
 // 1. Optionally trains the checkpoint `extra_steps` more steps (at
-//    `extra_lr`) on 7/8 of its bootstrap positions; the last 1/8 is held out.
+//    `extra_lr`, batch `batch`) on 7/8 of its bootstrap positions; the last
+//    1/8 is held out.
 // 2. Plays `games` self-play games with it (`readouts`, `virtual_losses`,
 //    root noise on unless noise=0).
 // 3. Trains one generation: `steps` steps at batch `batch` and rate `lr` on
@@ -85,6 +86,22 @@ HeadStats Measure(Network* net, const ExampleSet& set) {
   return h;
 }
 
+// One learning rate for every step, at `batch`.
+TrainOptions OneRate(int batch, double lr) {
+  TrainOptions o;
+  o.batch = batch;
+  o.learning_rates = {static_cast<float>(lr)};
+  o.boundaries = {};
+  return o;
+}
+
+// a's wins in `games` evaluation games against b (PlayMatch).
+Result<int> Match(const MctsOptions& options, int games, int parallel, uint64_t seed, Network* a, Network* b) {
+  const int max_batch = LoopConfig{}.eval_max_batch;
+  NetworkEvaluator ea(a, max_batch), eb(b, max_batch);
+  return PlayMatch(options, games, parallel, seed, ea, eb);
+}
+
 void PrintValue(const char* what, const HeadStats& h) {
   std::printf("  value MSE on %s: %.3f (constant predictor %.3f)\n", what, h.value_mse, h.constant_mse);
 }
@@ -103,13 +120,11 @@ Status Run(const std::string& checkpoint, const std::map<std::string, double>& f
 
   TrainState state;
   state.net = ckpt.Clone();
+  const int batch = static_cast<int>(get("batch"));
   if (get("extra_steps") > 0) {
-    TrainOptions o;
-    o.batch = 64;
-    o.learning_rates = {static_cast<float>(get("extra_lr"))};
-    o.boundaries = {};
     const double t0 = Now();
-    auto losses = Train(&state, train_part, o, static_cast<int>(get("extra_steps")), DeriveSeed(seed, 1));
+    auto losses = Train(&state, train_part, OneRate(batch, get("extra_lr")), static_cast<int>(get("extra_steps")),
+                        DeriveSeed(seed, 1));
     if (!losses.ok()) return losses.status().WithContext("extra training");
     std::printf("trained %d more steps on 7/8 of the bootstrap positions at lr %g (%.1f s)\n",
                 static_cast<int>(get("extra_steps")), get("extra_lr"), Now() - t0);
@@ -124,7 +139,7 @@ Status Run(const std::string& checkpoint, const std::map<std::string, double>& f
   search.inject_noise = get("noise") != 0;
   const int games = static_cast<int>(get("games")), parallel = static_cast<int>(get("parallel_games"));
   if (games < 1) return Status::InvalidArgument("games = " + std::to_string(games) + ": must be >= 1");
-  NetworkEvaluator self_eval(model, 1024);
+  NetworkEvaluator self_eval(model, LoopConfig{}.eval_max_batch);
   double t0 = Now();
   auto played = PlaySelfPlayGames(search, games, parallel, DeriveSeed(seed, 2), self_eval);
   if (!played.ok()) return played.status().WithContext("self-play");
@@ -146,26 +161,20 @@ Status Run(const std::string& checkpoint, const std::map<std::string, double>& f
   match.virtual_losses = search.virtual_losses;
   const int match_games = static_cast<int>(get("match_games"));
   if (get("extra_steps") > 0) {
-    NetworkEvaluator a(model, 1024), b(&ckpt, 1024);
-    auto w = PlayMatch(match, match_games, parallel, DeriveSeed(seed, 3), a, b);
+    auto w = Match(match, match_games, parallel, DeriveSeed(seed, 3), model, &ckpt);
     if (!w.ok()) return w.status().WithContext("match against the checkpoint");
     std::printf("longer-trained model against the checkpoint: %d of %d\n", *w, match_games);
   }
 
   std::unique_ptr<Network> previous = model->Clone();
-  TrainOptions gen;
-  gen.batch = static_cast<int>(get("batch"));
-  gen.learning_rates = {static_cast<float>(get("lr"))};
-  gen.boundaries = {};
-  auto losses = Train(&state, own, gen, static_cast<int>(get("steps")), DeriveSeed(seed, 4));
+  auto losses = Train(&state, own, OneRate(batch, get("lr")), static_cast<int>(get("steps")), DeriveSeed(seed, 4));
   if (!losses.ok()) return losses.status().WithContext("the generation's training");
   const HeadStats after = Measure(model, own);
   std::printf("one generation: %d steps at batch %d, lr %g on %lld positions\n", static_cast<int>(get("steps")),
-              gen.batch, get("lr"), static_cast<long long>(own.size()));
+              batch, get("lr"), static_cast<long long>(own.size()));
   std::printf("  prior on pass over those positions: %.3f -> %.3f; pass the most likely move in %.1f%% -> %.1f%%\n",
               before.pass_prior, after.pass_prior, 100 * before.pass_top, 100 * after.pass_top);
-  NetworkEvaluator a(model, 1024), b(previous.get(), 1024);
-  auto w = PlayMatch(match, match_games, parallel, DeriveSeed(seed, 5), a, b);
+  auto w = Match(match, match_games, parallel, DeriveSeed(seed, 5), model, previous.get());
   if (!w.ok()) return w.status().WithContext("match against the model before the generation");
   std::printf("after the generation against before it: %d of %d (evaluation games at %d readouts)\n", *w, match_games,
               match.num_readouts);
