@@ -107,6 +107,7 @@ LoopConfig LoopConfigOf(const Hyperparameters& hp, uint64_t seed) {
   c.checkpoint_steps = static_cast<int>(hp.Int("functional_checkpoint_steps"));
   c.target_generations = static_cast<int>(hp.Int("functional_target_generations"));
   c.recipe_seed = static_cast<uint64_t>(hp.Int("functional_recipe_seed"));
+  c.pass_in_policy_target = hp.Bool("functional_pass_in_policy_target");
   c.seed = seed;
   return c;
 }
@@ -160,6 +161,7 @@ std::map<std::string, HpValue> FunctionalValues(const LoopConfig& c) {
       {"functional_target_generations", int64_t{c.target_generations}},
       {"functional_eval_max_batch", int64_t{c.eval_max_batch}},
       {"functional_recipe_seed", static_cast<int64_t>(c.recipe_seed)},
+      {"functional_pass_in_policy_target", c.pass_in_policy_target},
   };
 }
 
@@ -323,6 +325,11 @@ class MiniGoWorkload : public Workload {
          "functional mode: seed of the checkpoint and target recipes, the same for every run as v0.6's "
          "downloaded pair is (the run's --seed plays the timed games)",
          0, int64_t{1} << 62);
+    AddUnlogged(s, Spec("functional_pass_in_policy_target", true,
+                        "functional mode: keep the search's share of visits on pass in each policy target, as "
+                        "v0.6 does (true); false removes it and renormalises the rest, for the checkpoint, the "
+                        "target and the loop (the functional preset: at its 16 readouts that share is a search "
+                        "artefact that teaches the network to pass; docs/models/minigo.md)"));
     flag("functional_eval_max_batch", int64_t{f.eval_max_batch},
          "functional mode: positions the network evaluates at once (NVIDIA: --trt_batch=1024)", 1, 1 << 20);
     flag("functional_conv_width", int64_t{f.net.conv_width},

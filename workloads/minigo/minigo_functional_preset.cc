@@ -21,12 +21,18 @@ LoopConfig FunctionalPreset(uint64_t seed) {
   c.generations = 8;            // v0.6: 50 (NVIDIA), 30 (Intel)
   c.gating_games = 8;           // v0.6: 100
   c.gating_win_rate = 0.49f;    // v0.6: 0.49
-  c.target_games = 20;          // v0.6: 100
+  c.target_games = 100;         // v0.6: 100
   c.target_win_rate = 0.5f;     // v0.6: 0.50
   c.bootstrap_games = 64;       // v0.6 recipe: 8192 (bootstrap.flags)
   c.bootstrap_readouts = 8;     // v0.6 recipe: 20
   c.checkpoint_steps = 200;     // v0.6 checkpoint: global step 9383
   c.target_generations = 4;     // v0.6 target: a model of a longer run (gs://minigo-pub/ml_perf/target/9)
+  // v0.6 trains the policy on the search's visit shares, pass included. At
+  // 16 readouts and a value head trained on a few hundred outcomes, that
+  // share is mostly the pass-reply artefact (a pass's second visit is a
+  // terminal result), and one generation on it teaches the network to pass
+  // and lose (docs/models/minigo.md); without it the loop learns.
+  c.pass_in_policy_target = false;
   c.seed = seed;
   return c;
 }
@@ -51,6 +57,8 @@ std::vector<PresetRow> FunctionalPresetTable() {
       {"bootstrap_games", "8192", s(c.bootstrap_games)},
       {"bootstrap_readouts", "20", s(c.bootstrap_readouts)},
       {"target", "a downloaded model of a longer run", "checkpoint + " + s(c.target_generations) + " generations"},
+      {"pass_in_policy_target", "yes: the search's visit shares as they are",
+       c.pass_in_policy_target ? "yes" : "no: the pass share removed, the rest renormalised"},
   };
 }
 

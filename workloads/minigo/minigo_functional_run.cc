@@ -12,8 +12,8 @@
 // loop sizes (games, readouts, virtual_losses, steps, window, batch, lr
 // (one rate for every step), boot_games, boot_readouts, ckpt_steps,
 // target_gens, target_games, gating_games, recipe_seed, resign_threshold,
-// disable_resign_pct, pass_target: 0 removes pass from the policy targets, an
-// experiment).
+// disable_resign_pct, pass_target: 1 keeps pass in the policy targets as
+// v0.6 does, 0 removes it as the preset does).
 #include <sys/resource.h>
 
 #include <chrono>

@@ -10,8 +10,9 @@
 // 2. Plays `games` self-play games with it (`readouts`, `virtual_losses`,
 //    root noise on unless noise=0).
 // 3. Trains one generation: `steps` steps at batch `batch` and rate `lr` on
-//    those games alone (with pass_target=0, an experiment: the search's share
-//    on pass removed from every policy target, AppendGameExamples).
+//    those games alone (with pass_target=0, as the functional preset trains:
+//    the search's share on pass removed from every policy target,
+//    AppendGameExamples; the default 1 is v0.6's).
 // 4. Plays `match_games` evaluation games (PlayMatch: no noise, no soft-pick)
 //    at `match_readouts` between the trained model and the model before it
 //    (and, with extra_steps, between the longer-trained model and the

@@ -97,9 +97,9 @@ struct LoopConfig {
   int target_games = 100;
   float target_win_rate = 0.5f;
   // v0.6 trains the policy on the search's visits as they are (true). False
-  // is an experiment for the functional sizes (docs/models/minigo.md, "What
-  // one generation teaches: to pass"): every example of the set-up and the
-  // loop has its target's pass share removed (AppendGameExamples). Part of
+  // (the functional preset's departure; docs/models/minigo.md, "What one
+  // generation teaches: to pass") removes the pass share from the target of
+  // every example of the set-up and the loop (AppendGameExamples). Part of
   // the recipe key when false.
   bool pass_in_policy_target = true;
   // The checkpoint recipe.

@@ -33,7 +33,7 @@ struct ExampleSet {
 // The examples of one finished game: the position before each move that a
 // search chose (every move but a final resignation), its history planes,
 // the search's visit distribution, and the winner. With
-// `pass_in_policy_target` false (an experiment, not v0.6) each target's
+// `pass_in_policy_target` false (not v0.6; the functional preset) each target's
 // share on pass is removed and the rest renormalised (a target that was all
 // pass becomes all zero, and teaches the policy nothing). Errors: a record
 // whose moves are illegal or whose lengths disagree (InvalidArgument naming

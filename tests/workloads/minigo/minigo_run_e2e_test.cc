@@ -4,8 +4,10 @@
 // 1), `podbench model` and `podbench scaling` showing the generation on every
 // slice, and what `score` and `check` make of NVIDIA's and Intel's published
 // v0.6 logs beside the official checker's verdicts.
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -159,6 +161,33 @@ TEST(MiniGoRunE2eTest, TinyFunctionalRunPassesBothRuleSetsAndScores) {
     for (std::string line; std::getline(in, line);) kept += line.substr(line.find(' ', 7)) + "\n";
   }
   EXPECT_EQ(texts[0], texts[1]);
+}
+
+// functional_pass_in_policy_target reaches the loop: the preset's false
+// (its departure from v0.6) and an explicit false make the pass-free recipe,
+// whose cached checkpoint and target carry "-nopass" in their names; true
+// (v0.6) makes the recipe without it. The file names are the recipe key
+// (LoopConfig::RecipeKey), so this is what the run trained on.
+TEST(MiniGoRunE2eTest, PassInPolicyTargetChoosesTheRecipeTheRunTrainsOn) {
+  TempDir dir;
+  const std::pair<const char*, bool> cases[] = {{"", true}, {" --set functional_pass_in_policy_target=false", true},
+                                                {" --set functional_pass_in_policy_target=true", false}};
+  int i = 0;
+  for (const auto& [set, nopass] : cases) {
+    const std::filesystem::path cache = dir / ("cache" + std::to_string(i++));
+    int rc = 0;
+    const std::string out = Podbench("run minigo --mode functional --runs 1 --seed 3 --db " +
+                                         (dir / "f.db").string() + TinyFunctional(cache.string()) + set,
+                                     &rc);
+    ASSERT_EQ(rc, 0) << out;
+    int files = 0;
+    for (const auto& e : std::filesystem::directory_iterator(cache)) {
+      ++files;
+      EXPECT_EQ(e.path().filename().string().find("-nopass") != std::string::npos, nopass)
+          << "'" << set << "' wrote " << e.path();
+    }
+    EXPECT_EQ(files, 2) << "a checkpoint and a target for '" << set << "'";
+  }
 }
 
 // What functional mode cannot honour is refused before anything runs.
