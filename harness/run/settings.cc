@@ -84,6 +84,21 @@ std::string GiB(double bytes) {
   return buf;
 }
 
+// A mode's own hyperparameters are named for it (functional_* sizes the
+// functional run's data and model, projected_* chooses what the cost model
+// prices); the other mode reads none of them, so a --set of one there would
+// change nothing. Refused, naming the item and the mode that reads it.
+Status RefuseTheOtherModesSets(const std::vector<std::string>& sets, Mode mode) {
+  const std::string mine = mode == Mode::kFunctional ? "functional" : "projected";
+  const std::string other = mode == Mode::kFunctional ? "projected" : "functional";
+  for (const std::string& item : sets) {
+    if (item.rfind(other + "_", 0) != 0) continue;
+    return Status::InvalidArgument("--set " + item + ": " + other + "_* hyperparameters are read only by --mode " +
+                                   other + ", and this run is --mode " + mine + " (it would change nothing)");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 int64_t MachineMemoryBytes() {
@@ -134,6 +149,7 @@ Result<EffectiveRunSettings> Normalize(const RunRequest& req) {
   if (!preset.ok()) return preset.status().WithContext("--preset " + req.preset);
   PODBENCH_ASSIGN_OR_RETURN(s.hp, workloads::ResolveHyperparameters(s.workload->HyperparameterSpecs(), *preset,
                                                                     req.sets, req.workload));
+  PODBENCH_RETURN_IF_ERROR(RefuseTheOtherModesSets(req.sets, s.mode));
   PODBENCH_RETURN_IF_ERROR(s.workload->Validate(s.hp, s.slice, s.mode));
   PODBENCH_ASSIGN_OR_RETURN(s.description, s.workload->Describe(s.hp, s.slice, s.mode));
   // The description, its parallel layout against the slice and the log

@@ -661,6 +661,14 @@ TEST(SettingsTest, RefusesBadRequestsBeforeAnythingRuns) {
                                                           "'google-v0.6' (presets: none)"},
       {"resnet", "tpu-v3-8", "projected", "", "nvidia", "resnet has no preset 'nvidia' (presets: google-v0.6, "
                                                         "functional)"},
+      // A mode's own hyperparameters, set for the other mode, would change
+      // nothing.
+      {"resnet", "tpu-v3-32", "projected", "functional_image_size=64", "google-v0.6",
+       "--set functional_image_size=64: functional_* hyperparameters are read only by --mode functional, and "
+       "this run is --mode projected"},
+      {"resnet", "tpu-v3-8", "functional", "projected_eval=false", "functional",
+       "--set projected_eval=false: projected_* hyperparameters are read only by --mode projected, and this "
+       "run is --mode functional"},
   };
   for (const Case& c : cases) {
     RunRequest req;

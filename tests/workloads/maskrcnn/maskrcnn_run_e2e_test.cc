@@ -133,7 +133,9 @@ TEST(MaskRcnnRunE2eTest, FunctionalRequestsItCannotHonourAreRefusedBeforeAnythin
             "global_batch_size 6 does not split evenly over the 4 replicas (8 cores of tpu-v3-8 / spatial_partitions "
             "2)"},
            {"--preset functional --set eval_batch_size=128", "it has no evaluation batch"},
-           {"--preset functional --set projected_distribute_heads=false", "an ablation of projected mode"},
+           {"--preset functional --set projected_distribute_heads=false",
+            "projected_* hyperparameters are read only by --mode projected"},
+           {"--preset functional --set distributed_eval=false", "an ablation of projected mode"},
            {"--preset functional --set functional_image_size=64", "functional_spread_area_ranges needs "
                                                                    "functional_image_size >= 128"},
            {"--preset functional --set functional_image_size=96", "multiple of 64"},
