@@ -37,29 +37,4 @@ LoopConfig FunctionalPreset(uint64_t seed) {
   return c;
 }
 
-std::vector<PresetRow> FunctionalPresetTable() {
-  const LoopConfig c = FunctionalPreset(1);
-  auto s = [](auto v) { return std::to_string(v); };
-  return {
-      {"network", "32 filters, 9 blocks, fc 64 (architecture.flags)", "the same"},
-      {"num_readouts", "240", s(c.search.num_readouts)},
-      {"virtual_losses", "8", s(c.search.virtual_losses)},
-      {"games_per_generation", "4096", s(c.games_per_generation)},
-      {"parallel_games", "128 per process (NVIDIA)", s(c.parallel_games)},
-      {"train.batch", "8192", s(c.train.batch)},
-      {"learning_rates", "0.32 / 0.032 / 0.0032", "0.02 / 0.002 / 0.0002"},
-      {"boundaries", "12500, 18750 (checkpoint at 9383)", s(c.train.boundaries[0]) + ", " + s(c.train.boundaries[1]) + " (checkpoint at " + s(c.checkpoint_steps) + ")"},
-      {"steps_per_generation", "~222", s(c.steps_per_generation)},
-      {"window_generations", "10", s(c.window_generations)},
-      {"generations", "50 (NVIDIA), 30 (Intel)", s(c.generations)},
-      {"gating_games", "100", s(c.gating_games)},
-      {"target_games", "100", s(c.target_games)},
-      {"bootstrap_games", "8192", s(c.bootstrap_games)},
-      {"bootstrap_readouts", "20", s(c.bootstrap_readouts)},
-      {"target", "a downloaded model of a longer run", "checkpoint + " + s(c.target_generations) + " generations"},
-      {"pass_in_policy_target", "yes: the search's visit shares as they are",
-       c.pass_in_policy_target ? "yes" : "no: the pass share removed, the rest renormalised"},
-  };
-}
-
 }  // namespace podbench::minigo
