@@ -17,14 +17,17 @@
 #include <sys/resource.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <optional>
 #include <string>
 
 #include "topology/rank_group.h"
 #include "workloads/minigo/minigo_functional_preset.h"
 #include "workloads/minigo/minigo_session.h"
+#include "workloads/minigo/tool_fields.h"
 
 namespace {
 
@@ -47,32 +50,48 @@ int main(int argc, char** argv) {
   if (pos.size() > 2) c.generations = std::atoi(pos[2].c_str());
   const int cores = pos.size() > 3 ? std::atoi(pos[3].c_str()) : 8;
   const bool all = pos.size() > 4 && pos[4] == "all";
-  for (const std::string& kv : sets) {
-    const std::string k = kv.substr(0, kv.find('=')), v = kv.substr(kv.find('=') + 1);
-    const double x = std::atof(v.c_str());
-    const int n = static_cast<int>(x);
-    if (k == "games") c.games_per_generation = n;
-    else if (k == "readouts") c.search.num_readouts = n;
-    else if (k == "virtual_losses") c.search.virtual_losses = n;
-    else if (k == "steps") c.steps_per_generation = n;
-    else if (k == "window") c.window_generations = n;
-    else if (k == "batch") c.train.batch = n;
-    else if (k == "lr") c.train.learning_rates.assign(c.train.learning_rates.size(), static_cast<float>(x));
-    else if (k == "boot_games") c.bootstrap_games = n;
-    else if (k == "boot_readouts") c.bootstrap_readouts = n;
-    else if (k == "ckpt_steps") c.checkpoint_steps = n;
-    else if (k == "target_gens") c.target_generations = n;
-    else if (k == "target_games") c.target_games = n;
-    else if (k == "gating_games") c.gating_games = n;
-    else if (k == "recipe_seed") c.recipe_seed = static_cast<uint64_t>(x);
-    else if (k == "resign_threshold") c.search.resign_threshold = static_cast<float>(x);
-    else if (k == "pass_target") c.pass_in_policy_target = n != 0;
-    else if (k == "disable_resign_pct") c.search.disable_resign_pct = static_cast<float>(x);
-    else {
-      std::fprintf(stderr, "minigo_functional_run: unknown field '%s' in '%s'\n", k.c_str(), kv.c_str());
-      return 2;
-    }
+  // The fields at the preset's values; lr unset (NaN) keeps its schedule.
+  std::map<std::string, double> f = {
+      {"games", c.games_per_generation},
+      {"readouts", c.search.num_readouts},
+      {"virtual_losses", c.search.virtual_losses},
+      {"steps", c.steps_per_generation},
+      {"window", c.window_generations},
+      {"batch", c.train.batch},
+      {"lr", std::nan("")},
+      {"boot_games", c.bootstrap_games},
+      {"boot_readouts", c.bootstrap_readouts},
+      {"ckpt_steps", c.checkpoint_steps},
+      {"target_gens", c.target_generations},
+      {"target_games", c.target_games},
+      {"gating_games", c.gating_games},
+      {"recipe_seed", static_cast<double>(c.recipe_seed)},
+      {"resign_threshold", c.search.resign_threshold},
+      {"disable_resign_pct", c.search.disable_resign_pct},
+      {"pass_target", c.pass_in_policy_target ? 1 : 0},
+  };
+  if (const podbench::Status st = ParseToolFields("minigo_functional_run", sets, &f); !st.ok()) {
+    std::fprintf(stderr, "%s\n", st.message().c_str());
+    return 2;
   }
+  auto n = [&](const char* k) { return static_cast<int>(f.at(k)); };
+  c.games_per_generation = n("games");
+  c.search.num_readouts = n("readouts");
+  c.search.virtual_losses = n("virtual_losses");
+  c.steps_per_generation = n("steps");
+  c.window_generations = n("window");
+  c.train.batch = n("batch");
+  if (!std::isnan(f.at("lr"))) c.train.learning_rates.assign(c.train.learning_rates.size(), static_cast<float>(f.at("lr")));
+  c.bootstrap_games = n("boot_games");
+  c.bootstrap_readouts = n("boot_readouts");
+  c.checkpoint_steps = n("ckpt_steps");
+  c.target_generations = n("target_gens");
+  c.target_games = n("target_games");
+  c.gating_games = n("gating_games");
+  c.recipe_seed = static_cast<uint64_t>(f.at("recipe_seed"));
+  c.search.resign_threshold = static_cast<float>(f.at("resign_threshold"));
+  c.search.disable_resign_pct = static_cast<float>(f.at("disable_resign_pct"));
+  c.pass_in_policy_target = f.at("pass_target") != 0;
   const auto t0 = std::chrono::steady_clock::now();
   auto last = t0;
   double last_cpu = CpuSeconds();

@@ -32,9 +32,11 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "workloads/minigo/minigo_loop.h"
 #include "workloads/minigo/minigo_training.h"
+#include "workloads/minigo/tool_fields.h"
 
 namespace {
 
@@ -195,21 +197,17 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: minigo_generation_probe CHECKPOINT [FIELD=VALUE ...]\n");
     return 2;
   }
-  for (int i = 2; i < argc; ++i) {
-    const std::string kv = argv[i];
-    const size_t eq = kv.find('=');
-    const std::string key = kv.substr(0, eq);
-    if (eq == std::string::npos || !fields.contains(key)) {
-      std::fprintf(stderr, "minigo_generation_probe: argument '%s' is not FIELD=VALUE with a known field\n", argv[i]);
+  const podbench::Status parsed =
+      podbench::minigo::ParseToolFields("minigo_generation_probe", std::vector<std::string>(argv + 2, argv + argc), &fields);
+  if (!parsed.ok()) {
+    std::fprintf(stderr, "%s\n", parsed.message().c_str());
+    return 2;
+  }
+  for (const auto& [key, v] : fields) {
+    if (!(v >= 0)) {
+      std::fprintf(stderr, "minigo_generation_probe: %s = %g is below 0\n", key.c_str(), v);
       return 2;
     }
-    char* end = nullptr;
-    const double v = std::strtod(kv.c_str() + eq + 1, &end);
-    if (end == kv.c_str() + eq + 1 || *end != '\0' || !(v >= 0)) {
-      std::fprintf(stderr, "minigo_generation_probe: %s = '%s' is not a number >= 0\n", key.c_str(), kv.c_str() + eq + 1);
-      return 2;
-    }
-    fields[key] = v;
   }
   const Status s = Run(argv[1], fields);
   if (!s.ok()) {
