@@ -86,8 +86,9 @@ std::string GiB(double bytes) {
 
 // A mode's own hyperparameters are named for it (functional_* sizes the
 // functional run's data and model, projected_* chooses what the cost model
-// prices); the other mode reads none of them, so a --set of one there would
-// change nothing. Refused, naming the item and the mode that reads it.
+// prices); nothing the other mode runs or reports depends on them, so a
+// --set of one there would change nothing. Refused, naming the item and the
+// mode that reads it.
 Status RefuseTheOtherModesSets(const std::vector<std::string>& sets, Mode mode) {
   const std::string mine = mode == Mode::kFunctional ? "functional" : "projected";
   const std::string other = mode == Mode::kFunctional ? "projected" : "functional";

@@ -23,6 +23,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "topology/rank_group.h"
 #include "workloads/minigo/minigo_functional_preset.h"
