@@ -62,30 +62,28 @@ struct HeadStats {
   double pass_top = 0;                     // share of positions where pass is the most likely move
 };
 
-HeadStats Measure(Network* net, const ExampleSet& set) {
-  constexpr int64_t kBatch = 64;
-  std::vector<float> policy(static_cast<size_t>(kBatch * kNumMoves)), value(static_cast<size_t>(kBatch));
+// The heads of `net` on every position of `set`, evaluated 64 at a time.
+Result<HeadStats> Measure(Network* net, const ExampleSet& set) {
+  const int n = static_cast<int>(set.size());
+  std::vector<float> policy(static_cast<size_t>(n) * kNumMoves), value(static_cast<size_t>(n));
+  NetworkEvaluator eval(net, 64);
+  PODBENCH_RETURN_IF_ERROR(eval.Evaluate(set.features, n, policy, value));
   HeadStats h;
-  double mean_z = 0;
-  const int64_t n = set.size();
-  for (int64_t at = 0; at < n; at += kBatch) {
-    const int64_t m = std::min(kBatch, n - at);
-    net->Infer(set.features.data() + at * kFeatureSize, m, policy.data(), value.data());
-    for (int64_t j = 0; j < m; ++j) {
-      const float* p = policy.data() + j * kNumMoves;
-      const double z = set.z[static_cast<size_t>(at + j)];
-      h.value_mse += (value[static_cast<size_t>(j)] - z) * (value[static_cast<size_t>(j)] - z);
-      mean_z += z;
-      h.pass_prior += p[kPass];
-      h.pass_top += std::max_element(p, p + kNumMoves) - p == kPass ? 1 : 0;
-    }
-  }
   if (n == 0) return h;
-  mean_z /= static_cast<double>(n);
-  h.value_mse /= static_cast<double>(n);
+  double mean_z = 0;
+  for (int j = 0; j < n; ++j) {
+    const float* p = policy.data() + static_cast<size_t>(j) * kNumMoves;
+    const double z = set.z[static_cast<size_t>(j)], v = value[static_cast<size_t>(j)];
+    h.value_mse += (v - z) * (v - z);
+    mean_z += z;
+    h.pass_prior += p[kPass];
+    h.pass_top += std::max_element(p, p + kNumMoves) - p == kPass ? 1 : 0;
+  }
+  mean_z /= n;
+  h.value_mse /= n;
   h.constant_mse = 1 - mean_z * mean_z;
-  h.pass_prior /= static_cast<double>(n);
-  h.pass_top /= static_cast<double>(n);
+  h.pass_prior /= n;
+  h.pass_top /= n;
   return h;
 }
 
@@ -98,10 +96,12 @@ TrainOptions OneRate(int batch, double lr) {
   return o;
 }
 
+// The loop's evaluator batch, for self-play and matches.
+const int kEvalMaxBatch = LoopConfig{}.eval_max_batch;
+
 // a's wins in `games` evaluation games against b (PlayMatch).
 Result<int> Match(const MctsOptions& options, int games, int parallel, uint64_t seed, Network* a, Network* b) {
-  const int max_batch = LoopConfig{}.eval_max_batch;
-  NetworkEvaluator ea(a, max_batch), eb(b, max_batch);
+  NetworkEvaluator ea(a, kEvalMaxBatch), eb(b, kEvalMaxBatch);
   return PlayMatch(options, games, parallel, seed, ea, eb);
 }
 
@@ -133,8 +133,10 @@ Status Run(const std::string& checkpoint, const std::map<std::string, double>& f
                 static_cast<int>(get("extra_steps")), get("extra_lr"), Now() - t0);
   }
   Network* model = state.net.get();
-  PrintValue("the bootstrap positions trained on (7/8)", Measure(model, train_part));
-  PrintValue("held-out bootstrap positions (1/8)", Measure(model, held_out));
+  PODBENCH_ASSIGN_OR_RETURN(const HeadStats on_train, Measure(model, train_part));
+  PrintValue("the bootstrap positions trained on (7/8)", on_train);
+  PODBENCH_ASSIGN_OR_RETURN(const HeadStats on_held_out, Measure(model, held_out));
+  PrintValue("held-out bootstrap positions (1/8)", on_held_out);
 
   MctsOptions search;
   search.num_readouts = static_cast<int>(get("readouts"));
@@ -142,7 +144,7 @@ Status Run(const std::string& checkpoint, const std::map<std::string, double>& f
   search.inject_noise = get("noise") != 0;
   const int games = static_cast<int>(get("games")), parallel = static_cast<int>(get("parallel_games"));
   if (games < 1) return Status::InvalidArgument("games = " + std::to_string(games) + ": must be >= 1");
-  NetworkEvaluator self_eval(model, LoopConfig{}.eval_max_batch);
+  NetworkEvaluator self_eval(model, kEvalMaxBatch);
   double t0 = Now();
   auto played = PlaySelfPlayGames(search, games, parallel, DeriveSeed(seed, 2), self_eval);
   if (!played.ok()) return played.status().WithContext("self-play");
@@ -156,7 +158,7 @@ Status Run(const std::string& checkpoint, const std::map<std::string, double>& f
   std::printf("self-play: %d games at %d readouts, %d virtual losses (%.1f s): %.2f passes a game, black wins %.2f\n",
               games, search.num_readouts, search.virtual_losses, Now() - t0, static_cast<double>(passes) / games,
               static_cast<double>(black_wins) / games);
-  const HeadStats before = Measure(model, own);
+  PODBENCH_ASSIGN_OR_RETURN(const HeadStats before, Measure(model, own));
   PrintValue("its own self-play games", before);
 
   MctsOptions match;
@@ -172,7 +174,7 @@ Status Run(const std::string& checkpoint, const std::map<std::string, double>& f
   std::unique_ptr<Network> previous = model->Clone();
   auto losses = Train(&state, own, OneRate(batch, get("lr")), static_cast<int>(get("steps")), DeriveSeed(seed, 4));
   if (!losses.ok()) return losses.status().WithContext("the generation's training");
-  const HeadStats after = Measure(model, own);
+  PODBENCH_ASSIGN_OR_RETURN(const HeadStats after, Measure(model, own));
   std::printf("one generation: %d steps at batch %d, lr %g on %lld positions\n", static_cast<int>(get("steps")),
               batch, get("lr"), static_cast<long long>(own.size()));
   std::printf("  prior on pass over those positions: %.3f -> %.3f; pass the most likely move in %.1f%% -> %.1f%%\n",

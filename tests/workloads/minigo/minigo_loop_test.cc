@@ -148,7 +148,7 @@ TEST(MinigoLoopTest, TinyLoopIsDeterministicAndCachesItsSetUp) {
   }
 }
 
-// The pass-free policy targets (an experiment) are another recipe: another
+// The pass-free policy targets (the functional preset's) are another recipe: another
 // cache file, so a cached v0.6 set-up is never reused for it, and another run.
 TEST(MinigoLoopTest, PassFreePolicyTargetsAreAnotherRecipe) {
   testing::TempDir dir;

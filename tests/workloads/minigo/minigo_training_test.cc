@@ -50,7 +50,7 @@ TEST(MinigoTrainingTest, AGameGivesOneExamplePerSearchedMove) {
   EXPECT_THAT(AppendGameExamples(bad, &set).message(), HasSubstr("winner 0"));
 }
 
-// The experiment's examples: the same positions and results, each policy
+// Pass-free examples (the functional preset's): the same positions and results, each policy
 // target without its pass share and renormalised; a target that was all
 // pass (a game's closing passes can be) becomes all zero.
 TEST(MinigoTrainingTest, WithoutPassInThePolicyTargetThePassShareIsRemovedAndTheRestRenormalised) {
