@@ -106,6 +106,14 @@ const ModelRegistration* FindWorkload(std::string_view name) {
   return r != nullptr && r->has_workload() ? r : nullptr;
 }
 
+Result<const ModelRegistration*> WorkloadNamed(std::string_view name) {
+  if (const ModelRegistration* r = FindWorkload(name)) return r;
+  std::string known;
+  for (const ModelRegistration* r : AllWorkloads()) known += (known.empty() ? "" : ", ") + r->name();
+  return Status::InvalidArgument("unknown workload '" + std::string(name) + "' (available: " +
+                                 (known.empty() ? "none" : known) + ")");
+}
+
 std::vector<const ModelRegistration*> ZooModels() {
   return Sorted([](const ModelRegistration& r) { return r.in_zoo(); });
 }

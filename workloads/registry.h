@@ -154,6 +154,9 @@ std::vector<const ModelRegistration*> AllModels();
 // one named so, or nullptr.
 std::vector<const ModelRegistration*> AllWorkloads();
 const ModelRegistration* FindWorkload(std::string_view name);
+// The workload named `name`, or InvalidArgument "unknown workload 'name'
+// (available: ...)" listing AllWorkloads.
+Result<const ModelRegistration*> WorkloadNamed(std::string_view name);
 // The models in the zoo (`podbench model`), sorted by name.
 std::vector<const ModelRegistration*> ZooModels();
 

@@ -295,7 +295,7 @@ void AddRunCommand(Command app, CliContext& ctx) {
       .Required();
   sub.Add("--slice", r.slice, "Pod slice tpu-v3-N, N cores from 8 to 2048 (default tpu-v3-8)");
   sub.Add("--mode", r.mode, "functional (real training, default) or projected (cost model)");
-  sub.Add("--runs", r.runs, "Number of runs (default: what a scored result needs, 5 or 10)");
+  sub.Add("--runs", r.runs, "Number of runs, 1 to 1000 (default: what a scored result needs, 5 or 10)");
   sub.AddFunction("--seed", [opt](uint64_t v) { opt->request.seed = v; },
                   "Base seed; run i uses seed+i (default: random, recorded)");
   sub.Add("--preset", r.preset, "Hyperparameter preset, e.g. google-v0.6");

@@ -5,6 +5,7 @@
 #include "harness/cli/command.h"
 #include "harness/cli/store_util.h"
 #include "results/scaling.h"
+#include "workloads/registry.h"
 
 namespace podbench::cli {
 
@@ -28,6 +29,14 @@ void AddScalingCommand(Command app, CliContext& ctx) {
   sub.Add("--db", opt->db, "Results database (SQLite; default podbench.db)");
   AddFormatOption(sub, &opt->format, true);
   sub.Callback([opt, &ctx] {
+    // A misspelt name would otherwise print a table with no runs.
+    auto model = workloads::WorkloadNamed(opt->workload);
+    if (!model.ok()) return Fail(ctx, "scaling", model.status());
+    if (!opt->scaling.preset.empty() && !(*model)->HasPreset(opt->scaling.preset)) {
+      return Fail(ctx, "scaling",
+                  workloads::PresetNotFound(opt->workload, opt->scaling.preset, (*model)->presets())
+                      .WithContext("--preset " + opt->scaling.preset));
+    }
     auto store = OpenExistingStore(opt->db, ctx, "scaling");
     if (!store) return;
     auto table = results::ScalingFromStore(*store, opt->workload, opt->scaling);

@@ -69,6 +69,10 @@ Option Command::Add(const std::string& name, std::vector<std::string>& into, con
   return Option(app_->add_option(name, into, help));
 }
 
+Option Command::Add(const std::string& name, std::optional<int>& into, const std::string& help) {
+  return Option(app_->add_option_function<int>(name, [&into](const int& v) { into = v; }, help));
+}
+
 Option Command::AddFunction(const std::string& name, std::function<void(const std::string&)> set,
                             const std::string& help) {
   return Option(app_->add_option_function<std::string>(name, std::move(set), help));

@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,8 @@ class Command {
   Option Add(const std::string& name, int& into, const std::string& help);
   Option Add(const std::string& name, uint64_t& into, const std::string& help);
   Option Add(const std::string& name, double& into, const std::string& help);
+  // An integer that stays absent unless the option is given (INT in --help).
+  Option Add(const std::string& name, std::optional<int>& into, const std::string& help);
   // Every value given (repeatable option, or the remaining positional words), in order.
   Option Add(const std::string& name, std::vector<std::string>& into, const std::string& help);
   // An option whose value goes to `set` instead of a variable (called once

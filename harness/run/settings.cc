@@ -37,7 +37,7 @@ std::string EffectiveRunSettings::FlagsJson() const {
   j["workload"] = request.workload;
   j["slice"] = request.slice;
   j["mode"] = request.mode;
-  j["runs"] = request.runs;
+  j["runs"] = request.runs ? nlohmann::json(*request.runs) : nlohmann::json(nullptr);
   j["seed"] = request.seed ? nlohmann::json(*request.seed) : nlohmann::json(nullptr);
   j["preset"] = request.preset;
   j["set"] = request.sets;
@@ -111,13 +111,7 @@ Result<EffectiveRunSettings> Normalize(const RunRequest& req) {
   PODBENCH_RETURN_IF_ERROR(CheckUtf8(req));
   EffectiveRunSettings s;
   s.request = req;
-  s.registration = workloads::FindWorkload(req.workload);
-  if (s.registration == nullptr) {
-    std::string known;
-    for (const auto* r : workloads::AllWorkloads()) known += (known.empty() ? "" : ", ") + r->name();
-    return Status::InvalidArgument("unknown workload '" + req.workload + "' (available: " +
-                                   (known.empty() ? "none" : known) + ")");
-  }
+  PODBENCH_ASSIGN_OR_RETURN(s.registration, workloads::WorkloadNamed(req.workload));
   if (req.mode == "functional") {
     s.mode = Mode::kFunctional;
   } else if (req.mode == "projected") {
@@ -139,10 +133,10 @@ Result<EffectiveRunSettings> Normalize(const RunRequest& req) {
   } else {
     return Status::InvalidArgument("--log-format " + req.log_format + ": expected mll or mllog");
   }
-  if (req.runs < 0 || req.runs > 1000) {
-    return Status::InvalidArgument("--runs " + std::to_string(req.runs) + ": expected 1 to 1000");
+  if (req.runs && (*req.runs < 1 || *req.runs > 1000)) {
+    return Status::InvalidArgument("--runs " + std::to_string(*req.runs) + ": expected 1 to 1000");
   }
-  s.runs = req.runs == 0 ? s.registration->scored_runs() : req.runs;
+  s.runs = req.runs ? *req.runs : s.registration->scored_runs();
   s.base_seed = req.seed ? *req.seed : std::random_device{}();
 
   s.workload = s.registration->Create();

@@ -21,7 +21,7 @@ struct RunRequest {
   std::string workload;
   std::string slice = "tpu-v3-8";
   std::string mode = "functional";
-  int runs = 0;                      // 0 = what a scored result needs
+  std::optional<int> runs;           // absent = what a scored result needs (1 to 1000)
   std::optional<uint64_t> seed;      // absent = drawn from the OS, and recorded
   std::string preset;
   std::vector<std::string> sets;     // --set key=value

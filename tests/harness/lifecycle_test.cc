@@ -693,6 +693,13 @@ TEST(SettingsTest, DefaultsToTheScoredRunCountAndNamesLogsPerRun) {
   EXPECT_EQ(s->LogPath(3), "/tmp/x/run_3.log");
   req.runs = 1;
   EXPECT_EQ(Normalize(req)->LogPath(0), "/tmp/x/run.log");
+  // An explicit count is honoured or refused; 0 does not fall back to the default.
+  for (int bad : {0, -2, 1001}) {
+    req.runs = bad;
+    auto refused = Normalize(req);
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_THAT(refused.status().message(), HasSubstr("--runs " + std::to_string(bad) + ": expected 1 to 1000"));
+  }
 }
 
 }  // namespace

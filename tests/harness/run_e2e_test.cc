@@ -161,6 +161,25 @@ TEST_F(RunE2eTest, BadRequestsAreRefusedBeforeAnythingRuns) {
   out = Podbench("compare 1 2 --db missing.db", &rc);
   EXPECT_EQ(rc, 2);
   EXPECT_THAT(out, HasSubstr("missing.db: no such results database"));
+  // An explicit run count of 0 is refused, not taken as the default.
+  out = Podbench("run toy --runs 0 --db new.db", &rc);
+  EXPECT_EQ(rc, 2);
+  EXPECT_THAT(out, HasSubstr("--runs 0: expected 1 to 1000"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "new.db"));
+}
+
+TEST_F(RunE2eTest, ScalingRefusesAnUnknownWorkloadOrPreset) {
+  int rc = 0;
+  Podbench("run toy --runs 1 --seed 1 --db r.db", &rc);
+  ASSERT_EQ(rc, 0);
+  std::string out = Podbench("scaling resnett --db r.db", &rc);
+  EXPECT_EQ(rc, 2);
+  EXPECT_THAT(out, HasSubstr("unknown workload 'resnett' (available: "));
+  out = Podbench("scaling resnet --preset google-v06 --db r.db", &rc);
+  EXPECT_EQ(rc, 2);
+  EXPECT_THAT(out, HasSubstr("--preset google-v06: resnet has no preset 'google-v06' (presets: google-v0.6"));
+  Podbench("scaling toy --db r.db", &rc);
+  EXPECT_EQ(rc, 0);
 }
 
 TEST_F(RunE2eTest, ScalingListsPublishedSlicesForThePreset) {
