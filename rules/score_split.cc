@@ -40,6 +40,17 @@ Result<RunLines> ReadRunLines(const std::filesystem::path& log) {
   auto first_string = [&](std::string* out) {
     if (out->empty() && r.payload().is_string()) *out = r.payload().as_string();
   };
+  auto block_mark = [&] {
+    Mark m{r.timestamp, 0};
+    const mllog::Value& meta = r.metadata();
+    if (meta.is_dict()) {
+      if (const mllog::Value* c = meta.Find("epoch_count"); c && c->is_number()) m.epoch_count = c->as_number();
+    }
+    return m;
+  };
+  // Google's GNMT logs print block_start 1 just above run_start, at the same
+  // millisecond: such a line is the run's first block.
+  std::optional<Mark> block_start_at_run_start;
   while (reader->Next(&r)) {
     if (r.key == "submission_benchmark") {
       first_string(&run.benchmark);
@@ -48,7 +59,14 @@ Result<RunLines> ReadRunLines(const std::filesystem::path& log) {
     }
     if (run.run_stop) continue;  // only the submission keys count after run_stop
     if (r.key == "run_start") {
-      if (!run.run_start) run.run_start = r.timestamp;
+      if (!run.run_start) {
+        run.run_start = r.timestamp;
+        if (block_start_at_run_start && block_start_at_run_start->t == r.timestamp) {
+          run.block_start.push_back(*block_start_at_run_start);
+        }
+      }
+    } else if (!run.run_start && r.key == "block_start") {
+      block_start_at_run_start = block_mark();
     } else if (r.key == "run_stop") {
       run.run_stop = r.timestamp;
       const mllog::Value& meta = r.metadata();
@@ -58,12 +76,7 @@ Result<RunLines> ReadRunLines(const std::filesystem::path& log) {
     } else if (!run.run_start) {
       continue;  // nothing before run_start is timed
     } else if (r.key == "block_start") {
-      Mark m{r.timestamp, 0};
-      const mllog::Value& meta = r.metadata();
-      if (meta.is_dict()) {
-        if (const mllog::Value* c = meta.Find("epoch_count"); c && c->is_number()) m.epoch_count = c->as_number();
-      }
-      run.block_start.push_back(m);
+      run.block_start.push_back(block_mark());
     } else if (r.key == "eval_start") {
       run.eval_start.push_back({r.timestamp, 0});
     } else if (r.key == "eval_stop") {
@@ -175,9 +188,11 @@ Status SplitSsd(const std::filesystem::path& log, const RunLines& run, ScoreSpli
   return Status::Ok();
 }
 
-// Transformer: block_start k+1 when block k's training has been fed,
-// eval_start k when the host has decode k's results.
-Status SplitTransformer(const std::filesystem::path& log, const RunLines& run, ScoreSplit* s) {
+// The Transformer's and GNMT's runner: block_start k+1 when block k's
+// training and decode k's inputs have been enqueued (the device may still
+// have queued steps to train), eval_start k when the host has decode k's
+// results.
+Status SplitInfeedThreadRunner(const std::filesystem::path& log, const RunLines& run, ScoreSplit* s) {
   const auto& bs = run.block_start;
   const auto& es = run.eval_start;
   const size_t n = es.size();
@@ -197,6 +212,7 @@ Status SplitTransformer(const std::filesystem::path& log, const RunLines& run, S
     const double e = k + 1 < bs.size() ? es[k].t - bs[k + 1].t : es[k].t - es[k - 1].t - t;
     eval += e;
     last_device = e;
+    if (k + 1 < bs.size()) s->eval_windows_s.push_back(e);
   }
   for (size_t k = 0; k < n && k < run.eval_stop.size(); ++k) s->host_scoring_s.push_back(run.eval_stop[k].t - es[k].t);
   s->evals = static_cast<int>(n);
@@ -207,10 +223,13 @@ Status SplitTransformer(const std::filesystem::path& log, const RunLines& run, S
   s->last_eval_device_s = last_device;
   s->tail_s = *run.run_stop - es.back().t;
   s->method =
-      "transformer: block_start k+1 (logged by the infeed thread once block k is fed) ends block k's training and "
-      "eval_start k (the host has decode k's results) ends its evaluation, so training k = block_start(k+1) - "
-      "eval_start(k-1) and evaluation k = eval_start(k) - block_start(k+1); start-up is run_start..block_start 2 "
-      "less the median later block, the tail the last eval_start to run_stop (its BLEU scoring).";
+      s->benchmark +
+      ": block_start k+1 (logged by the infeed thread once block k's training and decode k's inputs "
+      "are enqueued) and eval_start k (the host has decode k's results) bound evaluation k = eval_start(k) - "
+      "block_start(k+1); training k = block_start(k+1) - eval_start(k-1). The evaluation is an upper bound: it "
+      "also holds the training steps still queued in the infeed when block_start k+1 is logged, which no line "
+      "measures. Start-up is run_start..block_start 2 less the median later block, the tail the last eval_start "
+      "to run_stop (its BLEU scoring).";
   return Status::Ok();
 }
 
@@ -222,7 +241,8 @@ struct Splitter {
 constexpr Splitter kSplitters[] = {
     {"resnet", SplitResnet},
     {"ssd", SplitSsd},
-    {"transformer", SplitTransformer},
+    {"transformer", SplitInfeedThreadRunner},
+    {"gnmt", SplitInfeedThreadRunner},
 };
 
 }  // namespace
@@ -241,8 +261,8 @@ Result<ScoreSplit> ReadScoreSplit(const std::filesystem::path& log) {
   }
   if (split == nullptr) {
     return Status::InvalidArgument(log.string() + ": benchmark '" + run.benchmark +
-                                   "' cannot be split (the score split reads Google's resnet, ssd and transformer "
-                                   "runners only)");
+                                   "' cannot be split (the score split reads Google's resnet, ssd, transformer and "
+                                   "gnmt runners only)");
   }
   if (!run.run_start) return Missing(log, "no run_start line");
   if (!run.run_stop) return Missing(log, "no run_stop line after run_start");
@@ -255,7 +275,7 @@ Result<ScoreSplit> ReadScoreSplit(const std::filesystem::path& log) {
 Result<ScoreSplitMedians> MedianScoreSplit(const std::vector<std::filesystem::path>& logs) {
   if (logs.empty()) return Status::InvalidArgument("MedianScoreSplit: no logs given");
   ScoreSplitMedians m;
-  std::vector<double> startup, training, eval, tail, total, block, scoring;
+  std::vector<double> startup, training, eval, tail, total, block, scoring, first_window, later_windows;
   for (const auto& log : logs) {
     PODBENCH_ASSIGN_OR_RETURN(ScoreSplit s, ReadScoreSplit(log));
     if (m.runs.empty()) {
@@ -273,6 +293,10 @@ Result<ScoreSplitMedians> MedianScoreSplit(const std::vector<std::filesystem::pa
     total.push_back(s.total_s());
     block.push_back(s.block_s);
     scoring.insert(scoring.end(), s.host_scoring_s.begin(), s.host_scoring_s.end());
+    if (!s.eval_windows_s.empty()) {
+      first_window.push_back(s.eval_windows_s.front());
+      later_windows.insert(later_windows.end(), s.eval_windows_s.begin() + 1, s.eval_windows_s.end());
+    }
     m.runs.push_back(std::move(s));
   }
   m.startup_s = Median(startup);
@@ -282,6 +306,8 @@ Result<ScoreSplitMedians> MedianScoreSplit(const std::vector<std::filesystem::pa
   m.total_s = Median(total);
   m.block_s = Median(block);
   m.host_scoring_s = scoring.empty() ? 0 : Median(scoring);
+  m.first_eval_window_s = first_window.empty() ? 0 : Median(first_window);
+  m.later_eval_window_s = later_windows.empty() ? 0 : Median(later_windows);
   return m;
 }
 

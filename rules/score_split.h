@@ -1,5 +1,5 @@
 // Where a run's time to train went: one Google MLPerf v0.6 :::MLL log of
-// ResNet-50, SSD or the Transformer split into start-up, training, exposed
+// ResNet-50, SSD, the Transformer or GNMT split into start-up, training, exposed
 // evaluation and the final scoring tail, read from the lines Google's runners
 // log. `podbench reproduce` sets it against podbench's predicted split of the
 // same score, so every part means what it means in that model:
@@ -31,16 +31,29 @@
 //                segments (E clamped at 0 when the fit makes it negative, T
 //                from the segments alone when every n is the same).
 //   transformer  one device program runs train block, decode, train block...;
-//                the infeed thread logs block_start k+1 as soon as block k's
-//                training has been fed (ahead of the host), the main thread
+//                the infeed thread logs block_start k+1 once it has enqueued
+//                block k's training and decode k's inputs, the main thread
 //                logs eval_start k once it has decode k's results and
 //                eval_stop/eval_accuracy after detokenising and BLEU. Training
 //                of block k = block_start(k+1) - eval_start(k-1); evaluation k
-//                = eval_start(k) - block_start(k+1) (the decode, the outfeed,
-//                and any wait for the host's BLEU of the previous evaluation).
+//                = eval_start(k) - block_start(k+1). That evaluation is an
+//                upper bound of the device's: enqueued is not trained, so it
+//                also holds the training steps still queued in the infeed
+//                when block_start k+1 is logged (the lead), with the decode,
+//                the outfeed and any wait for the host. No line measures the
+//                lead. GNMT's runner logs the same way and its decode is a
+//                fixed 160 steps: at tpu-v3-1024 its first such gap is 0.45 s
+//                and its later ones 2.0 s (median of 10 runs), so most of a
+//                later gap there is lead (docs/models/gnmt.md).
 //                The epoch_num of eval_accuracy/eval_stop lags and is not used:
 //                evaluations are counted in log order.
-// Common to all three: start-up is the first block less the run's median
+//   gnmt         the same runner pattern and the same reading: the infeed
+//                thread logs block_start N+1 after enqueuing epoch N's
+//                training and evaluation N's inputs, the main thread
+//                eval_start N once it holds the decode's predictions, then
+//                BLEU; eval_stop ends the scoring. Its block_start lines go
+//                on after run_stop and are not read.
+// Common to all: start-up is the first block less the run's median
 // later block (for SSD, less its n blocks at T and one E); the tail runs from
 // the moment the host has the last evaluation's results to run_stop; only
 // lines before run_stop count (SSD logs one more evaluation after it).
@@ -84,14 +97,20 @@ struct ScoreSplit {
   // one is missing when no block_start follows it). Empty for resnet, whose
   // top-1 accumulates on the host while the evaluation streams out.
   std::vector<double> host_scoring_s;
+  // transformer and gnmt: per evaluation before run_stop, in order, the
+  // window eval_start(k) - block_start(k+1) that eval_s sums (the last one
+  // without a block_start after it is left out). The decode is in each, and
+  // so is the infeed lead, which varies: the smallest window bounds the
+  // decode when its length is fixed (gnmt). Empty for resnet and ssd.
+  std::vector<double> eval_windows_s;
   // One or two sentences: how the parts were read from this benchmark's lines.
   std::string method;
 };
 
 // Splits the time to train of the Google v0.6 :::MLL log at `log`; the
-// benchmark is the log's submission_benchmark (resnet, ssd or transformer).
-// Errors name the file: InvalidArgument for a log of another benchmark (gnmt,
-// mask, minigo, ...), without submission_benchmark or not in :::MLL format;
+// benchmark is the log's submission_benchmark (resnet, ssd, transformer or
+// gnmt). Errors name the file: InvalidArgument for a log of another benchmark
+// (mask, minigo, ...), without submission_benchmark or not in :::MLL format;
 // FailedPrecondition when lines the split needs are missing (run_start,
 // run_stop, evaluations before run_stop, a second block to measure start-up
 // against, SSD's epoch_count); the reader's error when the file cannot be read.
@@ -107,6 +126,9 @@ struct ScoreSplitMedians {
   double total_s = 0;         // median time to train
   double block_s = 0;         // median of the runs' block_s
   double host_scoring_s = 0;  // median over every evaluation of every run; 0 when the log shows none
+  // Medians of the runs' first eval_windows_s and of all their later ones;
+  // 0 when the logs have none.
+  double first_eval_window_s = 0, later_eval_window_s = 0;
 };
 
 // Splits every log in `logs` (files) and takes the medians. InvalidArgument

@@ -372,6 +372,13 @@ class Reproduction {
                             "non-tr")
              << fmt::format("{:<25} {:-^40}   {:-^40}\n", "", " predicted ", " Google's logs ") << composition_;
     for (const auto& [w, how] : methods_) ctx_.out << "  how " << w << "'s logs were read: " << how << "\n";
+    if (!windows_.empty()) {
+      ctx_.out << "  the logs' evaluation windows (eval_start k - block_start k+1: the decode, and the training "
+                  "the infeed had queued), medians over the slice's runs:\n"
+               << fmt::format("  {:<12} {:<12} {:>9} {:>9} {:>12}\n", "workload", "slice", "first_s", "later_s",
+                              "decode_s")
+               << windows_;
+    }
     if (!claim_rows_.empty()) {
       ctx_.out << "\nthe seed papers' claims (podbench's figure from paired runs; report.html draws them)\n"
                << fmt::format("{:<34} {:<18} {:>12} {:>12} {:<10} {}\n", "claim", "paper", "podbench", "paper",
@@ -580,6 +587,15 @@ class Reproduction {
       j["logs"]["method"] = l.runs.empty() ? "" : l.runs.front().method;
       row += "  " + shares(j["logs"]);
       if (!l.runs.empty() && methods_.count(w) == 0) methods_[w] = l.runs.front().method;
+      if (l.first_eval_window_s > 0) {
+        // The decode's share of a window is not read from the logs: the
+        // column beside them is podbench's device evaluation (the decode).
+        j["logs"]["first_eval_window_s"] = l.first_eval_window_s;
+        j["logs"]["later_eval_window_s"] = l.later_eval_window_s;
+        windows_ += fmt::format("  {:<12} {:<12} {:>9.2f} {:>9.2f} {:>12}\n", w, slice, l.first_eval_window_s,
+                                l.later_eval_window_s,
+                                m.pricing.eval ? fmt::format("{:.2f}", m.pricing.eval->device_s) : "-");
+      }
     } else if (pl != nullptr) {
       j["logs"] = nullptr;
       j["logs_error"] = pl->split_error;
@@ -601,7 +617,7 @@ class Reproduction {
   std::map<std::string, std::string> benchmark_of_;     // workload -> v0.6 benchmark name
   std::map<std::pair<std::string, std::string>, nlohmann::json> set_json_;  // (workload, slice)
   bool any_failed_ = false;
-  std::string table_, summaries_, failing_logs_, composition_;
+  std::string table_, summaries_, failing_logs_, composition_, windows_;
   std::map<std::string, std::string> methods_;  // workload -> how its logs' split was read
   std::shared_ptr<const topology::SystemSpec> system_;
   std::vector<const workloads::ClaimSpec*> claims_;
