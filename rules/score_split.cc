@@ -19,6 +19,7 @@ constexpr double kSsdEpochsPerBlock = 16.0 / 3.0;
 struct Mark {
   double t = 0;
   double epoch_count = 0;  // block_start only; 0 when absent
+  int first_epoch = 0;     // block_start's first_epoch_num; 0 when absent
 };
 
 // What a split reads from a log: the run's bounds, and the lines that mark
@@ -45,11 +46,16 @@ Result<RunLines> ReadRunLines(const std::filesystem::path& log) {
     const mllog::Value& meta = r.metadata();
     if (meta.is_dict()) {
       if (const mllog::Value* c = meta.Find("epoch_count"); c && c->is_number()) m.epoch_count = c->as_number();
+      if (const mllog::Value* e = meta.Find("first_epoch_num"); e && e->is_number()) {
+        m.first_epoch = static_cast<int>(e->as_number());
+      }
     }
     return m;
   };
-  // Google's GNMT logs print block_start 1 just above run_start, at the same
-  // millisecond: such a line is the run's first block.
+  // Google's runner prints run_start, then block_start 1, but its GNMT logs
+  // are sorted by time and then key: where both fall in one millisecond
+  // (28 of the 50 logs), block_start 1 comes first. Such a line is the run's
+  // first block.
   std::optional<Mark> block_start_at_run_start;
   while (reader->Next(&r)) {
     if (r.key == "submission_benchmark") {
@@ -199,6 +205,14 @@ Status SplitInfeedThreadRunner(const std::filesystem::path& log, const RunLines&
   if (n == 0) return Missing(log, "no eval_start line between run_start and run_stop");
   if (bs.size() < 2) return Missing(log, "fewer than 2 block_start lines before run_stop");
   // Index k (0-based) is evaluation k+1 and block k+1; block_start of block k+2 is bs[k+1].
+  // The pairing needs the block_start lines from block 1 on, one a block.
+  for (size_t k = 0; k < bs.size(); ++k) {
+    if (bs[k].first_epoch != 0 && bs[k].first_epoch != static_cast<int>(k) + 1) {
+      return Missing(log, "block_start line " + std::to_string(k + 1) + " after run_start has first_epoch_num " +
+                              std::to_string(bs[k].first_epoch) + ", not " + std::to_string(k + 1) +
+                              ": the lines cannot be paired with the evaluations");
+    }
+  }
   std::vector<double> train;  // measured training of blocks 2..n
   for (size_t k = 1; k < n && k + 1 < bs.size(); ++k) train.push_back(bs[k + 1].t - es[k - 1].t);
   if (train.empty()) {

@@ -12,6 +12,7 @@
 // claims drawn) and a JSON summary, all in --out.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -587,7 +588,8 @@ class Reproduction {
       j["logs"]["method"] = l.runs.empty() ? "" : l.runs.front().method;
       row += "  " + shares(j["logs"]);
       if (!l.runs.empty() && methods_.count(w) == 0) methods_[w] = l.runs.front().method;
-      if (l.first_eval_window_s > 0) {
+      if (std::any_of(l.runs.begin(), l.runs.end(),
+                      [](const rules::ScoreSplit& r) { return !r.eval_windows_s.empty(); })) {
         // The decode's share of a window is not read from the logs: the
         // column beside them is podbench's device evaluation (the decode).
         j["logs"]["first_eval_window_s"] = l.first_eval_window_s;

@@ -105,6 +105,26 @@ TEST_F(ReproduceE2eTest, EveryPublishedSliceWithScoredRunsCheckedLogsAndTheFidel
   EXPECT_EQ(nlohmann::json::parse(runs).size(), 30u);
 }
 
+TEST_F(ReproduceE2eTest, GnmtsLogsGiveTheirEvaluationWindowsBesidePodbenchsDecode) {
+  const auto shared = SharedDir();
+  if (!shared) GTEST_SKIP() << "needs ../shared (Google's GNMT logs); set PODBENCH_SHARED";
+  int rc = 0;
+  const std::string published = " --published " + (*shared / "fixtures/logs/v0.6/Google").string();
+  const std::string out =
+      Run("reproduce --workloads gnmt --slices tpu-v3-1024 --claims none --out out --format json" + published, &rc);
+  ASSERT_EQ(rc, 0) << out;
+  const nlohmann::json j = nlohmann::json::parse(out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << out;
+  const nlohmann::json& logs = j["workloads"][0]["slices"][0]["score_split"]["logs"];
+  ASSERT_TRUE(logs.is_object()) << j.dump();
+  EXPECT_NEAR(logs["first_eval_window_s"].get<double>(), 0.45, 0.006);
+  EXPECT_NEAR(logs["later_eval_window_s"].get<double>(), 2.01, 0.006);
+  EXPECT_THAT(logs["method"].get<std::string>(), HasSubstr("upper bound"));
+  const std::string text = Run("reproduce --workloads gnmt --slices tpu-v3-1024 --claims none --out out2" + published, &rc);
+  EXPECT_THAT(text, HasSubstr("the logs' evaluation windows"));
+  EXPECT_THAT(text, ::testing::ContainsRegex("gnmt +tpu-v3-1024 +0\\.45 +2\\.01 +0\\.16"));
+}
+
 TEST_F(ReproduceE2eTest, TextHasTheTableErrorsReportAndHostTimeButNoProgressBarOffATerminal) {
   int rc = 0;
   const std::string out = Run("reproduce --slices tpu-v3-32,tpu-v3-2048 --out o --published /nonexistent", &rc);
