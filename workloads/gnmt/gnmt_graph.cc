@@ -1,5 +1,6 @@
 #include "workloads/gnmt/gnmt_graph.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +16,9 @@ using projection::OpWriter;
 
 constexpr const char* kSharedEmbedding = "embedding_share";
 constexpr double kDropoutOps = 3;  // compare, select, scale
+// A softmax cross entropy's forward alone: max, exp, sum, log and the
+// target's pick (kernels::SoftmaxXentCost counts 8 with the gradient).
+constexpr double kSoftmaxForwardOps = 5;
 
 // One LSTM layer (one direction) over `steps`: its input kernels
 // ([width, 4 x units] each, named), the recurrent kernel and the bias.
@@ -113,6 +117,29 @@ void WriteProjection(OpWriter& w, const GnmtGraphOptions& o, int64_t rows) {
         {w.Param("output_projection", {o.units, o.vocab})});
 }
 
+// The training step's output projection and loss over `t` decoder steps of
+// records padded to `record` (GnmtGraphOptions::loss_replica_batch says
+// which of Google's two paths).
+void WriteTrainingLoss(OpWriter& w, const GnmtGraphOptions& o, int64_t t, int64_t record) {
+  constexpr int64_t kChunkRows = 512;  // G/model.py: "512 batch dimension yields best tpu efficiency"
+  const int64_t b = o.loss_replica_batch;
+  if (b == 0 || b * record < 1024) {
+    WriteProjection(w, o, record);
+    w.Add("loss", projection::SoftmaxXentAttrs{record, o.vocab});
+    return;
+  }
+  const int64_t factor = std::max<int64_t>(1, kChunkRows / b);
+  const int64_t rows = (t + factor - 1) / factor * factor;  // per example: the chunks run, factor positions each
+  WriteProjection(w, o, rows);
+  w.Add("loss", projection::SoftmaxXentAttrs{rows, o.vocab});
+  // Recurrent's backward: each chunk's logits and softmax again (no weight
+  // of their own: the projection's gradient is priced once, above).
+  w.defaults.needs_input_grad = false;
+  w.Add("loss.recompute.projection", projection::MatMulAttrs{rows, o.units, o.vocab, false});
+  w.Elementwise("loss.recompute.softmax", rows * o.vocab, kSoftmaxForwardOps);
+  w.defaults.needs_input_grad = true;
+}
+
 Status Validate(const GnmtGraphOptions& o) {
   const std::pair<const char*, int64_t> sizes[] = {{"vocab", o.vocab},
                                                    {"units", o.units},
@@ -122,6 +149,10 @@ Status Validate(const GnmtGraphOptions& o) {
   if (o.record_length != 0 && o.record_length < o.train_length) {
     return Status::InvalidArgument("gnmt graph: record_length " + std::to_string(o.record_length) +
                                    " is shorter than train_length " + std::to_string(o.train_length));
+  }
+  if (o.loss_replica_batch < 0) {
+    return Status::InvalidArgument("gnmt graph: loss_replica_batch " + std::to_string(o.loss_replica_batch) +
+                                   " must be >= 0");
   }
   if (o.infeed_hosts < 0) {
     return Status::InvalidArgument("gnmt graph: infeed_hosts " + std::to_string(o.infeed_hosts) + " must be >= 0");
@@ -184,8 +215,7 @@ Result<projection::ModelGraph> BuildGnmtGraph(const GnmtGraphOptions& o) {
   WriteEncoder(train, o, t, /*hoist=*/true);
   train.Dense("dec.memory", t, o.units, o.units, /*bias=*/false);  // the attention's keys
   WriteDecoder(train, o, t, t, /*step_embedding=*/false);
-  WriteProjection(train, o, t);
-  train.Add("loss", projection::SoftmaxXentAttrs{t, o.vocab});
+  WriteTrainingLoss(train, o, t, record);
 
   const int64_t s = o.decode_length;
   OpWriter eval(&g, &g.eval);

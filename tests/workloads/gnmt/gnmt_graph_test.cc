@@ -128,6 +128,49 @@ TEST(GnmtGraphTest, EmbeddingGradientIsSparseAndTheProjectionIsFp32) {
   EXPECT_EQ(std::get<projection::LstmAttrs>(FindOp(g.train, "enc.layer1")->attrs).input, 0);
 }
 
+// Google's training computes the projection and the loss one of two ways,
+// by the per-replica batch B against the padded records (G/model.py 797-826).
+TEST(GnmtGraphTest, TheLossPathFollowsGooglesRuleOnTheReplicaBatch) {
+  auto rows_of = [](const projection::ModelGraph& g, const std::string& op) {
+    return std::get<projection::MatMulAttrs>(FindOp(g.train, op)->attrs).m;
+  };
+  GnmtGraphOptions o;
+  o.train_length = 30;  // a bucket whose longest target is 30
+  o.record_length = 48;
+  // B x 48 < 1024 (tpu-v3-512's 16 a core): every padded position, once.
+  o.loss_replica_batch = 16;
+  auto direct = BuildGnmtGraph(o);
+  ASSERT_TRUE(direct.ok()) << direct.status().ToString();
+  EXPECT_EQ(rows_of(*direct, "projection"), 48);
+  EXPECT_EQ(std::get<projection::SoftmaxXentAttrs>(FindOp(direct->train, "loss")->attrs).rows, 48);
+  EXPECT_EQ(FindOp(direct->train, "loss.recompute.projection"), nullptr);
+  // B = 32 (tpu-v3-256): chunks of 512 rows, 16 positions each; the chunks
+  // up to position 30 are 2, so 32 rows an example; computed again, forward
+  // only, in Recurrent's backward.
+  o.loss_replica_batch = 32;
+  auto chunked = BuildGnmtGraph(o);
+  ASSERT_TRUE(chunked.ok()) << chunked.status().ToString();
+  EXPECT_EQ(rows_of(*chunked, "projection"), 32);
+  const projection::Op* again = FindOp(chunked->train, "loss.recompute.projection");
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(std::get<projection::MatMulAttrs>(again->attrs).m, 32);
+  EXPECT_TRUE(again->params.empty());
+  EXPECT_FALSE(again->needs_input_grad);
+  EXPECT_FALSE(FindOp(chunked->train, "loss.recompute.softmax")->needs_input_grad);
+  EXPECT_TRUE(FindOp(chunked->train, "projection")->needs_input_grad);
+  // The same parameters either way: the recomputation declares none.
+  EXPECT_EQ(chunked->TotalParams(), direct->TotalParams());
+  // B = 128 (tpu-v3-32): 4 positions a chunk, 8 chunks to position 30.
+  o.loss_replica_batch = 128;
+  EXPECT_EQ(rows_of(*BuildGnmtGraph(o), "projection"), 32);
+  o.train_length = 29;
+  EXPECT_EQ(rows_of(*BuildGnmtGraph(o), "projection"), 32);
+  o.loss_replica_batch = 64;  // 8 positions a chunk: 4 chunks
+  EXPECT_EQ(rows_of(*BuildGnmtGraph(o), "projection"), 32);
+  o.loss_replica_batch = -1;
+  EXPECT_THAT(BuildGnmtGraph(o).status().message(), HasSubstr("loss_replica_batch -1"));
+}
+
 TEST(GnmtGraphTest, RefusesEmptySizes) {
   GnmtGraphOptions o;
   o.beam = 0;

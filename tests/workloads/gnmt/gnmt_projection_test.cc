@@ -32,8 +32,9 @@ workloads::ProjectedRunModel Priced(const std::string& slice, const std::vector<
 
 // The fidelity table's five GNMT rows. tpu-v3-512 and -1024 come within
 // 15% of Google's score and block time; tpu-v3-32, -128 and -256 do not
-// (-21.6% to -25.6%): the priced training step is 14-22% under Google's
-// there. The logs' windows between block_start N+1 and eval_start N are not
+// (-14.5% to -18.5%): the priced training step is 7-16% under Google's
+// there, the loss priced as Google's code computes it (a Recurrent loop of
+// 512-row chunks, their forward computed again in the backward). The logs' windows between block_start N+1 and eval_start N are not
 // the decode alone: they hold training the infeed had queued, and the first
 // window bounds GNMT's fixed-length decode at 0.45 s at tpu-v3-1024
 // (docs/models/gnmt.md, "Fidelity"). No public TPU-v3 figure for an LSTM
@@ -44,7 +45,7 @@ TEST(GnmtFidelityTest, FiveSlicesAgainstGooglesPublishedRows) {
     const char* slice;
     double max_abs_err_pct;
   };
-  for (const Bound& b : {Bound{"tpu-v3-32", 27}, Bound{"tpu-v3-128", 27}, Bound{"tpu-v3-256", 27},
+  for (const Bound& b : {Bound{"tpu-v3-32", 20}, Bound{"tpu-v3-128", 20}, Bound{"tpu-v3-256", 20},
                          Bound{"tpu-v3-512", 15}, Bound{"tpu-v3-1024", 15}}) {
     SCOPED_TRACE(b.slice);
     const workloads::ProjectedRunModel run = Priced(b.slice);
