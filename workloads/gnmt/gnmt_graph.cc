@@ -129,15 +129,19 @@ void WriteTrainingLoss(OpWriter& w, const GnmtGraphOptions& o, int64_t t, int64_
     return;
   }
   const int64_t factor = std::max<int64_t>(1, kChunkRows / b);
-  const int64_t rows = (t + factor - 1) / factor * factor;  // per example: the chunks run, factor positions each
+  // Per example: the chunks run, factor positions each. (Where factor does
+  // not divide the record length, which no published setup has, Google's
+  // reshape into 512-row chunks would fail; the chunks are priced rounded up.)
+  const int64_t rows = (t + factor - 1) / factor * factor;
   WriteProjection(w, o, rows);
   w.Add("loss", projection::SoftmaxXentAttrs{rows, o.vocab});
   // Recurrent's backward: each chunk's logits and softmax again (no weight
   // of their own: the projection's gradient is priced once, above).
+  const bool saved = w.defaults.needs_input_grad;
   w.defaults.needs_input_grad = false;
   w.Add("loss.recompute.projection", projection::MatMulAttrs{rows, o.units, o.vocab, false});
   w.Elementwise("loss.recompute.softmax", rows * o.vocab, kSoftmaxForwardOps);
-  w.defaults.needs_input_grad = true;
+  w.defaults.needs_input_grad = saved;
 }
 
 Status Validate(const GnmtGraphOptions& o) {
