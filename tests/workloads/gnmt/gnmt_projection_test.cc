@@ -33,7 +33,7 @@ workloads::ProjectedRunModel Priced(const std::string& slice, const std::vector<
 // The fidelity table's five GNMT rows. tpu-v3-512 and -1024 come within
 // 15% of Google's score and block time; tpu-v3-32, -128 and -256 do not
 // (PredictRow: scores -15.4% to -18.5%, blocks -14.5% to -15.4%): the
-// priced training step is 7-16% under Google's
+// priced training step is 7-15% under Google's
 // there, the loss priced as Google's code computes it (a Recurrent loop of
 // 512-row chunks, their forward computed again in the backward). The logs' windows between block_start N+1 and eval_start N are not
 // the decode alone: they hold training the infeed had queued, and the first
