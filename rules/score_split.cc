@@ -222,11 +222,15 @@ Status SplitInfeedThreadRunner(const std::filesystem::path& log, const RunLines&
   double eval = 0;
   double last_device = 0;
   for (size_t k = 0; k < n; ++k) {
-    // A last block with no block_start after it: its training at the median.
-    const double e = k + 1 < bs.size() ? es[k].t - bs[k + 1].t : es[k].t - es[k - 1].t - t;
+    double e = 0;
+    if (k + 1 < bs.size()) {
+      e = es[k].t - bs[k + 1].t;
+      s->eval_windows_s.push_back(e);
+    } else {
+      e = es[k].t - es[k - 1].t - t;  // a last block with no block_start after it: its training at the median
+    }
     eval += e;
     last_device = e;
-    if (k + 1 < bs.size()) s->eval_windows_s.push_back(e);
   }
   for (size_t k = 0; k < n && k < run.eval_stop.size(); ++k) s->host_scoring_s.push_back(run.eval_stop[k].t - es[k].t);
   s->evals = static_cast<int>(n);

@@ -35,8 +35,12 @@ bool ModelRegistration::Supports(Mode m) const {
 Result<std::map<std::string, HpValue>> PresetValues(const ModelRegistration& model, const Workload& workload,
                                                     std::string_view preset, const SliceInfo& slice) {
   if (preset.empty()) return std::map<std::string, HpValue>{};
-  if (!model.HasPreset(preset)) return PresetNotFound(model.name(), preset, model.presets());
+  PODBENCH_RETURN_IF_ERROR(CheckPreset(model, preset));
   return workload.Preset(preset, slice);
+}
+
+Status CheckPreset(const ModelRegistration& model, std::string_view preset) {
+  return model.HasPreset(preset) ? Status::Ok() : PresetNotFound(model.name(), preset, model.presets());
 }
 
 std::vector<SliceInfo> PodSlices(const topology::SystemSpec& system) {

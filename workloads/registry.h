@@ -187,6 +187,10 @@ Result<Hyperparameters> PresetHyperparameters(const ModelRegistration& model, co
                                               std::string_view preset, const SliceInfo& slice,
                                               const std::vector<std::string>& sets = {});
 
+// Ok when `model` lists `preset`; otherwise PresetNotFound naming its
+// presets (what PresetValues and `podbench scaling --preset` refuse).
+Status CheckPreset(const ModelRegistration& model, std::string_view preset);
+
 // For preset functions, so every model's presets keep the StepPresetFn
 // contract. NotFound naming the model's presets when `preset` is not one of
 // them; InvalidArgument naming the slices a preset has values for.

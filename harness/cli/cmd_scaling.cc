@@ -32,10 +32,10 @@ void AddScalingCommand(Command app, CliContext& ctx) {
     // A misspelt name would otherwise print a table with no runs.
     auto model = workloads::WorkloadNamed(opt->workload);
     if (!model.ok()) return Fail(ctx, "scaling", model.status());
-    if (!opt->scaling.preset.empty() && !(*model)->HasPreset(opt->scaling.preset)) {
-      return Fail(ctx, "scaling",
-                  workloads::PresetNotFound(opt->workload, opt->scaling.preset, (*model)->presets())
-                      .WithContext("--preset " + opt->scaling.preset));
+    if (!opt->scaling.preset.empty()) {
+      if (Status st = workloads::CheckPreset(**model, opt->scaling.preset); !st.ok()) {
+        return Fail(ctx, "scaling", st.WithContext("--preset " + opt->scaling.preset));
+      }
     }
     auto store = OpenExistingStore(opt->db, ctx, "scaling");
     if (!store) return;
