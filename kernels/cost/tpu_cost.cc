@@ -193,7 +193,7 @@ OpCost EmptyOp(const CoreSpec& spec) {
 }
 }  // namespace
 
-OpCost AttentionForwardCost(const CoreSpec& spec, const AttentionShape& s, double eb) {
+OpCost AttentionForwardCost(const CoreSpec& spec, const AttentionCoreShape& s, double eb) {
   const int64_t bh = s.batch * s.heads;
   const double scores = double(bh) * double(s.tq) * double(s.tk);
   const double width = double(s.head_dim);
@@ -210,7 +210,7 @@ OpCost AttentionForwardCost(const CoreSpec& spec, const AttentionShape& s, doubl
   return c;
 }
 
-OpCost AttentionBackwardCost(const CoreSpec& spec, const AttentionShape& s, double eb) {
+OpCost AttentionBackwardCost(const CoreSpec& spec, const AttentionCoreShape& s, double eb) {
   const int64_t bh = s.batch * s.heads;
   const double scores = double(bh) * double(s.tq) * double(s.tk);
   const double width = double(s.head_dim);
@@ -224,8 +224,10 @@ OpCost AttentionBackwardCost(const CoreSpec& spec, const AttentionShape& s, doub
     AddMxu(c, BatchedMatMulCost(spec, bh, s.tq, s.head_dim, s.tk, eb));  // dQ = dS K
     AddMxu(c, BatchedMatMulCost(spec, bh, s.tk, s.head_dim, s.tq, eb));  // dK = dS^T Q
   }
-  // Q, dO, dQ (tq rows); K, V, dK, dV (tk rows); P read, dS written and read.
-  const double rows = double(bh) * (3.0 * double(s.tq) + 4.0 * double(s.tk)) * width * eb;
+  // Q, dO, dQ (tq rows); K, V, dK, dV (tk rows), and the sums dK and dV are
+  // added to when they accumulate; P read, dS written and read.
+  const double tk_tensors = s.accumulate_kv_grads ? 6.0 : 4.0;
+  const double rows = double(bh) * (3.0 * double(s.tq) + tk_tensors * double(s.tk)) * width * eb;
   AddVectorAndBytes(spec, c, vector, rows + 3.0 * scores * eb);
   return c;
 }
@@ -236,7 +238,7 @@ namespace {
 constexpr double kLstmCellOps = 4 + 5 * kTranscendentalOps + 3 + 1;
 
 // One time step's cell, forward or its gate gradients (the same vector work).
-OpCost LstmStep(const CoreSpec& spec, const LstmShape& s, double eb, bool backward) {
+OpCost LstmStep(const CoreSpec& spec, const LstmLoopShape& s, double eb, bool backward) {
   const int64_t in = s.input + s.hidden, gates = 4 * s.hidden;
   OpCost c = backward ? MatMulCost(spec, s.batch, in, gates, eb)    // d[x, h] = dgates W^T
                       : MatMulCost(spec, s.batch, gates, in, eb);   // gates = [x, h] W
@@ -259,15 +261,16 @@ OpCost Times(OpCost c, double n) {
 }
 }  // namespace
 
-OpCost LstmForwardCost(const CoreSpec& spec, const LstmShape& s, double eb) {
+OpCost LstmForwardCost(const CoreSpec& spec, const LstmLoopShape& s, double eb) {
   return Times(LstmStep(spec, s, eb, false), double(s.steps));
 }
 
-OpCost LstmBackwardCost(const CoreSpec& spec, const LstmShape& s, double eb) {
+OpCost LstmBackwardCost(const CoreSpec& spec, const LstmLoopShape& s, double eb) {
   OpCost c = Times(LstmStep(spec, s, eb, true), double(s.steps));
   // dW[(input + hidden) x 4h] over all steps at once, written in fp32.
   const int64_t in = s.input + s.hidden;
-  OpCost dw = MatMulCost(spec, in, 4 * s.hidden, s.steps * s.batch, eb);
+  const int64_t dw_steps = s.weight_grad_steps > 0 ? s.weight_grad_steps : s.steps;
+  OpCost dw = MatMulCost(spec, in, 4 * s.hidden, dw_steps * s.batch, eb);
   dw.hbm_bytes += double(in) * double(4 * s.hidden) * (kF32Bytes - eb);
   dw.hbm_s = HbmSeconds(spec, dw.hbm_bytes);
   c += dw;

@@ -118,14 +118,17 @@ OpCost Conv2dTransposeBackwardFilterCost(const CoreSpec& spec, const Conv2dShape
 //   batched matmuls; additive: dP and dV only, the rest on the vector unit at
 //   2 + one transcendental per score and width element); the softmax
 //   gradient 4 ops per score; HBM reads Q, K, V, dO and P, writes dQ, dK,
-//   dV, and writes and reads dS once.
-struct AttentionShape {
+//   dV, and writes and reads dS once. With accumulate_kv_grads it also reads
+//   dK and dV: the keys and values are shared by the steps of a loop, so each
+//   step's gradients are added to the sums of the steps after it.
+struct AttentionCoreShape {
   std::int64_t batch = 1, heads = 1, tq = 1, tk = 1, head_dim = 1;
   bool causal = false;
   bool additive = false;
+  bool accumulate_kv_grads = false;
 };
-OpCost AttentionForwardCost(const CoreSpec& spec, const AttentionShape& s, double elem_bytes = kBf16Bytes);
-OpCost AttentionBackwardCost(const CoreSpec& spec, const AttentionShape& s, double elem_bytes = kBf16Bytes);
+OpCost AttentionForwardCost(const CoreSpec& spec, const AttentionCoreShape& s, double elem_bytes = kBf16Bytes);
+OpCost AttentionBackwardCost(const CoreSpec& spec, const AttentionCoreShape& s, double elem_bytes = kBf16Bytes);
 
 // One LSTM layer, one direction, over `steps` time steps of `batch`
 // sequences. Each step is an op of its own (a while loop: the next step
@@ -139,12 +142,18 @@ OpCost AttentionBackwardCost(const CoreSpec& spec, const AttentionShape& s, doub
 // Backward: per step the gate gradients (the same vector work) and
 //   d[x, h] = dgates W^T (m = batch, k = 4h, n = input + hidden, W read
 //   again); the weight gradient is one matmul after the loop over all steps
-//   (m = input + hidden, contraction steps x batch, n = 4h, fp32 result).
-struct LstmShape {
+//   (m = input + hidden, contraction weight_grad_steps x batch, n = 4h, fp32
+//   result).
+struct LstmLoopShape {
   std::int64_t batch = 1, steps = 1, input = 1, hidden = 1;
+  // Time steps the weight gradient's matmul contracts over; 0: `steps`. A
+  // loop that stops early but keeps its states in a buffer of the padded
+  // length computes the weight gradient over the whole buffer (Google's v0.6
+  // GNMT: `build_rnn`'s dtheta["kernel"] over max_time - 1 steps).
+  std::int64_t weight_grad_steps = 0;
 };
-OpCost LstmForwardCost(const CoreSpec& spec, const LstmShape& s, double elem_bytes = kBf16Bytes);
-OpCost LstmBackwardCost(const CoreSpec& spec, const LstmShape& s, double elem_bytes = kBf16Bytes);
+OpCost LstmForwardCost(const CoreSpec& spec, const LstmLoopShape& s, double elem_bytes = kBf16Bytes);
+OpCost LstmBackwardCost(const CoreSpec& spec, const LstmLoopShape& s, double elem_bytes = kBf16Bytes);
 
 // Embedding lookup of `tokens` rows of `dim` (a gather: no vector work; the
 // rows read and the output written in elem_bytes, the int32 ids read).

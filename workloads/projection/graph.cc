@@ -63,7 +63,9 @@ double OpMacs(const Op& op) {
 namespace {
 double SumMacs(const std::vector<Op>& ops) {
   double s = 0;
-  for (const Op& op : ops) s += OpMacs(op);
+  for (const Op& op : ops) {
+    if (!op.recomputed) s += OpMacs(op);
+  }
   return s;
 }
 }  // namespace

@@ -78,6 +78,8 @@ struct AttentionAttrs {
 // the vector unit. A bidirectional layer is two ops.
 struct LstmAttrs {
   int64_t steps = 1, input = 1, hidden = 1;
+  // Steps the weight gradient contracts over (kernels::LstmLoopShape); 0: steps.
+  int64_t weight_grad_steps = 0;
 };
 
 // Embedding lookup of `tokens` ids into a [vocab, dim] table. Its gradient
@@ -179,6 +181,10 @@ struct Op {
   // use others: Google ran the box head and its loss on core 2 and the mask
   // head and its loss on core 1 (core_assignment_utils.py), concurrently.
   int64_t pinned_core = 0;
+  // Forward work the backward pass does again (a loop whose backward keeps no
+  // forward values computes them before their gradients): priced with the
+  // step like any op, not counted in ModelGraph::ForwardMacs.
+  bool recomputed = false;
 
   OpKind kind() const { return static_cast<OpKind>(attrs.index()); }
 };
@@ -249,7 +255,8 @@ struct ModelGraph {
   int64_t TotalParams() const;      // every Param, shared ones once
   int64_t TrainableParams() const;
   // Forward multiply-accumulates per example of the training graph (or the
-  // eval graph), instances and steps included.
+  // eval graph), instances and steps included, recomputed ops (Op::recomputed)
+  // left out.
   double ForwardMacs() const;
   double EvalMacs() const;
   // Index of the parameter named `param`, or -1.

@@ -99,7 +99,7 @@ struct Pricer {
     if (op.params.empty() && op.needs_input_grad) Backward(kernels::MatMulCost(core, a.k, a.n, rows, eb));
   }
   void operator()(const AttentionAttrs& a) {
-    kernels::AttentionShape s;
+    kernels::AttentionCoreShape s;
     s.batch = n;
     s.heads = a.heads;
     s.tq = a.tq;
@@ -107,15 +107,19 @@ struct Pricer {
     s.head_dim = a.head_dim;
     s.causal = a.causal;
     s.additive = a.additive;
+    // Sequential steps attend to the same keys and values (a decoder's
+    // source): their gradients are summed over the steps.
+    s.accumulate_kv_grads = op.sequential_steps > 1;
     out.forward = kernels::AttentionForwardCost(core, s, eb);
     if (op.needs_input_grad) Backward(kernels::AttentionBackwardCost(core, s, eb));
   }
   void operator()(const LstmAttrs& a) {
-    kernels::LstmShape s;
+    kernels::LstmLoopShape s;
     s.batch = n;
     s.steps = a.steps;
     s.input = a.input;
     s.hidden = a.hidden;
+    s.weight_grad_steps = a.weight_grad_steps;
     out.forward = kernels::LstmForwardCost(core, s, eb);
     if (trains || op.needs_input_grad) Backward(kernels::LstmBackwardCost(core, s, eb));
   }
@@ -263,7 +267,8 @@ std::string OpShape(const Op& op) {
           return fmt::format("{}h {}x{} d{}{}{}", a.heads, a.tq, a.tk, a.head_dim, a.causal ? " causal" : "",
                              a.additive ? " additive" : "");
         } else if constexpr (std::is_same_v<T, LstmAttrs>) {
-          return fmt::format("{} steps {} -> {}", a.steps, a.input, a.hidden);
+          return fmt::format("{} steps {} -> {}{}", a.steps, a.input, a.hidden,
+                             a.weight_grad_steps > 0 ? fmt::format(", dW over {}", a.weight_grad_steps) : "");
         } else if constexpr (std::is_same_v<T, EmbeddingAttrs>) {
           return fmt::format("{} of [{}x{}]", a.tokens, a.vocab, a.dim);
         } else if constexpr (std::is_same_v<T, NormAttrs>) {

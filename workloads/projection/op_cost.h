@@ -22,7 +22,9 @@
 //   softmax_xent  SoftmaxXentCost (forward and backward in one op).
 //   box_decode_nms, roi_align  tpu_cost's; NMS has no gradient.
 // `sequential_steps` multiplies an op's cost, its overhead included (each
-// step is an op of its own).
+// step is an op of its own). An attention op's steps attend to the same keys
+// and values, so its backward sums their gradients over the steps
+// (AttentionCoreShape::accumulate_kv_grads).
 //
 // Fusion: an op with `fused` (and fusion honoured) keeps only its vector-unit
 // time: no HBM round trip, no overhead of its own.

@@ -136,6 +136,13 @@ TEST(ProjectionOpTest, LstmStepByHand) {
   // contraction of 8 rows pads to 128), written in fp32.
   const double dw_padded = 2.0 * 2048 * 128 * 4096;
   EXPECT_DOUBLE_EQ(c.backward.padded_flops, 2.0 * 8 * 4096 * 2048 + dw_padded);
+  // A loop that stopped after 10 steps of a 48-step state buffer, whose
+  // weight gradient reads the whole buffer: dW contracts over 47 x 8 = 376
+  // rows (padded to 384); the per-step work is the 10 steps'.
+  l.weight_grad_steps = 47;
+  const OpPasses buffered = PriceOp(MakeOp("lstm", l, {"w"}), 8, true, kernels::CoreSpec{}, true);
+  EXPECT_DOUBLE_EQ(buffered.forward.padded_flops, ten.forward.padded_flops);
+  EXPECT_DOUBLE_EQ(buffered.backward.padded_flops, 10 * 2.0 * 8 * 4096 * 2048 + 2.0 * 2048 * 384 * 4096);
 }
 
 TEST(ProjectionOpTest, AttentionByHand) {
@@ -163,6 +170,24 @@ TEST(ProjectionOpTest, AttentionByHand) {
   a.causal = true;
   const OpPasses causal = PriceOp(MakeOp("attn", a), 2, false, kernels::CoreSpec{}, true);
   EXPECT_NEAR(causal.forward.vector_s - c.forward.vector_s, 32.0 * 256 * 256 / kVecPeak, 1e-15);
+}
+
+// A decoder's steps attend to the same keys and values: each step's backward
+// adds its dK and dV to the sums of the later steps, reading both sums.
+TEST(ProjectionOpTest, SequentialAttentionSumsItsKeyAndValueGradients) {
+  AttentionAttrs a;
+  a.tq = 1;
+  a.tk = 48;
+  a.head_dim = 1024;
+  a.additive = true;
+  Op once = MakeOp("attn", a);
+  Op steps = once;
+  steps.sequential_steps = 30;
+  const OpPasses one = PriceOp(once, 8, false, kernels::CoreSpec{}, true);
+  const OpPasses per_step = PriceOp(steps, 8, false, kernels::CoreSpec{}, true);
+  const double sums = 2.0 * 8 * 48 * 1024 * 2;  // dK and dV read, bf16
+  EXPECT_DOUBLE_EQ(per_step.backward.hbm_bytes, 30 * (one.backward.hbm_bytes + sums));
+  EXPECT_DOUBLE_EQ(per_step.forward.hbm_bytes, 30 * one.forward.hbm_bytes);
 }
 
 TEST(ProjectionOpTest, FusedOpsKeepOnlyTheirVectorWork) {
