@@ -52,19 +52,24 @@ struct GnmtGraphOptions {
   // Google's num_infeed_workers, 1 at tpu-v3-32 and 2 above; 0: every host
   // feeds its own cores.
   int infeed_hosts = 0;
-  // The per-replica batch B that chooses how Google's training computes the
-  // output projection and the loss (G/model.py 797-826, the same on every
-  // slice); 0: as the direct path.
-  //   - B x record length < 1024 (the direct path): one projection and loss
-  //     over every position of the padded records.
-  //   - Otherwise, chunks of 512 rows (factor = max(1, 512 / B) positions of
-  //     the B examples) in a tf.contrib.recurrent.Recurrent loop that stops
-  //     after the chunk holding the batch's longest target. Recurrent's
-  //     backward does not keep the forward's values: it computes each
-  //     chunk's projection and loss forward again before their gradients.
-  //     Its accumulation of the projection's weight gradient is taken as
-  //     fused into that matmul's output (a modelling choice).
-  int64_t loss_replica_batch = 0;
+  // The per-replica batch B that chooses how Google's training runs its
+  // per-position matmuls (G/model.py, the same on every slice); 0: as the
+  // direct path. With B x record length under 1024 (the direct path), or the
+  // product not a multiple of 512 (input projections only), one matmul
+  // covers every position of the padded records. Otherwise the matmul runs
+  // in a loop over chunks of 512 rows (factor = max(1, 512 / B) positions of
+  // the B examples) that stops after the chunk holding the batch's longest
+  // sentence, each chunk an op of its own, forward and backward:
+  //   - each LSTM layer's input projection (`input_projection`, 153-207): a
+  //     tf.while_loop whose backward computes each chunk's input and weight
+  //     gradients (the weight gradient summed over chunks);
+  //   - the output projection and the loss (797-826): a
+  //     tf.contrib.recurrent.Recurrent loop, whose backward does not keep the
+  //     forward's values: it computes each chunk's projection and loss
+  //     forward again before their gradients.
+  // The sums of a weight gradient over chunks are taken as fused into that
+  // matmul's output (a modelling choice).
+  int64_t replica_batch = 0;
 };
 
 // The graph. InvalidArgument naming the option unless every size is >= 1.

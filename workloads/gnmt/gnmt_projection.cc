@@ -90,7 +90,7 @@ Result<projection::StepSpec> ProjectedStep(const workloads::Hyperparameters& hp,
   o.infeed_hosts = static_cast<int>(hp.Int("projected_infeed_hosts"));
   projection::StepSpec s;
   s.config = StepConfigOf(hp, slice);
-  o.loss_replica_batch = s.config.per_replica_batch;
+  o.replica_batch = s.config.per_replica_batch;
   PODBENCH_ASSIGN_OR_RETURN(s.graph, BuildGnmtGraph(o));
   s.options.distributed_eval = hp.Bool("distributed_eval");
   s.options.overlap.eval_scoring_with_training = hp.Bool("projected_eval_overlap");

@@ -24,6 +24,7 @@
 
 #include "tests/testing/shared_dir.h"
 #include "workloads/gnmt/gnmt_google_v06.h"
+#include "workloads/projection/op_cost.h"
 
 namespace podbench::gnmt {
 namespace {
@@ -128,47 +129,184 @@ TEST(GnmtGraphTest, EmbeddingGradientIsSparseAndTheProjectionIsFp32) {
   EXPECT_EQ(std::get<projection::LstmAttrs>(FindOp(g.train, "enc.layer1")->attrs).input, 0);
 }
 
+// Rows an example of a per-position matmul covers: its positions a chunk
+// times its chunks (one "chunk" of every padded position on the direct path).
+int64_t RowsOf(const projection::ModelGraph& g, const std::string& op) {
+  const projection::Op* o = FindOp(g.train, op);
+  EXPECT_NE(o, nullptr) << op;
+  return o == nullptr ? 0 : std::get<projection::MatMulAttrs>(o->attrs).m * o->sequential_steps;
+}
+
 // Google's training computes the projection and the loss one of two ways,
 // by the per-replica batch B against the padded records (G/model.py 797-826).
 TEST(GnmtGraphTest, TheLossPathFollowsGooglesRuleOnTheReplicaBatch) {
-  auto rows_of = [](const projection::ModelGraph& g, const std::string& op) {
-    return std::get<projection::MatMulAttrs>(FindOp(g.train, op)->attrs).m;
-  };
   GnmtGraphOptions o;
   o.train_length = 30;  // a bucket whose longest target is 30
   o.record_length = 48;
   // B x 48 < 1024 (tpu-v3-512's 16 a core): every padded position, once.
-  o.loss_replica_batch = 16;
+  o.replica_batch = 16;
   auto direct = BuildGnmtGraph(o);
   ASSERT_TRUE(direct.ok()) << direct.status().ToString();
-  EXPECT_EQ(rows_of(*direct, "projection"), 48);
+  EXPECT_EQ(RowsOf(*direct, "projection"), 48);
+  EXPECT_EQ(FindOp(direct->train, "projection")->sequential_steps, 1);
   EXPECT_EQ(std::get<projection::SoftmaxXentAttrs>(FindOp(direct->train, "loss")->attrs).rows, 48);
   EXPECT_EQ(FindOp(direct->train, "loss.recompute.projection"), nullptr);
-  // B = 32 (tpu-v3-256): chunks of 512 rows, 16 positions each; the chunks
-  // up to position 30 are 2, so 32 rows an example; computed again, forward
-  // only, in Recurrent's backward.
-  o.loss_replica_batch = 32;
+  // B = 32 (tpu-v3-256): chunks of 512 rows, 16 positions each, each chunk an
+  // op; the chunks up to position 30 are 2; computed again, forward only, in
+  // Recurrent's backward.
+  o.replica_batch = 32;
   auto chunked = BuildGnmtGraph(o);
   ASSERT_TRUE(chunked.ok()) << chunked.status().ToString();
-  EXPECT_EQ(rows_of(*chunked, "projection"), 32);
+  const projection::Op* proj = FindOp(chunked->train, "projection");
+  EXPECT_EQ(std::get<projection::MatMulAttrs>(proj->attrs).m, 16);
+  EXPECT_EQ(proj->sequential_steps, 2);
+  EXPECT_TRUE(proj->needs_input_grad);
+  const projection::Op* loss = FindOp(chunked->train, "loss");
+  EXPECT_EQ(std::get<projection::SoftmaxXentAttrs>(loss->attrs).rows, 16);
+  EXPECT_EQ(loss->sequential_steps, 2);
   const projection::Op* again = FindOp(chunked->train, "loss.recompute.projection");
   ASSERT_NE(again, nullptr);
-  EXPECT_EQ(std::get<projection::MatMulAttrs>(again->attrs).m, 32);
+  EXPECT_EQ(RowsOf(*chunked, "loss.recompute.projection"), 32);
   EXPECT_TRUE(again->params.empty());
   EXPECT_FALSE(again->needs_input_grad);
+  EXPECT_TRUE(again->recomputed);
   EXPECT_FALSE(FindOp(chunked->train, "loss.recompute.softmax")->needs_input_grad);
-  EXPECT_TRUE(FindOp(chunked->train, "projection")->needs_input_grad);
   // The same parameters either way: the recomputation declares none.
   EXPECT_EQ(chunked->TotalParams(), direct->TotalParams());
   // B = 128 (tpu-v3-32): 4 positions a chunk, 8 chunks to position 30.
-  o.loss_replica_batch = 128;
-  EXPECT_EQ(rows_of(*BuildGnmtGraph(o), "projection"), 32);
+  o.replica_batch = 128;
+  EXPECT_EQ(RowsOf(*BuildGnmtGraph(o), "projection"), 32);
   o.train_length = 29;
-  EXPECT_EQ(rows_of(*BuildGnmtGraph(o), "projection"), 32);
-  o.loss_replica_batch = 64;  // 8 positions a chunk: 4 chunks
-  EXPECT_EQ(rows_of(*BuildGnmtGraph(o), "projection"), 32);
-  o.loss_replica_batch = -1;
-  EXPECT_THAT(BuildGnmtGraph(o).status().message(), HasSubstr("loss_replica_batch -1"));
+  EXPECT_EQ(RowsOf(*BuildGnmtGraph(o), "projection"), 32);
+  o.replica_batch = 64;  // 8 positions a chunk: 4 chunks
+  EXPECT_EQ(RowsOf(*BuildGnmtGraph(o), "projection"), 32);
+  o.replica_batch = -1;
+  EXPECT_THAT(BuildGnmtGraph(o).status().message(), HasSubstr("replica_batch -1"));
+}
+
+// Each LSTM layer's input projection follows the same rule, with
+// input_projection's extra test that B x record be a multiple of 512
+// (G/model.py 153-207); the loops' weight gradients contract over the
+// state buffer's record - 1 steps (build_rnn, 318-333).
+TEST(GnmtGraphTest, InputProjectionsAndLoopWeightGradientsFollowGooglesCode) {
+  GnmtGraphOptions o;
+  o.train_length = 19;  // bucket 1's longest pair
+  o.record_length = 48;
+  o.replica_batch = 8;  // tpu-v3-1024: 384 rows, the direct path over all 48 positions
+  auto direct = BuildGnmtGraph(o);
+  ASSERT_TRUE(direct.ok()) << direct.status().ToString();
+  for (const char* op : {"enc.layer0.fw.input", "enc.layer0.bw.input", "enc.layer1.input", "dec.layer0.input",
+                         "dec.layer3.input"}) {
+    SCOPED_TRACE(op);
+    EXPECT_EQ(RowsOf(*direct, op), 48);
+    EXPECT_EQ(FindOp(direct->train, op)->sequential_steps, 1);
+  }
+  o.replica_batch = 32;  // tpu-v3-256: 1536 rows, chunks of 16 positions, 2 to position 19
+  auto chunked = BuildGnmtGraph(o);
+  ASSERT_TRUE(chunked.ok()) << chunked.status().ToString();
+  const projection::Op* in = FindOp(chunked->train, "dec.layer2.input");
+  EXPECT_EQ(std::get<projection::MatMulAttrs>(in->attrs).m, 16);
+  EXPECT_EQ(std::get<projection::MatMulAttrs>(in->attrs).k, 2048);
+  EXPECT_EQ(in->sequential_steps, 2);
+  EXPECT_EQ(in->params, std::vector<std::string>{"dec.layer2/input_kernel"});
+  // Priced on a core of 32 pairs: each chunk is a 512-row matmul, forward
+  // and backward (input and weight gradients).
+  kernels::CoreSpec core;
+  core.op_overhead_s = 1e-5;
+  const projection::OpPasses priced = projection::PriceOp(*in, 32, true, core, true);
+  const double chunk = 2.0 * 512 * 2048 * 4096;
+  EXPECT_DOUBLE_EQ(priced.forward.padded_flops, 2 * chunk);
+  EXPECT_DOUBLE_EQ(priced.backward.padded_flops, 2 * 2 * chunk);
+  EXPECT_DOUBLE_EQ(priced.forward.overhead_s, 2 * core.op_overhead_s);  // an op a chunk
+  o.replica_batch = 128;  // tpu-v3-32: 4 positions a chunk, 5 to position 19
+  EXPECT_EQ(RowsOf(*BuildGnmtGraph(o), "enc.layer2.input"), 20);
+  o.replica_batch = 24;  // 1152 rows, not a multiple of 512: the direct path (the loss still chunks)
+  auto uneven = BuildGnmtGraph(o);
+  ASSERT_TRUE(uneven.ok()) << uneven.status().ToString();
+  EXPECT_EQ(RowsOf(*uneven, "enc.layer2.input"), 48);
+  EXPECT_EQ(FindOp(uneven->train, "projection")->sequential_steps, 1);  // 21 positions a chunk
+  EXPECT_EQ(std::get<projection::MatMulAttrs>(FindOp(uneven->train, "projection")->attrs).m, 21);
+
+  // The loops run to the bucket's longest pair; their weight gradients over
+  // 47 steps of the buffer; evaluation has no backward and no such count.
+  for (const char* op : {"enc.layer0.bw", "enc.layer3", "dec.layer0", "dec.layer1"}) {
+    SCOPED_TRACE(op);
+    const auto& l = std::get<projection::LstmAttrs>(FindOp(chunked->train, op)->attrs);
+    EXPECT_EQ(l.steps, 19);
+    EXPECT_EQ(l.weight_grad_steps, 47);
+    EXPECT_EQ(std::get<projection::LstmAttrs>(FindOp(chunked->eval, op)->attrs).weight_grad_steps, 0);
+  }
+}
+
+// Training writes the zeros its loops start from over the 48 padded
+// positions (build_rnn's acc_state, acc_gate and backward dinput; the first
+// decoder layer's attention state and its keys' and values' gradient sums;
+// a chunked input projection's output and input gradient).
+TEST(GnmtGraphTest, TheLoopsBuffersAreZeroedOverThePaddedRecords) {
+  auto zeros_of = [](const projection::ModelGraph& g, const std::string& layer) {
+    const projection::Op* op = FindOp(g.train, layer + ".zeros");
+    EXPECT_NE(op, nullptr) << layer;
+    if (op == nullptr) return int64_t{0};
+    EXPECT_FALSE(op->needs_input_grad);
+    const auto& e = std::get<projection::ElementwiseAttrs>(op->attrs);
+    EXPECT_EQ(e.inputs, 0);  // written, nothing read
+    EXPECT_EQ(e.ops_per_element, 0);
+    return e.elements;
+  };
+  GnmtGraphOptions o;
+  o.train_length = 19;
+  o.record_length = 48;
+  o.replica_batch = 8;  // the direct input projections: no buffers of their own
+  const projection::ModelGraph direct = Graph(o);
+  EXPECT_EQ(zeros_of(direct, "enc.layer2"), 48 * (2 + 4 + 4) * u);
+  EXPECT_EQ(zeros_of(direct, "dec.layer0"), 48 * (3 + 4 + 4 + 2) * u);
+  o.replica_batch = 32;  // chunked: + the projection's output (4u) and input gradient
+  const projection::ModelGraph chunked = Graph(o);
+  EXPECT_EQ(zeros_of(chunked, "enc.layer2"), 48 * (10 + 4 + 1) * u);
+  EXPECT_EQ(zeros_of(chunked, "enc.layer1"), 48 * (10 + 4 + 2) * u);
+  EXPECT_EQ(zeros_of(chunked, "dec.layer0"), 48 * (13 + 4 + 1) * u);
+  // The ops a loop layer writes, and none in evaluation.
+  int layers = 0;
+  for (const projection::Op& op : chunked.train) layers += op.name.ends_with(".zeros") ? 1 : 0;
+  EXPECT_EQ(layers, 9);
+  for (const projection::Op& op : chunked.eval) EXPECT_FALSE(op.name.ends_with(".zeros")) << op.name;
+}
+
+// Outside the loops Google's training runs over every padded position: the
+// lookups, the attention's keys and the scores over all 48 source
+// positions at each of the bucket's decoder steps; the backward computes
+// the query and the attention again (attention_cell_grad).
+TEST(GnmtGraphTest, TheAttentionReadsThePaddedSourceAndIsComputedAgainInTheBackward) {
+  GnmtGraphOptions o;
+  o.train_length = 19;
+  o.record_length = 48;
+  const projection::ModelGraph g = Graph(o);
+  EXPECT_EQ(std::get<projection::EmbeddingAttrs>(FindOp(g.train, "enc.embed")->attrs).tokens, 48);
+  EXPECT_EQ(std::get<projection::EmbeddingAttrs>(FindOp(g.train, "dec.embed")->attrs).tokens, 48);
+  EXPECT_EQ(RowsOf(g, "dec.memory"), 48);
+  const projection::Op* att = FindOp(g.train, "dec.attention");
+  EXPECT_EQ(std::get<projection::AttentionAttrs>(att->attrs).tk, 48);
+  EXPECT_EQ(att->sequential_steps, 19);
+  const projection::Op* query_again = FindOp(g.train, "dec.attention.recompute.query");
+  const projection::Op* att_again = FindOp(g.train, "dec.attention.recompute");
+  ASSERT_NE(query_again, nullptr);
+  ASSERT_NE(att_again, nullptr);
+  for (const projection::Op* again : {query_again, att_again}) {
+    EXPECT_TRUE(again->recomputed);
+    EXPECT_FALSE(again->needs_input_grad);
+    EXPECT_TRUE(again->params.empty());
+    EXPECT_EQ(again->sequential_steps, 19);
+  }
+  EXPECT_TRUE(att_again->fused);
+  EXPECT_FALSE(query_again->fused);
+  EXPECT_EQ(FindOp(g.eval, "dec.attention.recompute"), nullptr);
+  // Recomputed work is priced but is not the model's forward pass.
+  double recomputed = 0;
+  for (const projection::Op& op : g.train) recomputed += op.recomputed ? 1 : 0;
+  EXPECT_EQ(recomputed, 2);
+  projection::ModelGraph without = g;
+  std::erase_if(without.train, [](const projection::Op& op) { return op.recomputed; });
+  EXPECT_DOUBLE_EQ(g.ForwardMacs(), without.ForwardMacs());
 }
 
 TEST(GnmtGraphTest, RefusesEmptySizes) {
