@@ -255,7 +255,8 @@ Result<projection::ModelGraph> BuildGnmtGraph(const GnmtGraphOptions& o) {
   g.name = "gnmt";
   g.description = "GNMT, 4+4 LSTM layers of " + std::to_string(o.units) +
                   " (bidirectional first encoder layer), normalized Bahdanau attention, shared vocabulary of " +
-                  std::to_string(o.vocab);
+                  std::to_string(o.vocab) +
+                  (o.vocab == kGnmtVocab ? " (modelled: Google's lies in 32,316-32,319)" : "");
   g.example_unit = "sentence pair of up to " + std::to_string(o.train_length) + "+" +
                    std::to_string(o.train_length) + " tokens (eval: one sentence, beam " + std::to_string(o.beam) +
                    ")";
