@@ -182,8 +182,9 @@ struct Op {
   // head and its loss on core 1 (core_assignment_utils.py), concurrently.
   int64_t pinned_core = 0;
   // Forward work the backward pass does again (a loop whose backward keeps no
-  // forward values computes them before their gradients): priced with the
-  // step like any op, not counted in ModelGraph::ForwardMacs.
+  // forward values computes them before their gradients): priced as its
+  // forward pass, timed in the step's backward (which overlap.gradients_with_
+  // backward hides gradient sums under), not counted in ModelGraph::ForwardMacs.
   bool recomputed = false;
 
   OpKind kind() const { return static_cast<OpKind>(attrs.index()); }

@@ -156,11 +156,16 @@ Result<OpsResult> PriceOps(const Pricing& p, const std::vector<Op>& ops, int64_t
     row.mxu_utilisation = c.forward.mxu_utilisation();
     Charge(r.time, c.forward, ov, work);
     r.compute_s += row.forward_s;
-    if (train && c.has_backward) {
-      row.backward_s = OpSeconds(c.backward, ov);
-      Charge(r.time, c.backward, ov, work);
+    if (train && op.recomputed) {  // the backward pass runs it
+      row.backward_s = row.forward_s;
+      row.forward_s = 0;
       r.backward_compute_s += row.backward_s;
-      r.compute_s += row.backward_s;
+    }
+    if (train && c.has_backward) {
+      row.backward_s += OpSeconds(c.backward, ov);
+      Charge(r.time, c.backward, ov, work);
+      r.backward_compute_s += OpSeconds(c.backward, ov);
+      r.compute_s += OpSeconds(c.backward, ov);
     }
     if (split) {
       const HaloRows h = HaloRowsOf(op);

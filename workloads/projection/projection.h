@@ -132,8 +132,8 @@ struct OpRow {
   bool fused = false;
   int64_t params = 0;           // elements of the parameters it reads (a shared one at its first op)
   double flops = 0;             // useful forward FLOPs of the step's examples on the replica (2 x MACs)
-  double forward_s = 0;         // wall time on the replica: a core's share, or the whole op on core 0
-  double backward_s = 0;        // 0 in an evaluation step
+  double forward_s = 0;         // wall time on the replica: a core's share, or the whole op on core 0 (0: a recomputed op)
+  double backward_s = 0;        // 0 in an evaluation step; a recomputed op's forward pass (Op::recomputed)
   double halo_s = 0;            // its halo exchanges, forward + backward (before overlap)
   std::string bound;            // "mxu", "vector" or "hbm" of the forward pass
   double mxu_utilisation = 1;   // useful / padded MXU FLOPs of the forward pass

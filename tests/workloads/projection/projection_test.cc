@@ -291,6 +291,45 @@ TEST(ProjectionSpatialTest, PinnedOpsIdleTheOtherCores) {
   EXPECT_DOUBLE_EQ(sum, step->step_s());
 }
 
+// A recomputed op (Op::recomputed) is its forward pass run in the step's
+// backward: the same seconds, timed as backward, so that gradient sums
+// overlapped with the backward can hide under it.
+TEST(ProjectionStepTest, RecomputedOpsAreTimedInTheBackward) {
+  auto slice = topology::Slice::FromName("tpu-v3-32", topology::DefaultSystem());
+  ASSERT_TRUE(slice.ok());
+  ModelGraph g;
+  g.name = "recompute";
+  g.params = {P("w", {4096, 4096})};
+  MatMulAttrs m;
+  m.m = 64;
+  m.k = 4096;
+  m.n = 4096;
+  g.train = {MakeOp("dense", m, {"w"})};
+  Op again = MakeOp("dense.again", m);
+  again.needs_input_grad = false;
+  g.train.push_back(again);
+  ModelGraph plain = g;
+  g.train[1].recomputed = true;
+  const StepConfig c = DataParallel(32, 8);
+  auto step = ProjectTrainStep(g, c, *slice);
+  auto before = ProjectTrainStep(plain, c, *slice);
+  ASSERT_TRUE(step.ok()) << step.status().ToString();
+  ASSERT_TRUE(before.ok()) << before.status().ToString();
+  EXPECT_GT(before->ops[1].forward_s, 0);
+  EXPECT_DOUBLE_EQ(step->ops[1].forward_s, 0);
+  EXPECT_DOUBLE_EQ(step->ops[1].backward_s, before->ops[1].forward_s);
+  EXPECT_DOUBLE_EQ(step->step_s(), before->step_s());
+  // With the gradient sum overlapped with the backward, the recomputation
+  // hides more of it.
+  ProjectionOptions o;
+  o.overlap.gradients_with_backward = true;
+  auto hid = ProjectTrainStep(g, c, *slice, o);
+  auto hid_before = ProjectTrainStep(plain, c, *slice, o);
+  ASSERT_TRUE(hid.ok() && hid_before.ok());
+  ASSERT_GT(hid_before->time[Category::kGradients], 0);
+  EXPECT_LT(hid->time[Category::kGradients], hid_before->time[Category::kGradients]);
+}
+
 // Consecutive ops pinned to different cores of a replica run side by side
 // (Mask R-CNN's heads): the run takes its busiest core's time, and the
 // other cores' work is no longer charged as idle on top of it.
