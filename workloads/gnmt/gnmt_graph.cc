@@ -41,18 +41,26 @@ int64_t ChunkPositions(int64_t b, int64_t record, bool whole_chunks) {
   return std::max<int64_t>(1, kChunkRows / b);
 }
 
-// Chunks of `factor` positions up to the one holding step `steps`.
-int64_t ChunksFor(int64_t steps, int64_t factor) { return (steps + factor - 1) / factor; }
+// Chunks of `factor` positions up to the one holding step `steps`; 1 on the
+// direct path (factor 0).
+int64_t ChunksFor(int64_t steps, int64_t factor) { return factor == 0 ? 1 : (steps + factor - 1) / factor; }
 
 // A per-position matmul of a training step, [positions, k] x [k, n], as
 // Google's code runs it: one matmul over every padded position, or `chunks`
 // ops of `factor` positions each (forward and backward per chunk).
 void PositionMatMul(OpWriter& w, const std::string& n, int64_t factor, int64_t chunks, int64_t record, int64_t k,
                     int64_t out, std::vector<std::string> params) {
-  const int64_t saved = w.defaults.sequential_steps;
-  if (factor != 0) w.defaults.sequential_steps = chunks;
-  w.Add(n, projection::MatMulAttrs{factor == 0 ? record : factor, k, out, false}, std::move(params));
-  w.defaults.sequential_steps = saved;
+  w.Add(n, projection::MatMulAttrs{factor == 0 ? record : factor, k, out, false}, std::move(params))
+      .sequential_steps = chunks;
+}
+
+// Forward work the backward pass does again (Op::recomputed): no gradient of
+// its own and no parameter.
+projection::Op& AddRecomputed(OpWriter& w, const std::string& n, projection::OpAttrs attrs) {
+  projection::Op& op = w.Add(n, std::move(attrs));
+  op.needs_input_grad = false;
+  op.recomputed = true;
+  return op;
 }
 
 // One LSTM layer (one direction) over `len.steps`: its input kernels
@@ -87,8 +95,7 @@ void WriteLstm(OpWriter& w, const std::string& n, const Lengths& len, int64_t re
     const auto& [role, width] = input_kernels[i];
     const std::string p = w.Param(n + "/" + role, {width, 4 * units});
     if (i < hoisted) {
-      PositionMatMul(w, n + ".input", factor, ChunksFor(len.steps, factor == 0 ? 1 : factor), len.record, width,
-                     4 * units, {p});
+      PositionMatMul(w, n + ".input", factor, ChunksFor(len.steps, factor), len.record, width, 4 * units, {p});
       if (factor != 0) zeros += (4 * units + width) * len.record;
       continue;
     }
@@ -97,12 +104,7 @@ void WriteLstm(OpWriter& w, const std::string& n, const Lengths& len, int64_t re
   }
   params.push_back(w.Param(n + "/kernel", {units, 4 * units}));
   params.push_back(w.Param(n + "/bias", {4 * units}, /*norm_or_bias=*/true));
-  if (len.training) {
-    const bool saved = w.defaults.needs_input_grad;
-    w.defaults.needs_input_grad = false;
-    w.Elementwise(n + ".zeros", zeros, /*ops_per_element=*/0, /*inputs=*/0);
-    w.defaults.needs_input_grad = saved;
-  }
+  if (len.training) w.Elementwise(n + ".zeros", zeros, /*ops_per_element=*/0, /*inputs=*/0).needs_input_grad = false;
   const int64_t dw_steps = len.training ? std::max<int64_t>(1, len.record - 1) : 0;
   w.Add(n, projection::LstmAttrs{len.steps, input, units, dw_steps}, std::move(params));
 }
@@ -169,15 +171,10 @@ void WriteDecoder(OpWriter& w, const GnmtGraphOptions& o, const Lengths& len, bo
         {w.Param("dec.attention/v", {u}), w.Param("dec.attention/g", {}, /*norm_or_bias=*/true),
          w.Param("dec.attention/b", {u}, true)});
   if (len.training) {
-    const bool saved_grad = w.defaults.needs_input_grad;
-    w.defaults.needs_input_grad = false;
-    w.Add("dec.attention.recompute.query", projection::MatMulAttrs{1, u, u, false}).recomputed = true;
+    AddRecomputed(w, "dec.attention.recompute.query", projection::MatMulAttrs{1, u, u, false});
     // The scores' tanh again, an elementwise producer XLA fuses into the
     // gradient that reads it (a modelling choice): vector work only.
-    projection::Op& again = w.Add("dec.attention.recompute", attention);
-    again.fused = true;
-    again.recomputed = true;
-    w.defaults.needs_input_grad = saved_grad;
+    AddRecomputed(w, "dec.attention.recompute", attention).fused = true;
   }
   w.defaults.sequential_steps = saved;
   for (int l = 1; l <= 3; ++l) {
@@ -202,7 +199,7 @@ void WriteTrainingLoss(OpWriter& w, const GnmtGraphOptions& o, const Lengths& le
   // (Where factor does not divide the record length, which no published
   // setup has, Google's reshape into 512-row chunks would fail; the chunks
   // are priced as if it did.)
-  const int64_t chunks = factor == 0 ? 1 : ChunksFor(len.steps, factor);
+  const int64_t chunks = ChunksFor(len.steps, factor);
   const int64_t rows = factor == 0 ? len.record : factor;
   w.defaults.dtype = DType::kF32;
   PositionMatMul(w, "projection", factor, chunks, len.record, o.units, o.vocab,
@@ -213,11 +210,8 @@ void WriteTrainingLoss(OpWriter& w, const GnmtGraphOptions& o, const Lengths& le
   if (factor != 0) {
     // Recurrent's backward: each chunk's logits and softmax again (no weight
     // of their own: the projection's gradient is priced once per chunk, above).
-    const bool saved_grad = w.defaults.needs_input_grad;
-    w.defaults.needs_input_grad = false;
-    w.Add("loss.recompute.projection", projection::MatMulAttrs{rows, o.units, o.vocab, false}).recomputed = true;
-    w.Elementwise("loss.recompute.softmax", rows * o.vocab, kSoftmaxForwardOps).recomputed = true;
-    w.defaults.needs_input_grad = saved_grad;
+    AddRecomputed(w, "loss.recompute.projection", projection::MatMulAttrs{rows, o.units, o.vocab, false});
+    AddRecomputed(w, "loss.recompute.softmax", projection::ElementwiseAttrs{rows * o.vocab, kSoftmaxForwardOps});
   }
   w.defaults.sequential_steps = saved;
 }
