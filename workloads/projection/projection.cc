@@ -162,10 +162,11 @@ Result<OpsResult> PriceOps(const Pricing& p, const std::vector<Op>& ops, int64_t
       r.backward_compute_s += row.backward_s;
     }
     if (train && c.has_backward) {
-      row.backward_s += OpSeconds(c.backward, ov);
+      const double backward_s = OpSeconds(c.backward, ov);
+      row.backward_s += backward_s;
       Charge(r.time, c.backward, ov, work);
-      r.backward_compute_s += OpSeconds(c.backward, ov);
-      r.compute_s += OpSeconds(c.backward, ov);
+      r.backward_compute_s += backward_s;
+      r.compute_s += backward_s;
     }
     if (split) {
       const HaloRows h = HaloRowsOf(op);
