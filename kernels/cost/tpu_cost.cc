@@ -51,6 +51,17 @@ OpCost& OpCost::operator+=(const OpCost& o) {
   return *this;
 }
 
+OpCost& OpCost::operator*=(double n) {
+  flops *= n;
+  padded_flops *= n;
+  hbm_bytes *= n;
+  mxu_s *= n;
+  vector_s *= n;
+  hbm_s *= n;
+  overhead_s *= n;
+  return *this;
+}
+
 OpCost MatMulCost(const CoreSpec& spec, int64_t m, int64_t n, int64_t k, double elem_bytes) {
   const int64_t d = spec.mxu_dim;
   const double bytes = elem_bytes * (double(m) * double(k) + double(k) * double(n) + double(m) * double(n));
@@ -249,24 +260,17 @@ OpCost LstmStep(const CoreSpec& spec, const LstmLoopShape& s, double eb, bool ba
   AddVectorAndBytes(spec, c, b * h * kLstmCellOps, b * h * 2 * kF32Bytes + b * double(gates) * eb);
   return c;
 }
-OpCost Times(OpCost c, double n) {
-  c.flops *= n;
-  c.padded_flops *= n;
-  c.hbm_bytes *= n;
-  c.mxu_s *= n;
-  c.vector_s *= n;
-  c.hbm_s *= n;
-  c.overhead_s *= n;
-  return c;
-}
 }  // namespace
 
 OpCost LstmForwardCost(const CoreSpec& spec, const LstmLoopShape& s, double eb) {
-  return Times(LstmStep(spec, s, eb, false), double(s.steps));
+  OpCost c = LstmStep(spec, s, eb, false);
+  c *= double(s.steps);
+  return c;
 }
 
 OpCost LstmBackwardCost(const CoreSpec& spec, const LstmLoopShape& s, double eb) {
-  OpCost c = Times(LstmStep(spec, s, eb, true), double(s.steps));
+  OpCost c = LstmStep(spec, s, eb, true);
+  c *= double(s.steps);
   // dW[(input + hidden) x 4h] over all steps at once, written in fp32.
   const int64_t in = s.input + s.hidden;
   const int64_t dw_steps = s.weight_grad_steps > 0 ? s.weight_grad_steps : s.steps;

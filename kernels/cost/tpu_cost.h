@@ -40,6 +40,8 @@ struct OpCost {
   // "mxu", "vector" or "hbm": the largest of the three.
   const char* bound() const;
   OpCost& operator+=(const OpCost& o);
+  // The cost of doing this op n times one after another: every field times n.
+  OpCost& operator*=(double n);
 };
 
 // Bytes per element in HBM: bf16 activations and weights, as v0.6 TPU runs stored them.

@@ -50,17 +50,6 @@ OpCost FusedPart(const OpCost& c) {
   return f;
 }
 
-OpCost Repeated(OpCost c, double n) {
-  c.flops *= n;
-  c.padded_flops *= n;
-  c.hbm_bytes *= n;
-  c.mxu_s *= n;
-  c.vector_s *= n;
-  c.hbm_s *= n;
-  c.overhead_s *= n;
-  return c;
-}
-
 struct Pricer {
   const kernels::CoreSpec& core;
   const Op& op;
@@ -244,8 +233,8 @@ OpPasses PriceOp(const Op& op, int64_t examples, bool trains, const kernels::Cor
   OpPasses out = p.out;
   if (op.sequential_steps > 1) {
     const double steps = static_cast<double>(op.sequential_steps);
-    out.forward = Repeated(out.forward, steps);
-    out.backward = Repeated(out.backward, steps);
+    out.forward *= steps;
+    out.backward *= steps;
   }
   if (honour_fusion && op.fused) {
     out.forward = FusedPart(out.forward);
