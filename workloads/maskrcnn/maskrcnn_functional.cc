@@ -930,18 +930,18 @@ Status FunctionalMaskRcnn::ForwardBoxHead(Core& core, const detection::FeaturePy
   const Layer& L7 = net.layers[static_cast<size_t>(net.fc7)];
   const Layer& Lc = net.layers[static_cast<size_t>(net.cls)];
   const Layer& Lb = net.layers[static_cast<size_t>(net.box)];
-    core.roi7.resize(static_cast<size_t>(R * kBoxRoi * kBoxRoi * Fc));
-    PODBENCH_RETURN_IF_ERROR(detection::MultilevelRoiAlign(pyr, levels, rois, kBoxRoi, core.roi7.data()));
-    core.fc6.resize(static_cast<size_t>(R * fc));
-    core.fc7.resize(static_cast<size_t>(R * fc));
-    core.cls.resize(static_cast<size_t>(R * C1));
-    core.box.resize(static_cast<size_t>(R * 4 * C1));
-    LayerForward(L6, p, R, 1, 1, core.roi7.data(), core.fc6.data(), prec);
-    kernels::Relu(core.fc6.data(), core.fc6.data(), R * fc);
-    LayerForward(L7, p, R, 1, 1, core.fc6.data(), core.fc7.data(), prec);
-    kernels::Relu(core.fc7.data(), core.fc7.data(), R * fc);
-    LayerForward(Lc, p, R, 1, 1, core.fc7.data(), core.cls.data(), prec);
-    LayerForward(Lb, p, R, 1, 1, core.fc7.data(), core.box.data(), prec);
+  core.roi7.resize(static_cast<size_t>(R * kBoxRoi * kBoxRoi * Fc));
+  PODBENCH_RETURN_IF_ERROR(detection::MultilevelRoiAlign(pyr, levels, rois, kBoxRoi, core.roi7.data()));
+  core.fc6.resize(static_cast<size_t>(R * fc));
+  core.fc7.resize(static_cast<size_t>(R * fc));
+  core.cls.resize(static_cast<size_t>(R * C1));
+  core.box.resize(static_cast<size_t>(R * 4 * C1));
+  LayerForward(L6, p, R, 1, 1, core.roi7.data(), core.fc6.data(), prec);
+  kernels::Relu(core.fc6.data(), core.fc6.data(), R * fc);
+  LayerForward(L7, p, R, 1, 1, core.fc6.data(), core.fc7.data(), prec);
+  kernels::Relu(core.fc7.data(), core.fc7.data(), R * fc);
+  LayerForward(Lc, p, R, 1, 1, core.fc7.data(), core.cls.data(), prec);
+  LayerForward(Lb, p, R, 1, 1, core.fc7.data(), core.box.data(), prec);
   return Status::Ok();
 }
 
@@ -955,21 +955,21 @@ Status FunctionalMaskRcnn::ForwardMaskHead(Core& core, const detection::FeatureP
   const int Fc = cfg_.fpn_channels, M = cfg_.mask_channels, C1 = cfg_.classes + 1;
   const Layer& Ld = net.layers[static_cast<size_t>(net.deconv)];
   const Layer& Lo = net.layers[static_cast<size_t>(net.mask_out)];
-    core.roi14.resize(static_cast<size_t>(MR * kMaskRoi * kMaskRoi * Fc));
-    PODBENCH_RETURN_IF_ERROR(detection::MultilevelRoiAlign(pyr, levels, mrois, kMaskRoi, core.roi14.data()));
-    const float* x = core.roi14.data();
-    for (int i = 0; i < kMaskConvs; ++i) {
-      core.mconv[i].resize(static_cast<size_t>(MR * kMaskRoi * kMaskRoi * M));
-      LayerForward(net.layers[static_cast<size_t>(net.mask_conv[i])], p, MR, kMaskRoi, kMaskRoi, x,
-                   core.mconv[i].data(), prec);
-      kernels::Relu(core.mconv[i].data(), core.mconv[i].data(), MR * kMaskRoi * kMaskRoi * M);
-      x = core.mconv[i].data();
-    }
-    core.dec.resize(static_cast<size_t>(MR * kMaskOut * kMaskOut * M));
-    LayerForward(Ld, p, MR, kMaskRoi, kMaskRoi, x, core.dec.data(), prec);
-    kernels::Relu(core.dec.data(), core.dec.data(), MR * kMaskOut * kMaskOut * M);
-    core.mout.resize(static_cast<size_t>(MR * kMaskOut * kMaskOut * C1));
-    LayerForward(Lo, p, MR, kMaskOut, kMaskOut, core.dec.data(), core.mout.data(), prec);
+  core.roi14.resize(static_cast<size_t>(MR * kMaskRoi * kMaskRoi * Fc));
+  PODBENCH_RETURN_IF_ERROR(detection::MultilevelRoiAlign(pyr, levels, mrois, kMaskRoi, core.roi14.data()));
+  const float* x = core.roi14.data();
+  for (int i = 0; i < kMaskConvs; ++i) {
+    core.mconv[i].resize(static_cast<size_t>(MR * kMaskRoi * kMaskRoi * M));
+    LayerForward(net.layers[static_cast<size_t>(net.mask_conv[i])], p, MR, kMaskRoi, kMaskRoi, x,
+                 core.mconv[i].data(), prec);
+    kernels::Relu(core.mconv[i].data(), core.mconv[i].data(), MR * kMaskRoi * kMaskRoi * M);
+    x = core.mconv[i].data();
+  }
+  core.dec.resize(static_cast<size_t>(MR * kMaskOut * kMaskOut * M));
+  LayerForward(Ld, p, MR, kMaskRoi, kMaskRoi, x, core.dec.data(), prec);
+  kernels::Relu(core.dec.data(), core.dec.data(), MR * kMaskOut * kMaskOut * M);
+  core.mout.resize(static_cast<size_t>(MR * kMaskOut * kMaskOut * C1));
+  LayerForward(Lo, p, MR, kMaskOut, kMaskOut, core.dec.data(), core.mout.data(), prec);
   return Status::Ok();
 }
 
