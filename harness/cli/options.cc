@@ -2,11 +2,53 @@
 // same meaning, on the same value type, so parsing, help and errors are CLI11's.
 #include "harness/cli/options.h"
 
+#include <charconv>
+#include <cmath>
+#include <cstdint>
 #include <utility>
 
 #include <CLI/CLI.hpp>
 
 namespace podbench::cli {
+namespace {
+
+// A floating-point value must be a finite number: CLI11 converts "nan" and
+// "inf", and its range checks compare, so NaN would pass every bound.
+const CLI::Validator kFinite(
+    [](std::string& text) -> std::string {
+      double v = 0;
+      if (CLI::detail::lexical_cast(text, v) && !std::isfinite(v)) return "Value " + text + " is not a finite number";
+      return {};
+    },
+    "FINITE");
+
+// CLI11's NonNegativeNumber names its bound as DBL_MAX written out in full.
+const CLI::Validator kNonNegative(
+    [](std::string& text) -> std::string {
+      double v = 0;
+      if (!CLI::detail::lexical_cast(text, v)) return "Value " + text + " is not a number";
+      if (!std::isfinite(v)) return "Value " + text + " is not a finite number";
+      if (v < 0) return "Value " + text + " is negative (it must be >= 0)";
+      return {};
+    },
+    "NONNEGATIVE");
+
+// An unsigned option takes decimal digits that fit in 64 bits: the C
+// conversion CLI11 uses reads "-1" as 2^64 - 1 and clamps what overflows.
+const CLI::Validator kUnsigned(
+    [](std::string& text) -> std::string {
+      uint64_t v = 0;
+      const char* end = text.data() + text.size();
+      const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+      if (text.empty() || ec == std::errc::invalid_argument || ptr != end) {
+        return "Value " + text + " is not a whole number >= 0";
+      }
+      if (ec == std::errc::result_out_of_range) return "Value " + text + " does not fit in 64 bits";
+      return {};
+    },
+    "UINT");
+
+}  // namespace
 
 Option Option::Required() {
   option_->required();
@@ -29,7 +71,7 @@ Option Option::Range(double min, double max) {
 }
 
 Option Option::NonNegative() {
-  option_->check(CLI::NonNegativeNumber);
+  option_->check(kNonNegative);
   return *this;
 }
 
@@ -58,11 +100,11 @@ Option Command::Add(const std::string& name, int& into, const std::string& help)
 }
 
 Option Command::Add(const std::string& name, uint64_t& into, const std::string& help) {
-  return Option(app_->add_option(name, into, help));
+  return Option(app_->add_option(name, into, help)->check(kUnsigned));
 }
 
 Option Command::Add(const std::string& name, double& into, const std::string& help) {
-  return Option(app_->add_option(name, into, help));
+  return Option(app_->add_option(name, into, help)->check(kFinite));
 }
 
 Option Command::Add(const std::string& name, std::vector<std::string>& into, const std::string& help) {
@@ -80,7 +122,7 @@ Option Command::AddFunction(const std::string& name, std::function<void(const st
 
 Option Command::AddFunction(const std::string& name, std::function<void(uint64_t)> set,
                             const std::string& help) {
-  return Option(app_->add_option_function<uint64_t>(name, std::move(set), help));
+  return Option(app_->add_option_function<uint64_t>(name, std::move(set), help)->check(kUnsigned));
 }
 
 Option Command::AddFlag(const std::string& name, bool& into, const std::string& help) {

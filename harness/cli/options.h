@@ -45,7 +45,7 @@ class Option {
   // bounds' type); otherwise a parse error.
   Option Range(int min, int max);
   Option Range(double min, double max);
-  // The value must be a number >= 0 (help shows "NONNEGATIVE"); otherwise a parse error.
+  // The value must be a finite number >= 0 (help shows "NONNEGATIVE"); otherwise a parse error.
   Option NonNegative();
   // Giving both this and `other` is a parse error "NAME excludes OTHER".
   Option Excludes(const Option& other);
@@ -73,7 +73,8 @@ class Command {
   Command AddSubcommand(const std::string& name, const std::string& description);
 
   // An option taking one value (CLI11's type names in --help: TEXT, INT, UINT,
-  // FLOAT). A value that does not convert is a parse error naming the option.
+  // FLOAT). A value that does not convert is a parse error naming the option,
+  // and so is a FLOAT that is not finite ("nan", "inf").
   Option Add(const std::string& name, std::string& into, const std::string& help);
   Option Add(const std::string& name, int& into, const std::string& help);
   Option Add(const std::string& name, uint64_t& into, const std::string& help);

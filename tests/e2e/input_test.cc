@@ -143,6 +143,23 @@ TEST_F(InputTest, SystemFileFractionsMustLieInZeroToOne) {
   ExpectRefused("run toy --runs 1 --system hbm.yaml", "core.hbm_efficiency: is a fraction and must lie in (0, 1], got 1.01");
 }
 
+// Numbers a flag cannot mean: a NaN passes every comparison (Google
+// Benchmark's own check of --min-time then aborted), a negative seed wrapped
+// to 2^64 - 1, and a bound written as DBL_MAX in full.
+TEST_F(InputTest, NonFiniteNegativeAndOverflowingFlagValuesAreRefusedNamingTheFlag) {
+  ExpectRefused("bench --list --min-time nan", "--min-time: Value nan is not a finite number");
+  ExpectRefused("bench --list --min-time -inf", "--min-time: Value -inf is not a finite number");
+  ExpectRefused("run toy --runs 1 --rank-timeout nan", "--rank-timeout: Value nan is not a finite number");
+  ExpectRefused("run toy --runs 1 --seed -1", "--seed: Value -1 is not a whole number >= 0");
+  ExpectRefused("run toy --runs 1 --seed 18446744073709551616", "--seed: Value 18446744073709551616 does not fit");
+  ExpectRefused("reproduce --workloads toy --seed -3", "--seed: Value -3 is not a whole number >= 0");
+  int rc = 0;
+  const std::string out = Run("run toy --runs 1 --rank-timeout -5 --db r.db", &rc);
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_THAT(out, HasSubstr("--rank-timeout: Value -5 is negative (it must be >= 0)"));
+  EXPECT_LT(out.size(), 200u) << out;
+}
+
 // An exception nothing foresaw (here: a label that is not UTF-8, put into
 // the database by another tool, then printed as JSON) stops at the command
 // boundary: exit 2, the subcommand, what went wrong and the command line.
