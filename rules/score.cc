@@ -5,6 +5,7 @@
 #include <map>
 #include <tuple>
 
+#include "base/input_path.h"
 #include "base/text.h"
 #include "rules/mllog/reader.h"
 
@@ -183,15 +184,15 @@ Result<std::vector<std::filesystem::path>> FindLogs(const std::vector<std::files
   namespace fs = std::filesystem;
   std::vector<fs::path> logs;
   for (const auto& path : paths) {
+    PODBENCH_ASSIGN_OR_RETURN(const InputPathKind kind, ClassifyInputPath(path));
     std::error_code ec;
-    if (fs::is_regular_file(path, ec)) {
+    if (kind == InputPathKind::kFile) {
       if (!mllog::DetectFormat(path).ok()) {
         return Status::InvalidArgument(path.string() + ": not an MLPerf log (no :::MLL or :::MLLOG line)");
       }
       logs.push_back(path);
       continue;
     }
-    if (!fs::is_directory(path, ec)) return Status::NotFound(path.string() + ": no such file or folder");
     std::vector<fs::path> found;
     int64_t others = 0;
     for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator();

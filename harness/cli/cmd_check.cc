@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/input_path.h"
 #include "base/text.h"
 #include "harness/cli/command.h"
 #include "rules/checker.h"
@@ -32,22 +33,24 @@ struct CheckCmdOptions {
 };
 
 // Log files named on the command line: files as given, folders searched
-// recursively (sorted, so output order is stable).
+// recursively (sorted, so output order is stable). A path that is neither a
+// regular file nor a folder, or a folder with no file in it, is an error
+// naming it (ClassifyInputPath).
 Status CollectLogs(const std::vector<std::string>& paths, std::vector<fs::path>* out) {
   for (const auto& p : paths) {
+    PODBENCH_ASSIGN_OR_RETURN(const InputPathKind kind, ClassifyInputPath(p));
     std::error_code ec;
-    if (fs::is_directory(p, ec)) {
+    if (kind == InputPathKind::kFolder) {
       std::vector<fs::path> found;
       for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
         if (it->is_regular_file(ec)) found.push_back(it->path());
       }
       if (ec) return Status::IOError(p + ": " + ec.message());
+      if (found.empty()) return Status::NotFound(p + ": no files in this folder or below it; nothing to check");
       std::sort(found.begin(), found.end());
       out->insert(out->end(), found.begin(), found.end());
-    } else if (fs::exists(p, ec)) {
-      out->push_back(p);
     } else {
-      return Status::NotFound(p + ": no such file or folder");
+      out->push_back(p);
     }
   }
   return Status::Ok();

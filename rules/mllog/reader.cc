@@ -17,6 +17,11 @@ namespace podbench::mllog {
 namespace {
 
 constexpr size_t kBlockSize = 1 << 20;
+// A physical line longer than this is not a log line (the longest in the real
+// logs of ../shared/fixtures is 150 KB, a v0.6 NVIDIA Mask R-CNN log's):
+// reading stops with an error instead of holding the line in memory, so a
+// device or a file without line ends cannot take all memory.
+constexpr size_t kMaxLineBytes = size_t{64} << 20;
 constexpr std::string_view kMllToken = ":::MLL";
 constexpr std::string_view kMllogToken = ":::MLLOG ";
 
@@ -443,6 +448,15 @@ bool LogReader::NextLine(std::string_view* line, bool* colons) {
       carry_.append(begin, block_len_ - block_pos_);
       block_pos_ = block_len_;
       spanning = true;
+      if (carry_.size() > kMaxLineBytes) {
+        status_ = Status::InvalidArgument(name_ + ":" + std::to_string(physical_line_ + 1) + ": a line longer than " +
+                                          std::to_string(kMaxLineBytes >> 20) +
+                                          " MiB without a line end; not an MLPerf log, reading stopped");
+        eof_ = true;
+        block_len_ = block_pos_ = 0;
+        carry_.clear();
+        return false;
+      }
       continue;
     }
     std::string_view here(begin, end - block_pos_);

@@ -60,7 +60,8 @@ class LogReader {
   // representation of it (the checker) or need only some fields.
   bool NextRaw(RawRecord* out);
 
-  // OK, or the I/O error that stopped reading.
+  // OK, or what stopped reading: an I/O error, or a line of more than 64 MiB
+  // (a device or a file with no line ends, not a log).
   Status status() const { return status_; }
   const std::vector<LineError>& errors() const { return errors_; }
   const std::string& name() const { return name_; }

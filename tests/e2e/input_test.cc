@@ -160,6 +160,40 @@ TEST_F(InputTest, NonFiniteNegativeAndOverflowingFlagValuesAreRefusedNamingTheFl
   EXPECT_LT(out.size(), 200u) << out;
 }
 
+// What check and score read: a pipe would block them forever and a device or
+// a file with no line ends would take all memory; each is refused, named.
+TEST_F(InputTest, CheckAndScoreReadOnlyRegularFilesAndBoundALine) {
+  std::string out;
+  ASSERT_EQ(RunCommand("cd " + dir_.path().string() + " && mkfifo pipe.log && ln -s a b && ln -s b a && mkdir empty",
+                       &out),
+            0)
+      << out;
+  {
+    std::ofstream big(dir_ / "big.log", std::ios::binary);
+    const std::string block(1 << 20, 'x');
+    for (int i = 0; i < 65; ++i) big << block;
+  }
+  int rc = 0;
+  for (const char* cmd : {"check", "score"}) {
+    const std::string c = cmd;
+    out = Run(c + " pipe.log", &rc);
+    EXPECT_EQ(rc, 2) << out;
+    EXPECT_THAT(out, HasSubstr("pipe.log: not a regular file or folder (a device, pipe or socket); not read"));
+    out = Run(c + " /dev/zero", &rc);
+    EXPECT_EQ(rc, 2) << out;
+    EXPECT_THAT(out, HasSubstr("/dev/zero: not a regular file or folder"));
+    out = Run(c + " a", &rc);
+    EXPECT_EQ(rc, 2) << out;
+    EXPECT_THAT(out, HasSubstr("a: a loop of symbolic links"));
+  }
+  out = Run("check empty", &rc);
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_THAT(out, HasSubstr("empty: no files in this folder or below it; nothing to check"));
+  out = Run("check big.log", &rc);
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_THAT(out, HasSubstr("big.log:1: a line longer than 64 MiB without a line end"));
+}
+
 // An exception nothing foresaw (here: a label that is not UTF-8, put into
 // the database by another tool, then printed as JSON) stops at the command
 // boundary: exit 2, the subcommand, what went wrong and the command line.
