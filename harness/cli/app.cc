@@ -145,6 +145,12 @@ int Main(int argc, char** argv, std::ostream& out, std::ostream& err) {
     err << Who(app) << ": error: unknown exception while running " << CommandLine(argc, argv) << "\n";
     return kExitUsage;
   }
+  // What the command printed must have reached its reader: a full disk or a
+  // closed pipe is a failure, not a silent success.
+  if (!out.flush()) {
+    err << Who(app) << ": error: writing the standard output failed (a full disk or a closed pipe?)\n";
+    return kExitUsage;
+  }
   return ctx.exit_code;
 }
 

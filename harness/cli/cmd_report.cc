@@ -70,7 +70,9 @@ void AddReportCommand(Command app, CliContext& ctx) {
     } else {
       results::WriteReportText(out, groups);
     }
-    if (!out) return Fail(ctx, "report", Status::IOError(opt->output + ": write failed"));
+    if (!opt->output.empty() && !file.flush()) {
+      return Fail(ctx, "report", Status::IOError(opt->output + ": writing the report failed"));
+    }
   });
 }
 

@@ -194,6 +194,22 @@ TEST_F(InputTest, CheckAndScoreReadOnlyRegularFilesAndBoundALine) {
   EXPECT_THAT(out, HasSubstr("big.log:1: a line longer than 64 MiB without a line end"));
 }
 
+// Output that cannot be written is a failure, not a silent exit 0.
+TEST_F(InputTest, AnOutputThatCannotBeWrittenFailsTheCommand) {
+  int rc = 0;
+  std::string out = Run("run toy --runs 1 --seed 1 --db r.db", &rc);
+  ASSERT_EQ(rc, 0) << out;
+  out = Run("runs --db r.db > /dev/full", &rc);
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_THAT(out, HasSubstr("podbench runs: error: writing the standard output failed"));
+  out = Run("report --db r.db -o /dev/full", &rc);
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_THAT(out, HasSubstr("/dev/full: writing the report failed"));
+  out = Run("runs --db r.db", &rc);
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_THAT(out, HasSubstr("success"));
+}
+
 // An exception nothing foresaw (here: a label that is not UTF-8, put into
 // the database by another tool, then printed as JSON) stops at the command
 // boundary: exit 2, the subcommand, what went wrong and the command line.
