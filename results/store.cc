@@ -268,6 +268,33 @@ std::string ThisHost() {
   return buf;
 }
 
+// Before anything is written: a database with tables but no podbench schema
+// version is someone else's, and one with no tables is podbench's to create
+// only when the caller creates (`run`), not when it reads (`runs`, `show`).
+// Either way the file is left as it was.
+Status CheckIsResultsDatabase(Db& db, const std::string& path, bool may_create) {
+  PODBENCH_ASSIGN_OR_RETURN(Stmt v, db.Prepare("PRAGMA user_version", "reading the schema version"));
+  PODBENCH_ASSIGN_OR_RETURN(bool has_version, v.Step());
+  if (has_version && v.Int(0) != 0) return Status::Ok();
+  PODBENCH_ASSIGN_OR_RETURN(
+      Stmt t, db.Prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name LIMIT 3",
+                         "reading the tables"));
+  std::string tables;
+  for (;;) {
+    PODBENCH_ASSIGN_OR_RETURN(bool row, t.Step());
+    if (!row) break;
+    tables += (tables.empty() ? "" : ", ") + t.Text(0);
+  }
+  if (!tables.empty()) {
+    return Status::FailedPrecondition(path + ": not a podbench results database (it holds other tables: " + tables +
+                                      "); left as it was");
+  }
+  if (!may_create) {
+    return Status::NotFound(path + ": an empty file, not a podbench results database (a run creates one); left as it was");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 StepBreakdown& StepBreakdown::operator+=(const StepBreakdown& o) {
@@ -315,6 +342,7 @@ Result<std::unique_ptr<ResultsStore>> ResultsStore::Open(const std::filesystem::
   }
   PODBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Db> db,
                             Db::Open(path.string(), options.vfs, options.busy_timeout_ms));
+  PODBENCH_RETURN_IF_ERROR(CheckIsResultsDatabase(*db, path.string(), options.create_if_missing));
   // Switching to WAL needs a moment of exclusive access; another process
   // opening the same new file at once can make it fail with SQLITE_BUSY
   // without calling the busy handler, so retry for the busy timeout.

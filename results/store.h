@@ -40,8 +40,8 @@ struct StoreOptions {
   std::string vfs;
   // How long a writer waits for another process's lock, in milliseconds.
   int busy_timeout_ms = 60000;
-  // When false, a missing file is NotFound instead of a new empty store
-  // (query commands use this).
+  // When false, a missing file is NotFound instead of a new empty store, and
+  // so is an existing file with no tables (query commands use this).
   bool create_if_missing = true;
 };
 
@@ -214,7 +214,9 @@ struct RunFilter {
 class ResultsStore {
  public:
   // Opens or creates `path`, enables WAL and migrates the schema to
-  // kSchemaVersion. Errors name the file.
+  // kSchemaVersion. Errors name the file. A SQLite file with tables but no
+  // podbench schema version is refused (FailedPrecondition) before anything
+  // is written to it.
   static Result<std::unique_ptr<ResultsStore>> Open(const std::filesystem::path& path,
                                                     const StoreOptions& options = {});
   ~ResultsStore();

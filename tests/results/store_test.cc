@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -109,6 +110,41 @@ TEST(StoreTest, RefusesANewerSchema) {
   auto s = ResultsStore::Open(dir / "r.db");
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.status().message(), HasSubstr("r.db: schema version 99 is newer"));
+}
+
+// Another program's SQLite file is refused before anything touches it: no
+// podbench tables, no WAL switch, its own table unchanged. An empty file is
+// a store only for a caller that may create one.
+TEST(StoreTest, RefusesAnotherProgramsDatabaseAndLeavesItAsItWas) {
+  TempDir dir;
+  std::string out;
+  ASSERT_EQ(::podbench::testing::RunCommand(
+                "sqlite3 " + (dir / "o.db").string() + " 'CREATE TABLE runs(id TEXT); INSERT INTO runs VALUES (1)'", &out),
+            0)
+      << out;
+  for (bool create : {true, false}) {
+    StoreOptions opt;
+    opt.create_if_missing = create;
+    auto s = ResultsStore::Open(dir / "o.db", opt);
+    ASSERT_FALSE(s.ok());
+    EXPECT_THAT(s.status().message(),
+                HasSubstr("o.db: not a podbench results database (it holds other tables: runs); left as it was"));
+  }
+  ASSERT_EQ(::podbench::testing::RunCommand(
+                "sqlite3 " + (dir / "o.db").string() + " 'PRAGMA journal_mode; SELECT group_concat(name) FROM sqlite_master'",
+                &out),
+            0);
+  EXPECT_EQ(out, "delete\nruns\n");
+  EXPECT_FALSE(std::filesystem::exists(dir / "o.db-wal"));
+
+  { std::ofstream(dir / "e.db").flush(); }
+  StoreOptions reading;
+  reading.create_if_missing = false;
+  auto s = ResultsStore::Open(dir / "e.db", reading);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.status().message(), HasSubstr("e.db: an empty file, not a podbench results database"));
+  EXPECT_EQ(std::filesystem::file_size(dir / "e.db"), 0u);
+  EXPECT_NE(OpenOrDie(dir / "e.db"), nullptr);  // run creates its store in it
 }
 
 TEST(StoreTest, RunLifecycleRoundTrips) {
