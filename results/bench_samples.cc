@@ -49,8 +49,8 @@ Result<std::vector<BenchSamples>> ParseGoogleBenchmarkJson(
     std::string_view text, const std::string& source,
     std::vector<std::pair<std::string, std::string>>* errored) {
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("benchmarks") ||
-      !j["benchmarks"].is_array()) {
+  if (j.is_discarded()) return Status::InvalidArgument(source + ": not valid JSON");
+  if (!j.is_object() || !j.contains("benchmarks") || !j["benchmarks"].is_array()) {
     return Status::InvalidArgument(source +
                                    ": not a Google Benchmark JSON report (no \"benchmarks\" array)");
   }
@@ -82,12 +82,20 @@ Result<std::vector<BenchSamples>> ParseGoogleBenchmarkJson(
     }
     rep.iterations = b.value("iterations", int64_t{0});
     const std::string run_type = b.value("run_type", std::string("iteration"));
-    if (run_type == "aggregate") {
-      if (b.value("aggregate_name", std::string()) == "median") medians[name] = rep;
-      continue;
+    const bool aggregate = run_type == "aggregate";
+    if (aggregate && b.value("aggregate_name", std::string()) != "median") continue;  // mean, stddev, cv
+    // A time of zero or less cannot be a measurement, and a ratio to it
+    // means nothing; one that overflows in nanoseconds is not one either.
+    if (!std::isfinite(rep.real_time_ns) || rep.real_time_ns <= 0) {
+      return Status::InvalidArgument(source + ": benchmark '" + name + "' has real_time " +
+                                     b["real_time"].dump() + " " + unit +
+                                     ", not a positive time a comparison can use");
     }
-    if (!std::isfinite(rep.real_time_ns)) continue;
-    Entry(out, index, name).repetitions.push_back(rep);
+    if (aggregate) {
+      medians[name] = rep;
+    } else {
+      Entry(out, index, name).repetitions.push_back(rep);
+    }
   }
   for (const auto& [name, rep] : medians) {
     if (index.count(name) != 0) continue;

@@ -33,7 +33,9 @@ struct BenchSamples {
 // Runs that report error_occurred are left out; when `errored` is given, it
 // receives each such run name once (in the same form as BenchSamples::name)
 // with its error_message, even when the result is an error. InvalidArgument
-// naming `source` when the text is not such a report, or holds no result.
+// naming `source` when the text is not JSON, not such a report, holds no
+// result, or gives a repetition or median a real_time that is not a finite
+// positive time (naming the benchmark).
 Result<std::vector<BenchSamples>> ParseGoogleBenchmarkJson(
     std::string_view text, const std::string& source,
     std::vector<std::pair<std::string, std::string>>* errored = nullptr);

@@ -215,9 +215,40 @@ Status CheckOptions(const CompareOptions& options) {
 
 }  // namespace
 
+namespace {
+
+// "toy on tpu-v3-8, functional", what a set of runs must share.
+std::string RunKind(const RunRecord& r) { return r.run.workload + " on " + r.run.slice + ", " + r.run.mode; }
+
+// A median over runs of different workloads, slices or modes means nothing,
+// and so does a verdict between two workloads or modes.
+Status CheckComparable(const std::vector<RunRecord>& base, const std::vector<RunRecord>& cand) {
+  for (const auto* set : {&base, &cand}) {
+    for (const RunRecord& r : *set) {
+      if (RunKind(r) != RunKind(set->front())) {
+        return Status::InvalidArgument(std::string(set == &base ? "the baseline" : "the candidate") +
+                                       " mixes runs of different kinds: run " + std::to_string(set->front().id) +
+                                       " is " + RunKind(set->front()) + ", run " + std::to_string(r.id) + " is " +
+                                       RunKind(r) + " (a set's runs must share workload, slice and mode)");
+      }
+    }
+  }
+  if (base.empty() || cand.empty()) return Status::Ok();
+  const NewRun& b = base.front().run;
+  const NewRun& c = cand.front().run;
+  if (b.workload != c.workload || b.mode != c.mode) {
+    return Status::InvalidArgument("the baseline's runs are " + RunKind(base.front()) + " and the candidate's " +
+                                   RunKind(cand.front()) + ": compare runs of one workload and mode");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<Comparison> Compare(const std::vector<RunRecord>& base, const std::vector<RunRecord>& cand,
                            const CompareOptions& options) {
   PODBENCH_RETURN_IF_ERROR(CheckOptions(options));
+  PODBENCH_RETURN_IF_ERROR(CheckComparable(base, cand));
   Comparison out;
   for (const std::string& name : options.metrics) {
     PODBENCH_ASSIGN_OR_RETURN(MetricDef def, FindMetric(name));

@@ -130,8 +130,9 @@ MetricComparison CompareSamples(const MetricDef& metric, std::vector<double> bas
 
 // Compares complete runs of `base` with complete runs of `cand` (unfinished
 // runs are ignored; aborted runs count for per-step metrics only).
-// InvalidArgument when a metric is unknown, max_regression_pct is negative or
-// alpha is not in (0, 1).
+// InvalidArgument when a metric is unknown, max_regression_pct is negative,
+// alpha is not in (0, 1), a set mixes workloads, slices or modes, or the two
+// sets are of different workloads or modes (their slices may differ).
 Result<Comparison> Compare(const std::vector<RunRecord>& base, const std::vector<RunRecord>& cand,
                            const CompareOptions& options);
 

@@ -157,6 +157,36 @@ TEST(CompareTest, SignificantSlowdownBeyondThresholdIsARegression) {
   EXPECT_TRUE(c->regression());
 }
 
+// Medians over runs of different workloads, slices or modes mean nothing,
+// nor does a verdict between two workloads: refused, naming the runs.
+TEST(CompareTest, RunsOfDifferentKindsAreRefused) {
+  auto kinds = [](std::vector<RunRecord> runs, const char* workload, const char* slice, const char* mode,
+                  int64_t first_id) {
+    for (RunRecord& r : runs) {
+      r.id = first_id++;
+      r.run.workload = workload;
+      r.run.slice = slice;
+      r.run.mode = mode;
+    }
+    return runs;
+  };
+  std::vector<RunRecord> toy = kinds(Runs({1, 2, 3}), "toy", "tpu-v3-8", "functional", 1);
+  std::vector<RunRecord> mixed = toy;
+  mixed.push_back(kinds(Runs({4}), "resnet", "tpu-v3-32", "projected", 9)[0]);
+  auto c = Compare(mixed, toy, {});
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.status().message(), HasSubstr("the baseline mixes runs of different kinds: run 1 is toy on tpu-v3-8, "
+                                              "functional, run 9 is resnet on tpu-v3-32, projected"));
+  c = Compare(toy, kinds(Runs({1, 2, 3}), "resnet", "tpu-v3-8", "functional", 4), {});
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.status().message(), HasSubstr("compare runs of one workload and mode"));
+  c = Compare(toy, kinds(Runs({1, 2, 3}), "toy", "tpu-v3-8", "projected", 4), {});
+  ASSERT_FALSE(c.ok());
+  // Another slice of the same workload and mode is a comparison a user may want.
+  c = Compare(toy, kinds(Runs({1, 2, 3}), "toy", "tpu-v3-32", "functional", 4), {});
+  EXPECT_TRUE(c.ok()) << c.status().ToString();
+}
+
 TEST(CompareTest, SmallSlowdownWithinThresholdPasses) {
   CompareOptions o;
   o.max_regression_pct = 25;
@@ -439,6 +469,27 @@ TEST(GoogleBenchmarkJsonTest, NotAReportIsAnErrorNamingTheFile) {
     ASSERT_FALSE(b.ok()) << text;
     EXPECT_THAT(b.status().message(), HasSubstr("cand.json")) << text;
   }
+}
+
+// A time of zero or less, or one that overflows, is refused naming the
+// benchmark: a rise from 0 to 1 ns showed as +0.00% and passed.
+TEST(GoogleBenchmarkJsonTest, ATimeThatIsNotPositiveAndFiniteIsRefusedNamingTheBenchmark) {
+  for (const char* t : {"0", "-1", "1e308"}) {
+    const std::string text = std::string(R"({"benchmarks": [{"name": "gemm", "real_time": )") + t +
+                             R"(, "time_unit": "s"}]})";
+    auto b = ParseGoogleBenchmarkJson(text, "cand.json");
+    ASSERT_FALSE(b.ok()) << t;
+    EXPECT_THAT(b.status().message(), HasSubstr("cand.json: benchmark 'gemm' has real_time")) << t;
+  }
+  auto broken = ParseGoogleBenchmarkJson("{", "cand.json");
+  ASSERT_FALSE(broken.ok());
+  EXPECT_EQ(broken.status().message(), "cand.json: not valid JSON");
+  // A stddev aggregate of 0 is a statistic, not a time: it is skipped.
+  auto ok = ParseGoogleBenchmarkJson(
+      R"({"benchmarks": [{"name": "g", "real_time": 2}, {"name": "g_stddev", "run_name": "g", "run_type": "aggregate",
+          "aggregate_name": "stddev", "real_time": 0}]})",
+      "base.json");
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
 }
 
 TEST(GoogleBenchmarkJsonTest, StoredRecordsPoolRepetitionsByName) {
