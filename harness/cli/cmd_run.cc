@@ -202,6 +202,9 @@ bool Execute(const RunCliOptions& opt, CliContext& ctx, const std::shared_ptr<to
                            s.slice.name, s.slice.chips, workloads::ModeName(s.mode), Plural(s.runs, "run"),
                            s.runs == 1 ? fmt::format("seed {}", s.base_seed)
                                        : fmt::format("seeds {}..{}", s.base_seed, last_seed));
+    // Each line reaches a file or pipe as it is printed: a run stopped by a
+    // signal leaves what it said (its id) behind, as the store keeps its row.
+    ctx.out.flush();
   }
   harness::ScoredSetOptions options;
   // The bar goes to standard error, and only to a terminal (in either format:
@@ -224,6 +227,7 @@ bool Execute(const RunCliOptions& opt, CliContext& ctx, const std::shared_ptr<to
           run.index + 1, run.id, run.seed, run.status, Plural(sum.epochs, "epoch"), sum.ttt_emulated_s / 60,
           sum.ttt_host_s, sum.step_time_s, run.log_path.empty() ? "in memory" : run.log_path,
           run.log_check);
+      ctx.out.flush();
     }
     runs_json.push_back({{"id", run.id},
                          {"seed", run.seed},
