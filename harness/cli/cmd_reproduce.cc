@@ -649,10 +649,12 @@ void AddReproduceCommand(Command app, CliContext& ctx) {
       "fidelity table, HTML report");
   auto opt = std::make_shared<ReproduceOptions>();
   sub.Add("--workloads", opt->workloads,
-          "Comma-separated workloads (default: every one with a google-v0.6 preset)");
+          "Comma-separated workloads (default: every one with a google-v0.6 preset)")
+      .NameList();
   sub.Add("--slices", opt->slices,
           "Comma-separated slices, e.g. tpu-v3-32,tpu-v3-2048 (default: every slice the "
-          "preset has values for)");
+          "preset has values for)")
+      .NameList();
   sub.Add("--db", opt->db, "Results database (default: OUT/podbench.db)");
   sub.Add("--out", opt->out,
           "Folder for the logs, the database, reproduce.json and report.html (default: reproduce)");
@@ -663,7 +665,8 @@ void AddReproduceCommand(Command app, CliContext& ctx) {
   sub.Add("--claims", opt->claims,
           "The seed papers' claims to test by paired runs: all (default), none, projected (those "
           "whose two arms are projected runs: seconds, no training), or comma-separated claim ids "
-          "(the chosen workloads' registrations declare them)");
+          "(the chosen workloads' registrations declare them)")
+      .NameList();
   AddFormatOption(sub, &opt->format);
   sub.Callback([opt, &ctx] { Execute(*opt, ctx); });
 }

@@ -48,6 +48,20 @@ const CLI::Validator kUnsigned(
     },
     "UINT");
 
+// A comma-separated list of names: none of them empty ("", "a,,b", "a,").
+const CLI::Validator kNameList(
+    [](std::string& text) -> std::string {
+      size_t start = 0;
+      for (;;) {
+        const size_t comma = text.find(',', start);
+        const size_t end = comma == std::string::npos ? text.size() : comma;
+        if (end == start) return "'" + text + "' has an empty name (give comma-separated names)";
+        if (comma == std::string::npos) return {};
+        start = comma + 1;
+      }
+    },
+    "LIST");
+
 }  // namespace
 
 Option Option::Required() {
@@ -72,6 +86,11 @@ Option Option::Range(double min, double max) {
 
 Option Option::NonNegative() {
   option_->check(kNonNegative);
+  return *this;
+}
+
+Option Option::NameList() {
+  option_->check(kNameList);
   return *this;
 }
 

@@ -47,6 +47,9 @@ class Option {
   Option Range(double min, double max);
   // The value must be a finite number >= 0 (help shows "NONNEGATIVE"); otherwise a parse error.
   Option NonNegative();
+  // The value is comma-separated names, none empty ("", "a,,b" and "a," are
+  // parse errors: an empty list would otherwise read as the default, all).
+  Option NameList();
   // Giving both this and `other` is a parse error "NAME excludes OTHER".
   Option Excludes(const Option& other);
   // Left out of --help; still parsed.

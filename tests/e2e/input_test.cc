@@ -143,16 +143,20 @@ TEST_F(InputTest, SystemFileFractionsMustLieInZeroToOne) {
   ExpectRefused("run toy --runs 1 --system hbm.yaml", "core.hbm_efficiency: is a fraction and must lie in (0, 1], got 1.01");
 }
 
-// Numbers a flag cannot mean: a NaN passes every comparison (Google
+// Values a flag cannot mean: a NaN passes every comparison (Google
 // Benchmark's own check of --min-time then aborted), a negative seed wrapped
-// to 2^64 - 1, and a bound written as DBL_MAX in full.
-TEST_F(InputTest, NonFiniteNegativeAndOverflowingFlagValuesAreRefusedNamingTheFlag) {
+// to 2^64 - 1, a bound written as DBL_MAX in full, an empty name in a list.
+TEST_F(InputTest, NonFiniteNegativeOverflowingAndEmptyFlagValuesAreRefusedNamingTheFlag) {
   ExpectRefused("bench --list --min-time nan", "--min-time: Value nan is not a finite number");
   ExpectRefused("bench --list --min-time -inf", "--min-time: Value -inf is not a finite number");
   ExpectRefused("run toy --runs 1 --rank-timeout nan", "--rank-timeout: Value nan is not a finite number");
   ExpectRefused("run toy --runs 1 --seed -1", "--seed: Value -1 is not a whole number >= 0");
   ExpectRefused("run toy --runs 1 --seed 18446744073709551616", "--seed: Value 18446744073709551616 does not fit");
   ExpectRefused("reproduce --workloads toy --seed -3", "--seed: Value -3 is not a whole number >= 0");
+  // An empty name in a list read as "every one" (26 sets ran).
+  ExpectRefused("reproduce --workloads resnet,", "--workloads: 'resnet,' has an empty name");
+  ExpectRefused("reproduce --slices tpu-v3-32,,tpu-v3-128", "--slices: 'tpu-v3-32,,tpu-v3-128' has an empty name");
+  ExpectRefused("reproduce --claims ,", "--claims: ',' has an empty name");
   int rc = 0;
   const std::string out = Run("run toy --runs 1 --rank-timeout -5 --db r.db", &rc);
   EXPECT_EQ(rc, 2) << out;
