@@ -3,7 +3,10 @@
 #include <cmath>
 #include <cstdint>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
+#include <string>
 
 #include <yaml-cpp/yaml.h>
 
@@ -39,7 +42,33 @@ class FieldReader {
       Fail(node, full, "missing field");
       return YAML::Node();
     }
+    read_.insert(full);
     return child;
+  }
+
+  // After every field is read: a key given twice in one mapping (YAML keeps
+  // one of the two values silently) or a key no field reads (a misspelling
+  // would otherwise leave the built-in value's field missing or be ignored)
+  // is an error naming it and its line. Mappings at the paths in
+  // `free_form` (keys that are data, as pod.slices' core counts) are checked
+  // for repeats only.
+  void CheckKeys(const YAML::Node& node, const std::string& path, const std::set<std::string>& free_form) {
+    if (!status_.ok() || !node.IsMap()) return;
+    std::map<std::string, int> lines;
+    for (const auto& kv : node) {
+      const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string("<collection>");
+      const std::string full = path.empty() ? key : path + "." + key;
+      const int line = kv.first.Mark().line + 1;
+      if (auto [it, fresh] = lines.emplace(key, line); !fresh) {
+        Fail(kv.first, full, "given twice (lines " + std::to_string(it->second) + " and " + std::to_string(line) + ")");
+        return;
+      }
+      if (free_form.count(path) == 0 && read_.count(full) == 0) {
+        Fail(kv.first, full, "unknown field (a misspelling?)");
+        return;
+      }
+      CheckKeys(kv.second, full, free_form);
+    }
   }
 
   // What a numeric field may hold. Every bound keeps the arithmetic on it
@@ -99,6 +128,7 @@ class FieldReader {
 
   std::string source_;
   Status status_;
+  std::set<std::string> read_;  // the dotted paths of the fields read
 };
 
 void ReadLink(FieldReader& r, const YAML::Node& node, const std::string& path, LinkSpec* link,
@@ -196,6 +226,7 @@ Result<SystemSpec> ParseSystemYaml(std::string_view text, std::string source) {
     }
     s.pod.slices[cores] = grid;
   }
+  r.CheckKeys(root, "", {"pod.slices"});
   PODBENCH_RETURN_IF_ERROR(r.status());
   return s;
 }

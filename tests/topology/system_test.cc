@@ -69,6 +69,25 @@ TEST(SystemTest, NonPositiveValueIsRejected) {
   EXPECT_THAT(r.status().message(), HasSubstr("ici.link_bandwidth_bytes_per_s: must be > 0"));
 }
 
+// A key given twice kept its first value silently, and an unknown key was
+// ignored: both are now errors naming the field and the line.
+TEST(SystemTest, RepeatedAndUnknownKeysAreNamedWithTheirLines) {
+  auto r = ParseSystemYaml(Edited("  link_bandwidth_bytes_per_s: 82.0e9",
+                                  "  link_bandwidth_bytes_per_s: 82.0e9\n  link_bandwidth_bytes_per_s: 1.0e9"),
+                           "dup.yaml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("dup.yaml:"));
+  EXPECT_THAT(r.status().message(), HasSubstr("field ici.link_bandwidth_bytes_per_s: given twice (lines "));
+  r = ParseSystemYaml(Edited("  mxus: 2", "  mxus: 2\n  frobnicate: 3"), "typo.yaml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("field core.frobnicate: unknown field"));
+  r = ParseSystemYaml(Edited("    8: [2, 2]", "    8: [2, 2]\n    8: [2, 2]"), "slices.yaml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("field pod.slices.8: given twice"));
+  // The built-in file itself reads every key it has, once.
+  EXPECT_TRUE(ParseSystemYaml(DefaultSystemYaml(), "builtin").ok());
+}
+
 TEST(SystemTest, SliceGridMustMatchItsCores) {
   auto r = ParseSystemYaml(Edited("128: [8, 8]", "128: [8, 4]"), "x.yaml");
   ASSERT_FALSE(r.ok());
