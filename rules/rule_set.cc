@@ -118,7 +118,11 @@ Result<std::shared_ptr<const RuleFile>> ParseRuleFile(const std::string& text, c
   }
   auto file = std::make_shared<RuleFile>();
   file->path = path;
-  if (!root || root.IsNull()) return std::shared_ptr<const RuleFile>(file);
+  // The official checker iterates the loaded document, and an empty one
+  // (None) stops it; a file of no rules would otherwise pass every log.
+  if (!root || root.IsNull()) {
+    return Status::Corruption(path + ": an empty rule file (no records); the official checker cannot run it either");
+  }
   if (!root.IsSequence()) return Status::Corruption(path + ":" + std::to_string(LineOf(root)) + ": a rule file is a YAML list of records");
   try {
     for (const auto& record : root) {

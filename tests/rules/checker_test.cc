@@ -161,6 +161,19 @@ TEST_F(CheckerTest, RuleErrorsNameFileAndLine) {
       << imp.errors.back().text;
 }
 
+// A rule file with no records would pass every log; the official checker
+// stops on one (it iterates None), and so does this one, naming the file.
+TEST_F(CheckerTest, AnEmptyRuleFileFailsNamingIt) {
+  for (const char* text : {"", "# only a comment\n"}) {
+    Write(dir_ / "t/common.yaml", text);
+    auto r = Check(Line(1, "x", "1"));
+    EXPECT_FALSE(r.pass) << text;
+    ASSERT_FALSE(r.errors.empty());
+    EXPECT_NE(r.errors.back().text.find("common.yaml: an empty rule file (no records)"), std::string::npos)
+        << r.errors.back().text;
+  }
+}
+
 TEST_F(CheckerTest, ReqVariantsAndAtLeastOneCheck) {
   Write(dir_ / "t/common.yaml",
         "- KEY:\n    NAME: a\n    REQ: AT_LEAST(2)\n"
