@@ -128,8 +128,21 @@ int RunRcp(const RcpCmdOptions& opt, CliContext& ctx) {
   ro.pass = opt.rcp_pass == "full" ? submission::RcpPass::kFull : submission::RcpPass::kPruned;
   ro.bert_train_samples = opt.bert_train_samples;
   ro.bypass = opt.bypass;
-  auto v = submission::CheckRcp(runs, ro,
-                                submission::FileRcpLoader(opt.mlperf_logging, opt.usage, opt.ruleset, opt.custom_rcps));
+  // The official RCP files missing a benchmark is a verdict (as the official
+  // checker's); the --custom-rcps file the user gave failing to load is bad
+  // input, exit 2, naming it.
+  Status custom_rcps_error;
+  const submission::RcpLoader files =
+      submission::FileRcpLoader(opt.mlperf_logging, opt.usage, opt.ruleset, opt.custom_rcps);
+  auto v = submission::CheckRcp(runs, ro, [&](const std::string& benchmark) {
+    Result<submission::RcpTable> table = files(benchmark);
+    if (!table.ok() && !opt.custom_rcps.empty()) custom_rcps_error = table.status();
+    return table;
+  });
+  if (!custom_rcps_error.ok()) {
+    ctx.err << "podbench rcp: --custom-rcps " << custom_rcps_error.message() << "\n";
+    return kExitUsage;
+  }
   if (opt.format == OutputFormat::kJson) {
     nlohmann::json j;
     j["folder"] = opt.dir;

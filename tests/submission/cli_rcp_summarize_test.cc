@@ -70,6 +70,17 @@ TEST(CliRcp, VerdictsAndExitCodes) {
   testing::PodbenchStdout("rcp " + Q(gc / "ipu-pod16-POPART-open/bert") + " --ruleset 1.0.0", &rc, &err);
   EXPECT_EQ(rc, 2);
   EXPECT_NE(err.find("--mlperf-logging"), std::string::npos) << err;
+  // A --custom-rcps file that is missing or not JSON is bad input (exit 2,
+  // named), not a FAIL of the submission.
+  testing::TempDir dir;
+  std::ofstream(dir / "bad.json") << "{not json";
+  for (const std::string& file : {(dir / "missing.json").string(), (dir / "bad.json").string()}) {
+    err.clear();
+    testing::PodbenchStdout("rcp " + Q(gc / "ipu-pod16-POPART-open/bert") + " --ruleset 1.0.0 --custom-rcps " + Q(file),
+                            &rc, &err);
+    EXPECT_EQ(rc, 2) << file;
+    EXPECT_NE(err.find("podbench rcp: --custom-rcps " + file + ": "), std::string::npos) << err;
+  }
 }
 
 // The value after `key` in an official "RCP Record: {...}" log line, as printed.
