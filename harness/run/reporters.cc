@@ -1,7 +1,9 @@
 #include "harness/run/reporters.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -29,7 +31,7 @@ Result<std::unique_ptr<LogReporter>> LogReporter::Create(const std::string& path
   std::unique_ptr<LogReporter> r(new LogReporter(path));
   if (!path.empty()) {
     r->out_.open(path, std::ios::out | std::ios::trunc);
-    if (!r->out_) return Status::IOError(path + ": cannot create the MLPerf log");
+    if (!r->out_) return Status::IOError(path + ": cannot create the MLPerf log (" + std::strerror(errno) + ")");
   }
   r->writer_ = std::make_unique<mllog::LogWriter>(r->line_, format);
   return r;

@@ -145,7 +145,16 @@ Result<EffectiveRunSettings> Normalize(const RunRequest& req) {
   PODBENCH_ASSIGN_OR_RETURN(s.hp, workloads::ResolveHyperparameters(s.workload->HyperparameterSpecs(), *preset,
                                                                     req.sets, req.workload));
   PODBENCH_RETURN_IF_ERROR(RefuseTheOtherModesSets(req.sets, s.mode));
-  PODBENCH_RETURN_IF_ERROR(s.workload->Validate(s.hp, s.slice, s.mode));
+  if (Status valid = s.workload->Validate(s.hp, s.slice, s.mode); !valid.ok()) {
+    // A value the user never set fails: say where it came from.
+    if (req.preset.empty() && !s.registration->presets().empty()) {
+      std::string names;
+      for (const std::string& p : s.registration->presets()) names += (names.empty() ? "" : ", ") + p;
+      return Status::InvalidArgument(valid.message() + " (no --preset given, so " + req.workload +
+                                      "'s defaults apply; its presets: " + names + ")");
+    }
+    return valid;
+  }
   PODBENCH_ASSIGN_OR_RETURN(s.description, s.workload->Describe(s.hp, s.slice, s.mode));
   // The description, its parallel layout against the slice and the log
   // lines it adds, before anything runs.

@@ -214,6 +214,16 @@ TEST_F(InputTest, AnOutputThatCannotBeWrittenFailsTheCommand) {
   EXPECT_THAT(out, HasSubstr("success"));
 }
 
+// Where a refused value came from, and why a log could not be made.
+TEST_F(InputTest, MessagesSayWhereADefaultCameFromAndWhyALogCannotBeCreated) {
+  ExpectRefused("run resnet --mode projected --runs 1",
+                "(no --preset given, so resnet's defaults apply; its presets: google-v0.6, functional)");
+  int rc = 0;
+  const std::string out = Run("run toy --runs 1 --log nodir/x.log --db r.db", &rc);
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_THAT(out, HasSubstr("nodir/x.log: cannot create the MLPerf log (No such file or directory)"));
+}
+
 // An exception nothing foresaw (here: a label that is not UTF-8, put into
 // the database by another tool, then printed as JSON) stops at the command
 // boundary: exit 2, the subcommand, what went wrong and the command line.
