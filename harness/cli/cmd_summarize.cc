@@ -154,8 +154,9 @@ void AddSummarizeCommand(Command app, CliContext& ctx) {
   sub.Add("--mlperf-logging", opt->mlperf_logging,
           "The official mlperf_logging folder (compliance_checker/, rcp_checker/)");
   sub.Add("--csv", opt->csv,
-          "Also write FILE.csv, FILE.json, FILE_detailed.csv and FILE_detailed.json, as the official tool "
-          "(hpc weak scaling: its table appended to FILE.csv, and FILE_weak.json)");
+          "Also write NAME.csv (FILE, which must end in .csv), NAME.json, NAME_detailed.csv and "
+          "NAME_detailed.json, as the official tool (hpc weak scaling: its table appended to NAME.csv, "
+          "and NAME_weak.json)");
   sub.AddFlag("--detailed", opt->detailed,
               "Print the detailed table (time_to_train, Energy, GBS, samples_to_converge, RCP, rcp_scaling_factor)");
   sub.Add("--benchmark-folder", opt->benchmark_folder,

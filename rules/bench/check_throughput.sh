@@ -27,7 +27,7 @@ logs=$(find "$fixtures/logs" -type f | wc -l)
 one_run() {
   for v in 0.6 0.7 1.0 4.0; do
     /usr/bin/time -f "%U %S" -a -o "$out/cpu" \
-      "$bin" check --quiet --format json --rules-dir "$rules" --ruleset "$v.0" "$fixtures/logs/v$v" > "$out/v$v.jsonl" || true
+      "$bin" check --quiet --format jsonl --rules-dir "$rules" --ruleset "$v.0" "$fixtures/logs/v$v" > "$out/v$v.jsonl" || true
   done
 }
 
