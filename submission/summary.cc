@@ -131,7 +131,9 @@ struct Reader {
   // A JSON file; the error message is the official one's wording.
   Result<ojson> ReadJson(const std::string& rel) const {
     PODBENCH_ASSIGN_OR_RETURN(std::string text, Read(rel));
-    ojson j = ojson::parse(text, nullptr, false);
+    // Python's json, which the official tool uses, refuses a byte-order mark;
+    // nlohmann's parser would skip it.
+    ojson j = text.starts_with("\xEF\xBB\xBF") ? ojson(ojson::value_t::discarded) : ojson::parse(text, nullptr, false);
     if (j.is_discarded()) return Status::Corruption("ERROR: Could not decode JSON struct in " + Shown(rel));
     return j;
   }

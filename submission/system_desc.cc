@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 
+#include "base/utf8.h"
 #include "rules/mllog/value.h"
 #include "submission/benchmark_meta.h"
 
@@ -59,7 +61,18 @@ SystemDescResult CheckSystemDesc(std::string_view json_text, const std::string& 
   mllog::Value doc;
   std::string error;
   size_t offset = 0;
-  if (!mllog::ParseJson(json_text, &doc, &error, &offset)) {
+  // The official checkers read the file as UTF-8 text with Python's json: a
+  // byte that is not UTF-8 stops them, and so does a byte-order mark.
+  bool parsed = false;
+  if (const std::optional<size_t> bad = InvalidUtf8At(json_text)) {
+    error = "a byte that is not UTF-8";
+    offset = *bad;
+  } else if (json_text.substr(0, 3) == "\xEF\xBB\xBF") {
+    error = "a UTF-8 byte-order mark";
+  } else {
+    parsed = mllog::ParseJson(json_text, &doc, &error, &offset);
+  }
+  if (!parsed) {
     offset = std::min(offset, json_text.size());
     const std::string_view before = json_text.substr(0, offset);
     r.line = 1 + static_cast<int64_t>(std::count(before.begin(), before.end(), '\n'));

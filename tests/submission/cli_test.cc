@@ -103,6 +103,21 @@ TEST(SysdescCli, JsonSyntaxErrorNamesTheLine) {
   EXPECT_EQ(nlohmann::json::parse(json)["files"][0]["line"], 3) << json;
 }
 
+// Python's json, which the official checkers read with, stops at a byte
+// that is not UTF-8 and at a byte-order mark; so does sysdesc, naming where.
+TEST(SysdescCli, BytesThatAreNotUtf8AndAByteOrderMarkAreNotValidJson) {
+  testing::TempDir dir;
+  std::ofstream(dir / "utf.json") << "{\n  \"division\": \"clo\xff\xfe\"\n}\n";
+  std::ofstream(dir / "bom.json") << "\xEF\xBB\xBF{\"division\": \"closed\"}\n";
+  int rc = 0;
+  std::string out = Podbench("sysdesc " + (dir / "utf.json").string() + " --ruleset 4.0.0", &rc);
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_THAT(out, HasSubstr("utf.json:2: not valid JSON: a byte that is not UTF-8 at line 2, column 19"));
+  out = Podbench("sysdesc " + (dir / "bom.json").string() + " --ruleset 4.0.0", &rc);
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_THAT(out, HasSubstr("bom.json:1: not valid JSON: a UTF-8 byte-order mark at line 1, column 1"));
+}
+
 // A compliance failure in a log of a copied tree is listed at its path and line.
 TEST(PackageCli, ComplianceFailureIsListedAtItsLogLine) {
   PODBENCH_REQUIRE_SHARED(shared);

@@ -311,6 +311,12 @@ TEST(Summary, BrokenCopiesGiveVerdictsNotCrashes) {
   EXPECT_TRUE(has("ERROR: Could not decode JSON struct in"));
   EXPECT_TRUE(s->strong.rows.empty());
   EXPECT_EQ(SummaryJson(s->strong), "[]");
+  // Python's json refuses a byte-order mark, so the official tool does too.
+  WriteText(org / "systems/SYS-420GH-TNGR.json", "\xEF\xBB\xBF{\"division\": \"closed\"}");
+  s = Summarize({org}, o);
+  ASSERT_TRUE(s.ok());
+  EXPECT_TRUE(has("ERROR: Could not decode JSON struct in"));
+  EXPECT_TRUE(s->strong.rows.empty());
 
   // No results folder at all: the official tool crashes; podbench says so.
   fs::remove_all(org / "results");
