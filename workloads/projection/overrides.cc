@@ -33,6 +33,16 @@ Result<int64_t> ParsePositive(std::string_view v) {
   return x;
 }
 
+// Examples a replica per step: bounded as run bounds a toy's global batch,
+// far above any real one and far below where step arithmetic overflows.
+constexpr int64_t kMaxReplicaBatch = int64_t{1} << 20;
+
+Result<int64_t> ParseReplicaBatch(std::string_view v) {
+  PODBENCH_ASSIGN_OR_RETURN(int64_t x, ParsePositive(v));
+  if (x > kMaxReplicaBatch) return Bad(v, "a batch up to " + std::to_string(kMaxReplicaBatch) + " examples a replica");
+  return x;
+}
+
 Setter BoolField(bool ProjectionOptions::*field) {
   return [field](const Target& t, std::string_view v) -> Status {
     PODBENCH_ASSIGN_OR_RETURN(bool b, ParseBool(v));
@@ -104,12 +114,12 @@ const std::vector<std::pair<std::string, Setter>>& Setters() {
        }},
       {"per_replica_batch",
        [](const Target& t, std::string_view v) -> Status {
-         PODBENCH_ASSIGN_OR_RETURN(t.config->per_replica_batch, ParsePositive(v));
+         PODBENCH_ASSIGN_OR_RETURN(t.config->per_replica_batch, ParseReplicaBatch(v));
          return Status::Ok();
        }},
       {"eval_per_replica_batch",
        [](const Target& t, std::string_view v) -> Status {
-         PODBENCH_ASSIGN_OR_RETURN(t.config->eval_per_replica_batch, ParsePositive(v));
+         PODBENCH_ASSIGN_OR_RETURN(t.config->eval_per_replica_batch, ParseReplicaBatch(v));
          return Status::Ok();
        }},
       {"cache_decoded_examples",

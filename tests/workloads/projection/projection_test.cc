@@ -672,8 +672,8 @@ TEST(ProjectionValidationTest, OverridesAreCheckedAndNamed) {
   EXPECT_EQ(c.optimizer, OptimizerKind::kLazyAdam);
   const StepConfig before = c;
   for (const char* bad : {"cores_per_replica=3", "cores_per_replica=0", "weight_update_sharding=yes",
-                          "gradient_dtype=fp16", "per_replica_batch=-1", "optimizer=adagrad", "novalue",
-                          "colour=blue"}) {
+                          "gradient_dtype=fp16", "per_replica_batch=-1", "per_replica_batch=1048577",
+                          "eval_per_replica_batch=99999999999", "optimizer=adagrad", "novalue", "colour=blue"}) {
     Status st = ApplyOverride(bad, 32, &c, &o);
     ASSERT_FALSE(st.ok()) << bad;
     EXPECT_THAT(st.message(), HasSubstr(std::string("--set ") + bad)) << bad;
