@@ -111,7 +111,8 @@ TEST(JsonOutputTest, EverySubcommandPrintsOneJsonDocument) {
   const std::filesystem::path tree = dir / "submission", ml = dir / "mlperf_logging";
   std::filesystem::create_directories(ml / "compliance_checker/training_1.0.0");
   std::filesystem::create_directories(ml / "rcp_checker/training_1.0.0");
-  std::ofstream(ml / "compliance_checker/training_1.0.0/common.yaml") << "";
+  // (one record: an empty rule file is an error, as for the official checker)
+  std::ofstream(ml / "compliance_checker/training_1.0.0/common.yaml") << "- BEGIN:\n    CODE: \"nothing = 0\"\n";
   std::filesystem::create_directories(tree / "systems");
   std::filesystem::create_directories(tree / "results/sys/bert");
   std::ofstream(tree / "systems/sys.json") << R"({"division": "open", "system_name": "sys"})";
