@@ -138,11 +138,13 @@ void ExecuteLaunched(const RunCliOptions& opt, CliContext& ctx) {
   if (ranks->rank() == 0) {
     alone = Execute(opt, ctx, ranks);
   } else {
-    // Other ranks write nothing.
+    // Other ranks write nothing, except why they fail on their own: rank 0
+    // sees only that they died.
     std::ostringstream quiet_out, quiet_err;
     CliContext quiet{quiet_out, quiet_err};
     alone = Execute(opt, quiet, ranks);
     ctx.exit_code = quiet.exit_code;
+    if (alone && !quiet_err.str().empty()) ctx.err << "MPI rank " << ranks->rank() << ": " << quiet_err.str();
   }
   // A rank that failed on its own may leave the others waiting: end the job.
   if (alone) {

@@ -5,7 +5,9 @@
 #             earlier run;
 #   hang      a rank that stops answering is caught by --rank-timeout;
 #   settings  a rank with other flags is refused at start-up, naming it;
-#   build     a rank running another build is refused at start-up.
+#   build     a rank running another build is refused at start-up;
+#   ownerror  a rank that fails on its own arguments says why, naming itself
+#             (rank 0 sees only that it died).
 #   mpi_fault_test.sh PODBENCH MPIEXEC CASE
 # The kill and hang use the MPI group's test hook PODBENCH_MPI_FAULT
 # (topology/mpi_rank_group.cc): KIND:RANK:CALL, at that rank's CALL-th
@@ -74,6 +76,13 @@ case $case in
     expect "MPI rank 1 runs a different podbench build" err
     [ ! -e run.db ] || fail "a refused job wrote the database"
     echo "build: $(grep -m1 'rank 1' err)"
+    ;;
+  ownerror)
+    timeout 120 "${mpirun[@]}" -np 1 "$podbench" "${toy[@]}" : -np 1 "$podbench" run resnet --mode projected --runs 1 \
+      --seed 5 --db run.db >out 2>err
+    [ $? -ne 0 ] || fail "the job succeeded"
+    expect "MPI rank 1: podbench run: model_bn_span" err
+    echo "ownerror: $(grep -m1 'MPI rank 1' err)"
     ;;
   *) fail "unknown case" ;;
 esac
