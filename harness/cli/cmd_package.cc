@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/input_path.h"
 #include "base/text.h"
 #include "harness/cli/command.h"
 #include "submission/benchmark_meta.h"
@@ -174,6 +175,18 @@ int RunSysdesc(const SysdescCmdOptions& opt, CliContext& ctx) {
   for (const auto& file : opt.files) {
     // One file, read as the tree walk reads: no links out, bounded size.
     fs::path p(file);
+    Result<InputPathKind> kind = ClassifyInputPath(p);
+    if (kind.ok() && *kind == InputPathKind::kFolder) {
+      kind = Status::InvalidArgument(file + ": a folder; give system description files (systems/<system>.json)");
+    }
+    if (!kind.ok()) {
+      ctx.err << "podbench sysdesc: " << kind.status().message() << "\n";
+      io_error = true;
+      if (opt.format == OutputFormat::kJson) {
+        docs.push_back({{"file", file}, {"verdict", "ERROR"}, {"errors", {kind.status().message()}}});
+      }
+      continue;
+    }
     auto tree = submission::WalkTree(p.has_parent_path() ? p.parent_path() : fs::path("."), submission::Usage::kTraining,
                                      submission::WalkLimits{0, 100000, int64_t{1} << 30});
     Result<std::string> text = tree.ok() ? submission::ReadTreeFile(*tree, p.filename().string(), 16 << 20)

@@ -116,6 +116,13 @@ TEST(SysdescCli, BytesThatAreNotUtf8AndAByteOrderMarkAreNotValidJson) {
   out = Podbench("sysdesc " + (dir / "bom.json").string() + " --ruleset 4.0.0", &rc);
   EXPECT_EQ(rc, 1) << out;
   EXPECT_THAT(out, HasSubstr("bom.json:1: not valid JSON: a UTF-8 byte-order mark at line 1, column 1"));
+  // A folder or a missing file is bad input (exit 2), said plainly.
+  out = Podbench("sysdesc " + dir.path().string() + " --ruleset 4.0.0", &rc);
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_THAT(out, HasSubstr(": a folder; give system description files (systems/<system>.json)"));
+  out = Podbench("sysdesc " + (dir / "none.json").string() + " --ruleset 4.0.0", &rc);
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_THAT(out, HasSubstr("none.json: no such file or folder"));
 }
 
 // A compliance failure in a log of a copied tree is listed at its path and line.
