@@ -14,6 +14,11 @@ namespace podbench {
 // are invalid); nullopt when `s` is valid UTF-8.
 std::optional<size_t> InvalidUtf8At(std::string_view s);
 
+// Whether `s` starts with the UTF-8 byte-order mark (EF BB BF), which
+// Python's json refuses: the official MLPerf tools stop on a JSON file that
+// has one, so podbench's readers of their files do too.
+inline bool StartsWithUtf8Bom(std::string_view s) { return s.starts_with("\xEF\xBB\xBF"); }
+
 // `s` quoted for an error message: printable ASCII and valid UTF-8 as they
 // are, every other byte as \xHH, inside single quotes.
 std::string QuoteForMessage(std::string_view s);

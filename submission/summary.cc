@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/utf8.h"
 #include "results/export.h"
 #include "rules/checker.h"
 #include "rules/mllog/reader.h"
@@ -131,9 +132,8 @@ struct Reader {
   // A JSON file; the error message is the official one's wording.
   Result<ojson> ReadJson(const std::string& rel) const {
     PODBENCH_ASSIGN_OR_RETURN(std::string text, Read(rel));
-    // Python's json, which the official tool uses, refuses a byte-order mark;
-    // nlohmann's parser would skip it.
-    ojson j = text.starts_with("\xEF\xBB\xBF") ? ojson(ojson::value_t::discarded) : ojson::parse(text, nullptr, false);
+    // nlohmann's parser would skip a byte-order mark; the official tool stops.
+    ojson j = StartsWithUtf8Bom(text) ? ojson(ojson::value_t::discarded) : ojson::parse(text, nullptr, false);
     if (j.is_discarded()) return Status::Corruption("ERROR: Could not decode JSON struct in " + Shown(rel));
     return j;
   }

@@ -67,7 +67,7 @@ SystemDescResult CheckSystemDesc(std::string_view json_text, const std::string& 
   if (const std::optional<size_t> bad = InvalidUtf8At(json_text)) {
     error = "a byte that is not UTF-8";
     offset = *bad;
-  } else if (json_text.substr(0, 3) == "\xEF\xBB\xBF") {
+  } else if (StartsWithUtf8Bom(json_text)) {
     error = "a UTF-8 byte-order mark";
   } else {
     parsed = mllog::ParseJson(json_text, &doc, &error, &offset);

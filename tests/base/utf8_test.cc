@@ -5,6 +5,13 @@
 namespace podbench {
 namespace {
 
+TEST(Utf8Test, ByteOrderMarkIsSeenOnlyAtTheStart) {
+  EXPECT_TRUE(StartsWithUtf8Bom("\xEF\xBB\xBF{}"));
+  EXPECT_FALSE(StartsWithUtf8Bom("{}\xEF\xBB\xBF"));
+  EXPECT_FALSE(StartsWithUtf8Bom("\xEF\xBB"));
+  EXPECT_FALSE(StartsWithUtf8Bom(""));
+}
+
 TEST(Utf8Test, ValidTextHasNoInvalidByte) {
   EXPECT_EQ(InvalidUtf8At(""), std::nullopt);
   EXPECT_EQ(InvalidUtf8At("tpu-v3-8 base"), std::nullopt);
