@@ -8,6 +8,12 @@ std::string PluralNoun(int64_t n, std::string_view singular, std::string_view pl
   return std::string(singular) + "s";
 }
 
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
 std::string Plural(int64_t n, std::string_view singular, std::string_view plural) {
   return std::to_string(n) + " " + PluralNoun(n, singular, plural);
 }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace podbench {
 
@@ -14,6 +15,10 @@ std::string Plural(int64_t n, std::string_view singular, std::string_view plural
 
 // The noun alone, as Plural would write it after `n` ("run" or "runs").
 std::string PluralNoun(int64_t n, std::string_view singular, std::string_view plural = {});
+
+// `names` separated by ", " ("a, b, c"; "" for none): the lists of known
+// values that error messages and tables give.
+std::string JoinNames(const std::vector<std::string>& names);
 
 // Order of names that hold numbers, as a person reads them: runs of ASCII
 // digits compare by value ("tpu-v3-8" < "tpu-v3-32" < "tpu-v3-128" <

@@ -57,9 +57,7 @@ Result<MetricDef> FindMetric(const std::string& name) {
   for (const MetricDef& m : Metrics()) {
     if (m.name == name) return m;
   }
-  std::string known;
-  for (const auto& n : MetricNames()) known += (known.empty() ? "" : ", ") + n;
-  return Status::NotFound("unknown metric '" + name + "' (known: " + known + ")");
+  return Status::NotFound("unknown metric '" + name + "' (known: " + JoinNames(MetricNames()) + ")");
 }
 
 const char* RowVerdictText(RowVerdict v) {

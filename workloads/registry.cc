@@ -4,6 +4,8 @@
 #include <cassert>
 #include <utility>
 
+#include "base/text.h"
+
 namespace podbench::workloads {
 
 namespace {
@@ -123,8 +125,7 @@ std::vector<const ModelRegistration*> ZooModels() {
 }
 
 Status PresetNotFound(std::string_view model, std::string_view preset, const std::vector<std::string>& presets) {
-  std::string known;
-  for (const std::string& p : presets) known += (known.empty() ? "" : ", ") + p;
+  const std::string known = JoinNames(presets);
   return Status::NotFound(std::string(model) + " has no preset '" + std::string(preset) +
                           "' (presets: " + (known.empty() ? "none" : known) + ")");
 }

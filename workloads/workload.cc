@@ -9,6 +9,8 @@
 #include <sstream>
 #include <utility>
 
+#include "base/text.h"
+
 namespace podbench::workloads {
 
 const char* ModeName(Mode m) { return m == Mode::kFunctional ? "functional" : "projected"; }
@@ -310,9 +312,7 @@ Status CheckValue(const HyperparameterSpec& spec, const HpValue& v, const std::s
   }
   if (const auto* s = std::get_if<std::string>(&v); s && !spec.choices.empty()) {
     if (std::find(spec.choices.begin(), spec.choices.end(), *s) == spec.choices.end()) {
-      std::string list;
-      for (const auto& c : spec.choices) list += (list.empty() ? "" : ", ") + c;
-      return refuse("must be one of " + list + ", got '" + *s + "'");
+      return refuse("must be one of " + JoinNames(spec.choices) + ", got '" + *s + "'");
     }
   }
   return Status::Ok();

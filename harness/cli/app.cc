@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "base/text.h"
 #include "base/utf8.h"
 #include "base/version.h"
 #include "harness/cli/command.h"
@@ -82,9 +83,7 @@ std::string KnownSubcommands(const CLI::App& app) {
     names.push_back(sub->get_name());
   }
   std::sort(names.begin(), names.end());
-  std::string known;
-  for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
-  return known;
+  return JoinNames(names);
 }
 
 // The first argument that is not a flag: what the user meant as the

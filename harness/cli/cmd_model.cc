@@ -164,9 +164,7 @@ int ListModels(const ModelOptions& opt, CliContext& ctx) {
   }
   ctx.out << "models (podbench model NAME --slice S --preset P):\n";
   for (const auto* m : models) {
-    std::string presets;
-    for (const auto& p : m->presets()) presets += (presets.empty() ? "" : ", ") + p;
-    ctx.out << fmt::format("  {:<12} {}  [presets: {}]\n", m->name(), m->zoo_description(), presets);
+    ctx.out << fmt::format("  {:<12} {}  [presets: {}]\n", m->name(), m->zoo_description(), JoinNames(m->presets()));
   }
   return kExitOk;
 }

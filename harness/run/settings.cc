@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/text.h"
 #include "base/utf8.h"
 #include "harness/run/lifecycle.h"
 #include "topology/slice.h"
@@ -148,10 +149,9 @@ Result<EffectiveRunSettings> Normalize(const RunRequest& req) {
   if (Status valid = s.workload->Validate(s.hp, s.slice, s.mode); !valid.ok()) {
     // A value the user never set fails: say where it came from.
     if (req.preset.empty() && !s.registration->presets().empty()) {
-      std::string names;
-      for (const std::string& p : s.registration->presets()) names += (names.empty() ? "" : ", ") + p;
       return Status::InvalidArgument(valid.message() + " (no --preset given, so " + req.workload +
-                                      "'s defaults apply; its presets: " + names + ")");
+                                      "'s defaults apply; its presets: " + JoinNames(s.registration->presets()) +
+                                      ")");
     }
     return valid;
   }

@@ -14,6 +14,7 @@
 #include <shared_mutex>
 #include <unordered_map>
 
+#include "base/text.h"
 #include "base/version.h"
 #include "kernels/conv/conv_variants.h"
 #include "kernels/cpu_features.h"
@@ -91,10 +92,8 @@ Forced ParseForced() {
     }
     const std::vector<std::string> names = VariantNames(*family);
     if (std::find(names.begin(), names.end(), var) == names.end()) {
-      std::string list;
-      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
       f.error = std::string(kForceVariable) + "=" + s + ": " + fam + " has no variant '" + var + "' (variants: " +
-                list + ")";
+                JoinNames(names) + ")";
       return f;
     }
     f.variant[*family] = var;

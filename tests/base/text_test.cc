@@ -20,6 +20,12 @@ TEST(TextTest, PluralTakesTheNumbersNoun) {
   EXPECT_EQ(PluralNoun(5, "log"), "logs");
 }
 
+TEST(TextTest, JoinNamesSeparatesWithACommaAndASpace) {
+  EXPECT_EQ(JoinNames({}), "");
+  EXPECT_EQ(JoinNames({"google-v0.6"}), "google-v0.6");
+  EXPECT_EQ(JoinNames({"google-v0.6", "functional", ""}), "google-v0.6, functional, ");
+}
+
 TEST(TextTest, NaturalOrderReadsDigitRunsAsNumbers) {
   std::vector<std::string> slices{"tpu-v3-1024", "tpu-v3-128", "tpu-v3-8", "tpu-v3-2048", "tpu-v3-32", "tpu-v3-16"};
   std::sort(slices.begin(), slices.end(), [](const std::string& a, const std::string& b) { return NaturalLess(a, b); });

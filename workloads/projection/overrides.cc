@@ -4,6 +4,8 @@
 #include <functional>
 #include <map>
 
+#include "base/text.h"
+
 namespace podbench::projection {
 
 namespace {
@@ -173,10 +175,8 @@ Status ApplyOverride(std::string_view item, int64_t slice_cores, StepConfig* con
     *options = o;
     return Status::Ok();
   }
-  std::string known;
-  for (const std::string& k : OverrideKeys()) known += (known.empty() ? "" : ", ") + k;
   return Status::InvalidArgument("--set " + std::string(item) + ": unknown key '" + std::string(key) +
-                                 "' (known: " + known + ")");
+                                 "' (known: " + JoinNames(OverrideKeys()) + ")");
 }
 
 }  // namespace podbench::projection
