@@ -164,7 +164,8 @@ int ListModels(const ModelOptions& opt, CliContext& ctx) {
   }
   ctx.out << "models (podbench model NAME --slice S --preset P):\n";
   for (const auto* m : models) {
-    ctx.out << fmt::format("  {:<12} {}  [presets: {}]\n", m->name(), m->zoo_description(), JoinNames(m->presets()));
+    ctx.out << fmt::format("  {:<12} {}  [presets: {}]\n", m->name(), m->zoo_description(),
+                           JoinNames(m->presets()));
   }
   return kExitOk;
 }

@@ -27,14 +27,19 @@ class InputTest : public ::testing::Test {
                      &out);
     return out;
   }
-  // The refusal every case shares: exit 2, a message naming the input, no
-  // sign of a crash, nothing stored.
-  void ExpectRefused(const std::string& args, const std::string& names) {
+  // Exit 2 with a message naming the input and no sign of a crash; returns
+  // what the command printed.
+  std::string ExpectUsageError(const std::string& args, const std::string& names) {
     int rc = 0;
-    std::string out = Run(args + " --db r.db", &rc);
+    std::string out = Run(args, &rc);
     EXPECT_EQ(rc, 2) << args << "\n" << out;
     EXPECT_THAT(out, HasSubstr(names)) << args;
     EXPECT_THAT(out, Not(HasSubstr("terminate called"))) << args;
+    return out;
+  }
+  // The refusal every run case shares: a usage error, and nothing stored.
+  void ExpectRefused(const std::string& args, const std::string& names) {
+    ExpectUsageError(args + " --db r.db", names);
     EXPECT_FALSE(std::filesystem::exists(dir_ / "r.db")) << args << ": a run was recorded";
   }
   TempDir dir_;
@@ -157,10 +162,8 @@ TEST_F(InputTest, NonFiniteNegativeOverflowingAndEmptyFlagValuesAreRefusedNaming
   ExpectRefused("reproduce --workloads resnet,", "--workloads: 'resnet,' has an empty name");
   ExpectRefused("reproduce --slices tpu-v3-32,,tpu-v3-128", "--slices: 'tpu-v3-32,,tpu-v3-128' has an empty name");
   ExpectRefused("reproduce --claims ,", "--claims: ',' has an empty name");
-  int rc = 0;
-  const std::string out = Run("run toy --runs 1 --rank-timeout -5 --db r.db", &rc);
-  EXPECT_EQ(rc, 2) << out;
-  EXPECT_THAT(out, HasSubstr("--rank-timeout: Value -5 is negative (it must be >= 0)"));
+  const std::string out = ExpectUsageError("run toy --runs 1 --rank-timeout -5 --db r.db",
+                                           "--rank-timeout: Value -5 is negative (it must be >= 0)");
   EXPECT_LT(out.size(), 200u) << out;
 }
 
@@ -177,25 +180,13 @@ TEST_F(InputTest, CheckAndScoreReadOnlyRegularFilesAndBoundALine) {
     const std::string block(1 << 20, 'x');
     for (int i = 0; i < 65; ++i) big << block;
   }
-  int rc = 0;
-  for (const char* cmd : {"check", "score"}) {
-    const std::string c = cmd;
-    out = Run(c + " pipe.log", &rc);
-    EXPECT_EQ(rc, 2) << out;
-    EXPECT_THAT(out, HasSubstr("pipe.log: not a regular file or folder (a device, pipe or socket); not read"));
-    out = Run(c + " /dev/zero", &rc);
-    EXPECT_EQ(rc, 2) << out;
-    EXPECT_THAT(out, HasSubstr("/dev/zero: not a regular file or folder"));
-    out = Run(c + " a", &rc);
-    EXPECT_EQ(rc, 2) << out;
-    EXPECT_THAT(out, HasSubstr("a: a loop of symbolic links"));
+  for (const std::string c : {"check", "score"}) {
+    ExpectUsageError(c + " pipe.log", "pipe.log: not a regular file or folder (a device, pipe or socket); not read");
+    ExpectUsageError(c + " /dev/zero", "/dev/zero: not a regular file or folder");
+    ExpectUsageError(c + " a", "a: a loop of symbolic links");
   }
-  out = Run("check empty", &rc);
-  EXPECT_EQ(rc, 2) << out;
-  EXPECT_THAT(out, HasSubstr("empty: no files in this folder or below it; nothing to check"));
-  out = Run("check big.log", &rc);
-  EXPECT_EQ(rc, 2) << out;
-  EXPECT_THAT(out, HasSubstr("big.log:1: a line longer than 64 MiB without a line end"));
+  ExpectUsageError("check empty", "empty: no files in this folder or below it; nothing to check");
+  ExpectUsageError("check big.log", "big.log:1: a line longer than 64 MiB without a line end");
 }
 
 // Output that cannot be written is a failure, not a silent exit 0.
@@ -203,12 +194,8 @@ TEST_F(InputTest, AnOutputThatCannotBeWrittenFailsTheCommand) {
   int rc = 0;
   std::string out = Run("run toy --runs 1 --seed 1 --db r.db", &rc);
   ASSERT_EQ(rc, 0) << out;
-  out = Run("runs --db r.db > /dev/full", &rc);
-  EXPECT_EQ(rc, 2) << out;
-  EXPECT_THAT(out, HasSubstr("podbench runs: error: writing the standard output failed"));
-  out = Run("report --db r.db -o /dev/full", &rc);
-  EXPECT_EQ(rc, 2) << out;
-  EXPECT_THAT(out, HasSubstr("/dev/full: writing the report failed"));
+  ExpectUsageError("runs --db r.db > /dev/full", "podbench runs: error: writing the standard output failed");
+  ExpectUsageError("report --db r.db -o /dev/full", "/dev/full: writing the report failed");
   out = Run("runs --db r.db", &rc);
   EXPECT_EQ(rc, 0) << out;
   EXPECT_THAT(out, HasSubstr("success"));
@@ -218,10 +205,8 @@ TEST_F(InputTest, AnOutputThatCannotBeWrittenFailsTheCommand) {
 TEST_F(InputTest, MessagesSayWhereADefaultCameFromAndWhyALogCannotBeCreated) {
   ExpectRefused("run resnet --mode projected --runs 1",
                 "(no --preset given, so resnet's defaults apply; its presets: google-v0.6, functional)");
-  int rc = 0;
-  const std::string out = Run("run toy --runs 1 --log nodir/x.log --db r.db", &rc);
-  EXPECT_EQ(rc, 2) << out;
-  EXPECT_THAT(out, HasSubstr("nodir/x.log: cannot create the MLPerf log (No such file or directory)"));
+  ExpectUsageError("run toy --runs 1 --log nodir/x.log --db r.db",
+                   "nodir/x.log: cannot create the MLPerf log (No such file or directory)");
 }
 
 // An exception nothing foresaw (here: a label that is not UTF-8, put into
